@@ -1,1 +1,53 @@
-int main() { return 0; }
+// arec: the command-line entry point. `arec [options] [-- command]` records; `arec convert`
+// rewrites a recording. Messages start with "arec: "; errors with "arec: error: ".
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <variant>
+#include <vector>
+
+#include "record/options.hpp"
+#include "record/session.hpp"
+#include "record/workload.hpp"
+
+namespace {
+
+constexpr int exit_usage = 2;
+constexpr int exit_failure = 1;
+constexpr int exit_cannot_run = 127;
+
+int fail(const std::string& message, int status) {
+  std::fprintf(stderr, "arec: error: %s\n", message.c_str());
+  return status;
+}
+
+int record(std::span<const char* const> args, std::span<const std::string> command_line) {
+  using namespace arec::record;
+  record_command command = parse_record_command_line(args);
+  if (auto* help = std::get_if<help_request>(&command)) {
+    std::fputs(help->text.c_str(), stdout);
+    return 0;
+  }
+  if (std::holds_alternative<version_request>(command)) {
+    std::printf("arec %s\n", AREC_VERSION);
+    return 0;
+  }
+  return run_session(std::get<record_options>(command), command_line);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> command_line(argv, argv + argc);
+  std::span<const char* const> args(argv + 1, static_cast<std::size_t>(argc - 1));
+  try {
+    return record(args, command_line);
+  } catch (const arec::record::usage_error& error) {
+    return fail(error.what(), exit_usage);
+  } catch (const arec::record::workload_error& error) {
+    return fail(error.what(), exit_cannot_run);
+  } catch (const std::exception& error) {
+    return fail(error.what(), exit_failure);
+  }
+}

@@ -1,0 +1,68 @@
+#include "io/output_path.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "io/system_error.hpp"
+
+namespace arec::io {
+namespace {
+
+void remove_tree(const std::string& path);
+
+void remove_directory_entries(const std::string& path) {
+  // Only arec's own layout (data, data.N) is expected in an old output directory.
+  unique_fd dir = unique_fd::open(path.c_str(), O_RDONLY | O_DIRECTORY);
+  for (int i = -1; i < 4096; ++i) {
+    std::string name = i < 0 ? "data" : "data." + std::to_string(i);
+    ::unlinkat(dir.get(), name.c_str(), 0);
+  }
+}
+
+void remove_tree(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    remove_directory_entries(path);
+    check_syscall(::rmdir(path.c_str()), "rmdir", path);
+  } else {
+    check_syscall(::unlink(path.c_str()), "unlink", path);
+  }
+}
+
+}  // namespace
+
+void keep_previous_output(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw_errno("stat", path);
+  }
+  std::string old = path + ".old";
+  remove_tree(old);
+  check_syscall(::rename(path.c_str(), old.c_str()), "rename", path + " to " + old);
+}
+
+unique_fd create_output_file(const std::string& path) {
+  return unique_fd::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+}
+
+void create_output_directory(const std::string& path) {
+  check_syscall(::mkdir(path.c_str(), 0700), "mkdir", path);
+}
+
+void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t offset,
+                  const std::string& path) {
+  const char* next = static_cast<const char*>(bytes);
+  while (size > 0) {
+    ssize_t n = retry_on_eintr([&] { return ::pwrite(fd, next, size, static_cast<off_t>(offset)); });
+    if (n < 0) throw_errno("write", path);
+    if (n == 0) throw_system_error(EIO, "write", path);
+    next += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+}  // namespace arec::io

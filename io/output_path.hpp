@@ -1,0 +1,22 @@
+// output_path: creating arec's output safely. An existing output is kept as PATH.old (as perf
+// does); new files are created 0600 with O_EXCL|O_NOFOLLOW so a symlink planted at the path is
+// never followed.
+#pragma once
+
+#include <string>
+
+#include "io/unique_fd.hpp"
+
+namespace arec::io {
+
+// Renames an existing file or directory at `path` to `path`.old (replacing an older .old).
+void keep_previous_output(const std::string& path);
+// Creates a new file for reading and writing; fails if anything exists at `path`.
+unique_fd create_output_file(const std::string& path);
+// Creates a new directory (0700); fails if anything exists at `path`.
+void create_output_directory(const std::string& path);
+// Writes all of `bytes` at `offset`, retrying short writes; throws naming `path`.
+void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t offset,
+                  const std::string& path);
+
+}  // namespace arec::io

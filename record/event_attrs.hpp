@@ -1,0 +1,36 @@
+// event_attrs: the perf_event_attr of each event arec opens: the sampling events the user
+// asked for and the tracking event that carries MMAP/COMM/FORK/EXIT side-band records.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+
+#include "record/event_spec.hpp"
+#include "record/options.hpp"
+
+namespace arec::record {
+
+// Every attr has the same sample_id layout (IDENTIFIER first, then TID, TIME, CPU), so that
+// records of all events can share one ring and the reader finds the id at a fixed place.
+inline constexpr std::uint64_t common_sample_type =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+// The zero trailer of a synthesized record: TID, TIME, CPU, IDENTIFIER (8 bytes each).
+inline constexpr std::size_t sample_id_trailer_size = 32;
+// Offset of the TIME field in a SAMPLE body of common_sample_type: after IDENTIFIER, IP, TID.
+inline constexpr std::size_t sample_time_offset = 24;
+
+struct sampling_config {
+  std::uint64_t frequency = 4000;   // used when period == 0
+  std::uint64_t period = 0;
+  call_graph_mode call_graph = call_graph_mode::none;
+  std::uint32_t dwarf_stack_size = 8192;
+  std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
+  bool workload = false;           // enable at the workload's exec instead of by ioctl
+};
+
+sampling_config make_sampling_config(const record_options& options, bool workload);
+perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
+perf_event_attr tracking_attr(const sampling_config& config);
+
+}  // namespace arec::record

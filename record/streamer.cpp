@@ -1,0 +1,165 @@
+#include "record/streamer.hpp"
+
+#include <poll.h>
+
+#include <asio/redirect_error.hpp>
+#include <array>
+
+#include "io/perf_abi.hpp"
+#include "record/record_scan.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr io::perf::record_header finished_round_record{io::perf::record_finished_round, 0, 8};
+
+// A per-task event whose tasks all exited stays readable forever (POLLHUP): waiting on it would
+// spin, so such a ring is then drained by rounds and the final drain only.
+bool hung_up(int fd) {
+  pollfd entry{fd, POLLIN, 0};
+  return ::poll(&entry, 1, 0) == 1 && (entry.revents & POLLHUP);
+}
+
+}  // namespace
+
+struct streamer::ring_state {
+  ring_state(const asio::any_io_executor& executor, int cpu, const perf_event& owner,
+             ring_buffer mapped)
+      : cpu(cpu), fd(owner.fd()), ring(std::move(mapped)), ready(executor, fd),
+        wake(executor), written(executor) {}
+  int cpu;
+  int fd;
+  ring_buffer ring;
+  async::readiness ready;
+  async::event wake;     // a round or the stop wants this ring drained
+  async::event written;  // this ring's write finished
+  stream_stats stats;
+  std::uint64_t round_wanted = 0;
+  std::uint64_t round_done = 0;
+  bool hung_up = false;
+  bool finished = false;
+};
+
+streamer::streamer(async::executor_thread& thread, const streamer_config& config)
+    : thread_(thread),
+      config_(config),
+      round_timer_(thread.executor()),
+      round_acked_(thread.executor()),
+      round_record_written_(thread.executor()) {}
+
+streamer::~streamer() = default;
+
+void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
+  thread_.run_sync([&] {
+    rings_.push_back(std::make_unique<ring_state>(thread_.executor(), cpu, owner,
+                                                  ring_buffer::map(owner, data_pages, cpu)));
+  });
+}
+
+std::vector<int> streamer::cpus() const {
+  std::vector<int> cpus;
+  for (const auto& ring : rings_) cpus.push_back(ring->cpu);
+  return cpus;
+}
+
+void streamer::start(std::unique_ptr<io::append_writer> writer) {
+  auto executor = thread_.executor();
+  stream_.emplace(executor, std::move(writer));
+  rings_running_ = rings_.size();
+  asio::co_spawn(executor, stream_->pump(), thread_.completion());
+  for (auto& ring : rings_) asio::co_spawn(executor, drain_ring(*ring), thread_.completion());
+  asio::co_spawn(executor, run_rounds(), thread_.completion());
+  if (rings_.empty()) stream_->close();
+}
+
+void streamer::stop() {
+  asio::post(thread_.executor(), [this] { on_stop(); });
+}
+
+void streamer::on_stop() {
+  stopping_ = true;
+  for (auto& ring : rings_) request_drain(*ring);
+  round_timer_.cancel();
+  round_acked_.set();
+}
+
+void streamer::request_drain(ring_state& ring) {
+  ring.round_wanted = round_;
+  ring.ready.cancel();
+  ring.wake.set();
+}
+
+async::task<void> streamer::drain_ring(ring_state& ring) {
+  while (!stopping_) {
+    bool forced = ring.round_wanted > ring.round_done;
+    if (!forced && ring.hung_up) {
+      ring.wake.reset();
+      co_await ring.wake.wait();
+    } else if (!forced) {
+      bool readable = co_await ring.ready.readable();
+      if (readable && ring.ring.reader().unread_bytes() == 0) ring.hung_up = hung_up(ring.fd);
+    }
+    if (stopping_) break;
+    std::uint64_t wanted = ring.round_wanted;
+    co_await drain_once(ring, wanted > ring.round_done ? 1 : config_.mmap_flush);
+    if (wanted > ring.round_done) {
+      ring.round_done = wanted;
+      round_acked_.set();
+    }
+  }
+  // The final drain takes everything, whatever --mmap-flush says.
+  while (ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
+  ring.finished = true;
+  round_acked_.set();
+  if (--rings_running_ == 0) stream_->close();
+}
+
+async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
+  ring_reader& reader = ring.ring.reader();
+  ring_chunk chunk = reader.unread();
+  if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  scan_records(chunk, ring.stats);
+  co_await stream_->write(chunk.pieces, ring.written);
+  ring.stats.bytes_out += chunk.size();
+  bytes_since_round_ += chunk.size();
+  reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+}
+
+async::task<void> streamer::run_rounds() {
+  while (!stopping_) {
+    std::error_code cancelled;
+    round_timer_.expires_after(config_.round_interval);
+    co_await round_timer_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    if (stopping_) break;
+    ++round_;
+    for (auto& ring : rings_) request_drain(*ring);
+    co_await wait_for_round_acks(round_);
+    if (stopping_) break;
+    if (config_.write_rounds && bytes_since_round_ > 0) {
+      // Every record written after this marker is newer than all records before the previous
+      // one: each ring was drained after the previous marker was written.
+      bytes_since_round_ = 0;
+      std::array<std::span<const std::byte>, 1> pieces{std::as_bytes(std::span{&finished_round_record, 1})};
+      co_await stream_->write(pieces, round_record_written_);
+    }
+  }
+}
+
+async::task<void> streamer::wait_for_round_acks(std::uint64_t round) {
+  for (;;) {
+    bool all_done = true;
+    for (auto& ring : rings_)
+      if (!ring->finished && ring->round_done < round) all_done = false;
+    if (all_done || stopping_) co_return;
+    round_acked_.reset();
+    co_await round_acked_.wait();
+  }
+}
+
+stream_stats streamer::stats() const {
+  stream_stats total;
+  for (const auto& ring : rings_) total.merge(ring->stats);
+  return total;
+}
+
+}  // namespace arec::record

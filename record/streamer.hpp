@@ -1,0 +1,74 @@
+// streamer: the work of one streaming thread. Each of its rings is drained by its own coroutine
+// when the ring's wakeup watermark fires; a round coroutine periodically asks every ring for
+// what it holds and, in single-file mode, then writes a FINISHED_ROUND so that perf's reader
+// can flush its ordering queue. All of it runs on the thread's own executor.
+#pragma once
+
+#include <asio/steady_timer.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "async/event.hpp"
+#include "async/executor_thread.hpp"
+#include "async/readiness.hpp"
+#include "record/data_stream.hpp"
+#include "record/perf_event.hpp"
+#include "record/ring_buffer.hpp"
+#include "record/stream_stats.hpp"
+
+namespace arec::record {
+
+struct streamer_config {
+  bool write_rounds = true;      // FINISHED_ROUND records (single file only: never in data.N)
+  std::uint64_t mmap_flush = 1;  // bytes a ring must hold before a wakeup drains it
+  std::chrono::milliseconds round_interval{250};
+};
+
+class streamer {
+ public:
+  streamer(async::executor_thread& thread, const streamer_config& config);
+  ~streamer();
+
+  // Maps the ring of `owner` (the event owning cpu's ring) from the streaming thread, so the
+  // mapping's pages are first touched on the thread's own CPUs.
+  void add_ring(int cpu, const perf_event& owner, std::size_t data_pages);
+  // Starts the coroutines writing through `writer`; the thread then runs until stop() and the
+  // final drain. The rings must be mapped before anything they record is lost, so they are
+  // added first and the writer comes when the file's position is known.
+  void start(std::unique_ptr<io::append_writer> writer);
+  // Asks for the final drain; callable from any thread.
+  void stop();
+
+  async::executor_thread& thread() { return thread_; }
+  // Valid after the thread was joined.
+  stream_stats stats() const;
+  std::uint64_t file_offset() const { return stream_->offset(); }
+  std::size_t ring_count() const { return rings_.size(); }
+  std::vector<int> cpus() const;
+
+ private:
+  struct ring_state;
+
+  async::task<void> drain_ring(ring_state& ring);
+  async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
+  async::task<void> run_rounds();
+  async::task<void> wait_for_round_acks(std::uint64_t round);
+  void request_drain(ring_state& ring);
+  void on_stop();
+
+  async::executor_thread& thread_;
+  streamer_config config_;
+  std::optional<data_stream> stream_;
+  std::vector<std::unique_ptr<ring_state>> rings_;
+  asio::steady_timer round_timer_;
+  async::event round_acked_;
+  async::event round_record_written_;
+  std::uint64_t round_ = 0;
+  std::uint64_t bytes_since_round_ = 0;
+  std::size_t rings_running_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace arec::record

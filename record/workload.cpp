@@ -1,0 +1,94 @@
+#include "record/workload.hpp"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "io/system_error.hpp"
+
+namespace arec::record {
+namespace {
+
+[[noreturn]] void run_child(std::span<const std::string> argv, int go, int exec_error) {
+  char byte;
+  // EOF here means arec died before starting us: do not run unrecorded.
+  if (io::retry_on_eintr([&] { return ::read(go, &byte, 1); }) != 1) ::_exit(127);
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  ::execvp(args[0], args.data());
+  int err = errno;
+  [[maybe_unused]] auto ignored = ::write(exec_error, &err, sizeof err);
+  ::_exit(127);
+}
+
+std::pair<io::unique_fd, io::unique_fd> make_pipe() {
+  int fds[2];
+  io::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
+  return {io::unique_fd{fds[0]}, io::unique_fd{fds[1]}};
+}
+
+}  // namespace
+
+workload workload::prepare(std::span<const std::string> argv) {
+  auto [go_read, go_write] = make_pipe();
+  auto [error_read, error_write] = make_pipe();
+  pid_t pid = io::check_syscall(::fork(), "fork", argv[0]);
+  if (pid == 0) run_child(argv, go_read.get(), error_write.get());
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {
+    int err = errno;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    io::throw_system_error(err, "pidfd_open", argv[0]);
+  }
+  return workload{pid, std::move(go_write), std::move(error_read), io::unique_fd{pidfd}, argv[0]};
+}
+
+workload::workload(workload&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)),
+      go_(std::move(other.go_)),
+      exec_error_(std::move(other.exec_error_)),
+      exit_fd_(std::move(other.exit_fd_)),
+      command_(std::move(other.command_)),
+      reaped_(std::exchange(other.reaped_, true)) {}
+
+workload::~workload() {
+  if (pid_ > 0 && !reaped_) {
+    if (go_) ::kill(pid_, SIGKILL);  // never started: it must not run unrecorded
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+void workload::start() {
+  char byte = 1;
+  io::check_syscall(io::retry_on_eintr([&] { return ::write(go_.get(), &byte, 1); }), "write",
+                    "workload start pipe");
+  go_.reset();
+  int err = 0;
+  ssize_t n = io::retry_on_eintr([&] { return ::read(exec_error_.get(), &err, sizeof err); });
+  exec_error_.reset();
+  if (n == sizeof err)
+    throw workload_error("cannot run '" + command_ + "': " + std::strerror(err));
+}
+
+void workload::terminate() const {
+  if (pid_ > 0 && !reaped_) ::kill(pid_, SIGTERM);
+}
+
+int workload::wait() {
+  int status = 0;
+  io::check_syscall(io::retry_on_eintr([&] { return ::waitpid(pid_, &status, 0); }), "waitpid",
+                    command_);
+  reaped_ = true;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace arec::record
