@@ -1,0 +1,32 @@
+#include "record/target_tasks.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "io/dir_reader.hpp"
+#include "io/system_error.hpp"
+#include "record/options.hpp"
+
+namespace arec::record {
+
+std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
+  std::vector<pid_t> threads;
+  for (int pid : pids) {
+    std::string path = "/proc/" + std::to_string(pid) + "/task";
+    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) throw usage_error("-p: pid " + std::to_string(pid) + " does not exist");
+      io::throw_errno("open", path);
+    }
+    io::dir_reader tasks{io::unique_fd{fd}};
+    while (auto entry = tasks.next()) {
+      pid_t tid = 0;
+      auto name = entry->name;
+      if (std::from_chars(name.data(), name.data() + name.size(), tid).ec == std::errc{})
+        threads.push_back(tid);
+    }
+  }
+  return threads;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,16 @@
+// target_tasks: the threads of the processes given with -p, each of which gets its own events
+// (a per-task event follows only the children created after it was opened).
+#pragma once
+
+#include <sys/types.h>
+
+#include <span>
+#include <vector>
+
+namespace arec::record {
+
+// Every thread of every process in `pids`, read from /proc/PID/task. Throws usage_error
+// ("pid 123 does not exist") for a process that is not there.
+std::vector<pid_t> threads_of_processes(std::span<const int> pids);
+
+}  // namespace arec::record
