@@ -4,6 +4,7 @@
 
 #include <array>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -79,41 +80,27 @@ std::optional<std::uint64_t> parse_unsigned(std::string_view text) {
   return value;
 }
 
-// A byte count with perf's optional suffix B, K, M or G (either case): "512K" = 524288.
-std::optional<std::uint64_t> parse_size(std::string_view text) {
-  std::uint64_t unit = 1;
-  if (!text.empty()) {
-    switch (text.back()) {
-      case 'B':
-      case 'b':
-        unit = 1;
-        break;
-      case 'K':
-      case 'k':
-        unit = 1ULL << 10;
-        break;
-      case 'M':
-      case 'm':
-        unit = 1ULL << 20;
-        break;
-      case 'G':
-      case 'g':
-        unit = 1ULL << 30;
-        break;
-      default:
-        unit = 0;
-    }
-    if (unit != 0) text.remove_suffix(1);
-  }
-  std::optional<std::uint64_t> count = parse_unsigned(text);
-  if (!count) return std::nullopt;
-  if (unit == 0) return count;
-  if (*count > std::numeric_limits<std::uint64_t>::max() / unit) return std::nullopt;
-  return *count * unit;
+// The multiplier of perf's size suffixes B, K, M and G (either case); 0 for anything else.
+std::uint64_t size_unit(char suffix) {
+  constexpr std::string_view suffixes = "bkmg";
+  auto at = suffixes.find(static_cast<char>(std::tolower(static_cast<unsigned char>(suffix))));
+  return at == std::string_view::npos ? 0 : std::uint64_t{1} << (10 * at);
 }
 
 bool has_size_suffix(std::string_view text) {
-  return !text.empty() && std::string_view("BbKkMmGg").find(text.back()) != std::string_view::npos;
+  return !text.empty() && size_unit(text.back());
+}
+
+// A byte count with an optional size suffix: "512K" = 524288.
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::uint64_t unit = 1;
+  if (has_size_suffix(text)) {
+    unit = size_unit(text.back());
+    text.remove_suffix(1);
+  }
+  std::optional<std::uint64_t> count = parse_unsigned(text);
+  if (!count || *count > std::numeric_limits<std::uint64_t>::max() / unit) return std::nullopt;
+  return *count * unit;
 }
 
 std::uint64_t read_max_sample_rate() {
