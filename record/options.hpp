@@ -1,0 +1,92 @@
+// options: arec's command line (record mode and `arec convert`), with perf record's option
+// names and meanings. One table per command drives both the parser and the --help text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "record/event_spec.hpp"
+
+namespace arec::record {
+
+enum class call_graph_mode { none, fp, dwarf };
+
+inline constexpr std::uint64_t default_frequency_hz = 4000;
+inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
+inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
+
+struct record_options {
+  bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
+  std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
+  std::vector<int> pids;           // -p/--pid PID[,PID], repeatable; checked for existence later
+  std::vector<event_spec> events;  // -e/--event, repeatable; default {cycles}
+  std::optional<std::uint64_t> frequency;              // -F/--freq HZ|max
+  std::optional<std::uint64_t> period;                 // -c/--count PERIOD; exclusive with -F
+  call_graph_mode call_graph = call_graph_mode::none;  // -g (fp), --call-graph fp|dwarf[,SIZE]
+  std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
+  std::optional<std::uint32_t> mmap_pages;                    // -m/--mmap-pages; a power of two
+  std::string output_path = "arec.data";                      // -o/--output
+  bool quiet = false;                                         // -q/--quiet
+  int verbose = 0;                                            // -v/--verbose, counted
+  std::optional<double> duration_s;                           // --duration SECONDS, > 0
+  std::optional<std::string> threads_spec;     // --threads[=SPEC]; bare --threads is ""
+  int compression_level = 0;                   // 0 = off; -z/--compress = 1; 1..22
+  std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
+  bool dry_run = false;                        // --dry-run
+  std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
+  std::vector<std::string> workload;           // after "--" or from the first non-option
+};
+
+// How the events sample: every `value` events (period) or `value` times a second (frequency).
+struct sampling {
+  bool use_frequency = true;
+  std::uint64_t value = default_frequency_hz;
+};
+
+// The period if -c was given, else the frequency if -F was given, else 4000 Hz.
+sampling effective_sampling(const record_options& options);
+
+struct convert_options {
+  std::string input = "arec.data";        // -i/--input
+  std::string output = "arec.perf.data";  // -o/--output
+  bool keep_compressed = false;           // --keep-compressed
+  int compression_level = 0;              // -z/--compress = 1; --compression-level N, 1..22
+  bool salvage = false;                   // --salvage
+  bool quiet = false;                     // -q/--quiet
+  int verbose = 0;                        // -v/--verbose, counted
+};
+
+struct help_request {  // -h/--help: print `text` to stdout and exit 0
+  std::string text;
+};
+struct version_request {};  // --version
+
+using record_command = std::variant<record_options, help_request, version_request>;
+
+// Parses arec's arguments (argv[0] excluded). Options may be flags ("-a"), combined flags
+// ("-ag"), take a value attached or separate ("-C0,1", "-C 0,1", "--cpu=0,1", "--cpu 0,1") or
+// an optional value in the '=' form only ("--threads", "--threads=core"). Unique prefixes of
+// long names are accepted. "--" or the first non-option argument ends the options; the rest is
+// the workload. -h/--help returns at once, ignoring later arguments.
+// Throws usage_error with a one-line message naming the option and value, e.g.
+// "-m 3: the number of mmap pages must be a power of two"; system errors (reading
+// /proc/sys/kernel/perf_event_max_sample_rate for "-F max") propagate as std::system_error.
+record_command parse_record_command_line(std::span<const char* const> args);
+
+// Parses the arguments after "convert". Takes no positional arguments.
+std::variant<convert_options, help_request> parse_convert_command_line(
+    std::span<const char* const> args);
+
+// The --help texts, generated from the option tables: usage, grouped options with defaults,
+// examples.
+std::string record_help_text();
+std::string convert_help_text();
+
+// Every option name the record parser accepts, spelled with dashes ("-a", "--all-cpus").
+std::vector<std::string> record_option_names();
+
+}  // namespace arec::record
