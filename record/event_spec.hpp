@@ -1,6 +1,5 @@
 // event_spec: one event as the user names it with -e ("cycles:u", "cpu-clock",
 // "sched:sched_switch", "r1a8"), resolved to the perf_event_attr type and config it opens.
-// Also holds usage_error, the exception for anything wrong on the command line.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +9,9 @@
 #include <string_view>
 #include <utility>
 
-namespace arec::record {
+#include "record/usage_error.hpp"
 
-// A mistake in what the user typed. what() is one line naming the bad option or value; the
-// caller prints "arec: error: <what()>" and exits with status 2.
-class usage_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace arec::record {
 
 struct event_spec {
   std::string name;          // as the user wrote it, modifiers included: "cycles:u"

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <array>
 #include <asio/io_context.hpp>
 #include <asio/signal_set.hpp>
 #include <asio/steady_timer.hpp>
@@ -17,6 +18,7 @@
 #include "io/output_path.hpp"
 #include "io/perf_file_writer.hpp"
 #include "io/small_file.hpp"
+#include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
 #include "record/event_set.hpp"
@@ -35,7 +37,25 @@ void say(const record_options& options, const std::string& line) {
 }
 
 std::vector<int> online_cpus() {
-  return io::parse_cpu_list(io::read_small_file("/sys/devices/system/cpu/online"));
+  std::array<char, 4096> buffer;
+  auto text = io::read_small_file(AT_FDCWD, "/sys/devices/system/cpu/online", buffer);
+  if (!text) io::throw_errno("read", "/sys/devices/system/cpu/online");
+  return io::parse_cpu_list(*text);
+}
+
+// The workload is known by its command name until its exec brings the real COMM record.
+void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command) {
+  record_buffer buffer;
+  std::string_view name = command;
+  if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  auto pid_u32 = static_cast<std::uint32_t>(pid);
+  sink.write(encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), sample_id_trailer_size));
+}
+
+// Marks the end of the synthesized initial state, as perf does.
+void write_finished_init(io::record_sink& sink) {
+  constexpr io::perf::record_header finished_init{io::perf::record_finished_init, 0, 8};
+  sink.write(std::as_bytes(std::span{&finished_init, 1}));
 }
 
 std::vector<int> monitored_cpus(const record_options& options) {
@@ -180,15 +200,16 @@ int run_session(const record_options& options, std::span<const std::string> comm
   streamer stream(thread, stream_config);
   for (int cpu : cpus) stream.add_ring(cpu, events.ring_owner(cpu), pages);
 
-  synthesis_config synthesis{sample_id_trailer_size, false};
+  synthesis_config synthesis;
+  synthesis.sample_id_size = sample_id_trailer_size;
   synthesize_kernel_maps(*sink, synthesis);
   if (!options.pids.empty())
     synthesize_processes(*sink, options.pids, synthesis);
   else if (!per_task)
     synthesize_all_tasks(*sink, synthesis);
   else
-    synthesize_comm(*sink, child->pid(), synthesis);
-  write_finished_init(*sink, synthesis);
+    synthesize_workload_comm(*sink, child->pid(), options.workload.front());
+  write_finished_init(*sink);
   std::uint64_t stream_offset = sink->flush();
   sink.reset();
 
