@@ -362,3 +362,18 @@ TEST(PerfFileWriter, PerfScriptPrintsTheSamples) {
   for (const char* expected : {"arec-fixture", "[001]", "1.000500:", "401234"})
     EXPECT_NE(samples[1].find(expected), std::string::npos) << expected << " in " << samples[1];
 }
+
+TEST(PerfFileWriter, HotspotTrustsFinishedRoundsAndCountsTheSamples) {
+  const std::string perfparser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
+  if (::access(perfparser.c_str(), X_OK) != 0) GTEST_SKIP() << perfparser << " is not installed";
+  temporary_file file;
+  auto events = two_events();
+  write_test_file(file.fd(), events);
+
+  // perfparser buffers by FINISHED_ROUND only when the VERSION feature reads as >= 3.17.
+  auto result = run("QT_LOGGING_RULES='*.debug=true' " + perfparser + " --input " + file.path() +
+                    " --print-stats");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("Switching to automatic buffering"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("samples: 2\n"), std::string::npos) << result.out << result.err;
+}
