@@ -47,12 +47,14 @@ std::vector<std::byte> tracing_data_payload(
   // Group events by system in first-appearance order; perf matches formats to attrs by the
   // "ID:" line, so the order is free.
   std::vector<std::pair<std::string, std::vector<std::string>>> systems;
-  for (const auto& [system, event] : tracepoints) {
+  for (const auto& tracepoint : tracepoints) {
+    const std::string& system = tracepoint.first;
     auto group = std::find_if(systems.begin(), systems.end(),
                               [&](const auto& entry) { return entry.first == system; });
     if (group == systems.end()) group = systems.insert(systems.end(), {system, {}});
-    if (std::find(group->second.begin(), group->second.end(), event) == group->second.end())
-      group->second.push_back(event);
+    auto& events = group->second;
+    if (std::find(events.begin(), events.end(), tracepoint.second) == events.end())
+      events.push_back(tracepoint.second);
   }
   auto ftrace = std::find_if(systems.begin(), systems.end(),
                              [](const auto& entry) { return entry.first == "ftrace"; });
