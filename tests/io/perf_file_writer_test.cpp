@@ -1,10 +1,13 @@
 #include "io/perf_file_writer.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -376,4 +379,33 @@ TEST(PerfFileWriter, HotspotTrustsFinishedRoundsAndCountsTheSamples) {
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_NE(result.err.find("Switching to automatic buffering"), std::string::npos) << result.err;
   EXPECT_NE(result.out.find("samples: 2\n"), std::string::npos) << result.out << result.err;
+}
+
+TEST(PerfFileWriter, ShortWriteIsContinuedUntilTheLimitFailsIt) {
+  temporary_file file;
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A 200-byte file size limit makes the 288-byte attrs write (at 136) stop after 64 bytes;
+    // the writer must retry the rest, which then fails with EFBIG.
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{200, 200};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    perf_file_writer writer(file.fd(), "limited.data");
+    auto events = two_events();
+    try {
+      writer.write_prologue(events);
+    } catch (const std::system_error& error) {
+      bool named = std::string(error.what()).find("pwrite limited.data") != std::string::npos;
+      ::_exit(error.code().value() == EFBIG && named ? 0 : 1);
+    }
+    ::_exit(2);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong error, 2: the short write went unnoticed";
+  struct stat info {};
+  ASSERT_EQ(::fstat(file.fd(), &info), 0);
+  EXPECT_EQ(info.st_size, 200);
 }
