@@ -27,7 +27,7 @@ class feature_encoder {
   void string_list(std::span<const std::string> texts);
   void bytes(std::span<const std::byte> data);
   // Hands over the encoded bytes and leaves the encoder empty.
-  std::vector<std::byte> take() { return std::move(bytes_); }
+  std::vector<std::byte> take() { return std::exchange(bytes_, {}); }
 
  private:
   std::vector<std::byte> bytes_;
