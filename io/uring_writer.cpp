@@ -1,0 +1,144 @@
+#include "io/uring_writer.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+#include <utility>
+
+#include "io/system_error.hpp"
+
+namespace arec::io {
+
+uring_queue::uring_queue(unsigned entries) {
+  // liburing returns -errno instead of setting errno; converted here, once.
+  int result = io_uring_queue_init(entries, &ring_, 0);
+  if (result < 0) throw_system_error(-result, "io_uring_queue_init");
+}
+
+uring_queue::~uring_queue() {
+  while (in_kernel_ > 0) {
+    io_uring_cqe* cqe = nullptr;
+    int result = io_uring_wait_cqe(&ring_, &cqe);
+    if (result == -EINTR) continue;
+    if (result < 0) break;  // cannot wait any longer; nothing better to do in a destructor
+    seen(cqe);
+  }
+  io_uring_queue_exit(&ring_);
+}
+
+io_uring_sqe* uring_queue::next_sqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) throw std::logic_error("uring_queue: submission queue full");
+  return sqe;
+}
+
+void uring_queue::submit(std::string_view object) {
+  for (;;) {
+    int result = io_uring_submit(&ring_);
+    if (result >= 0) {
+      in_kernel_ += static_cast<unsigned>(result);
+      return;
+    }
+    if (result != -EINTR) throw_system_error(-result, "io_uring_submit", object);
+  }
+}
+
+void uring_queue::seen(io_uring_cqe* cqe) noexcept {
+  io_uring_cqe_seen(&ring_, cqe);
+  --in_kernel_;
+}
+
+namespace {
+
+unique_fd make_event_fd() {
+  return unique_fd{check_syscall(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd")};
+}
+
+}  // namespace
+
+uring_writer::uring_writer(int fd, std::string path, std::uint64_t start_offset,
+                           std::size_t queue_depth)
+    : fd_(fd),
+      path_(std::move(path)),
+      offset_(start_offset),
+      slots_(queue_depth),
+      event_fd_(make_event_fd()),
+      // A slot holds at most one entry in the submission queue at a time, so queue_depth
+      // entries never run out; the completion queue is twice that by default.
+      ring_(static_cast<unsigned>(queue_depth)) {
+  int result = io_uring_register_eventfd(ring_.get(), event_fd_.get());
+  if (result < 0) throw_system_error(-result, "io_uring_register_eventfd");
+}
+
+void uring_writer::submit(std::span<const std::span<const std::byte>> pieces,
+                          std::uint64_t cookie) {
+  std::uint32_t slot = slots_.acquire(pieces, offset_, cookie);
+  offset_ += slots_[slot].remaining_bytes();
+  prepare_write(slot);
+  ring_.submit(path_);
+}
+
+void uring_writer::prepare_write(std::uint32_t slot) {
+  const write_request& request = slots_[slot];
+  auto iov = request.remaining();
+  io_uring_sqe* sqe = ring_.next_sqe();
+  // The iovecs live in the slot until the request finishes, so they outlive the submission
+  // even on kernels without IORING_FEAT_SUBMIT_STABLE.
+  io_uring_prep_writev(sqe, fd_, iov.data(), static_cast<unsigned>(iov.size()), request.offset);
+  io_uring_sqe_set_data64(sqe, slot);
+}
+
+std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
+  // Clear the eventfd before looking at the ring: a completion posted after this read signals
+  // it again, so a caller waiting for readability never misses one.
+  clear_event_fd();
+  collect_completions();
+  return slots_.hand_out(done);
+}
+
+void uring_writer::wait_one() {
+  // A short write's completion finishes nothing, so wait until something has finished.
+  while (!slots_.has_finished() && ring_.in_kernel() > 0) {
+    io_uring_cqe* cqe = nullptr;
+    int result = io_uring_wait_cqe(ring_.get(), &cqe);
+    if (result == -EINTR) continue;
+    if (result < 0) throw_system_error(-result, "io_uring_wait_cqe", path_);
+    collect_completions();
+  }
+}
+
+void uring_writer::collect_completions() {
+  bool resubmitted = false;
+  io_uring_cqe* cqe = nullptr;
+  while (io_uring_peek_cqe(ring_.get(), &cqe) == 0) {
+    auto slot = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
+    int result = cqe->res;
+    ring_.seen(cqe);
+    write_request& request = slots_[slot];
+    if (result == -EAGAIN || result == -EINTR) {
+      prepare_write(slot);  // nothing was written; try the same again
+      resubmitted = true;
+    } else if (result < 0) {
+      throw_system_error(-result, "write", path_);
+    } else if (result == 0 && request.remaining_bytes() > 0) {
+      // No progress and no error: treat as an I/O error rather than loop forever.
+      throw_system_error(EIO, "write", path_);
+    } else if (request.advance(static_cast<std::size_t>(result))) {
+      slots_.finish(slot);
+    } else {
+      prepare_write(slot);  // short write: the remainder, at the offset after what was written
+      resubmitted = true;
+    }
+  }
+  if (resubmitted) ring_.submit(path_);
+}
+
+void uring_writer::clear_event_fd() noexcept {
+  std::uint64_t count = 0;
+  // EAGAIN (nothing signalled) is the common case and needs nothing.
+  [[maybe_unused]] ssize_t ignored = ::read(event_fd_.get(), &count, sizeof count);
+}
+
+}  // namespace arec::io

@@ -1,0 +1,78 @@
+// uring_writer: the append_writer backend on io_uring (liburing), with an eventfd that signals
+// completions so the caller's event loop can wait for them; and the owner of the ring itself.
+#pragma once
+
+#include <liburing.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "io/append_writer.hpp"
+#include "io/unique_fd.hpp"
+
+namespace arec::io {
+
+// Owns one io_uring instance and counts the requests the kernel holds. The destructor waits
+// for those before io_uring_queue_exit: the kernel may still read buffers the caller frees
+// right after the owner dies.
+class uring_queue {
+ public:
+  // io_uring_queue_init(entries); throws std::system_error "io_uring_queue_init: <strerror>".
+  explicit uring_queue(unsigned entries);
+  uring_queue(const uring_queue&) = delete;
+  uring_queue& operator=(const uring_queue&) = delete;
+  ~uring_queue();
+
+  io_uring* get() noexcept { return &ring_; }
+  // A free submission entry. Throws std::logic_error if the queue is full (a caller bug: the
+  // writer never prepares more entries than it has slots).
+  io_uring_sqe* next_sqe();
+  // Submits the prepared entries; throws std::system_error "io_uring_submit OBJECT".
+  void submit(std::string_view object);
+  // Marks a completion consumed.
+  void seen(io_uring_cqe* cqe) noexcept;
+  // Submitted requests whose completion has not been consumed.
+  unsigned in_kernel() const noexcept { return in_kernel_; }
+
+ private:
+  io_uring ring_{};
+  unsigned in_kernel_ = 0;
+};
+
+// Writes with io_uring_prep_writev at offsets reserved by submit(); a completion with a short
+// count is resubmitted for the remainder, a negative one is thrown by reap() as
+// "write PATH: <strerror>". Not copyable or movable: the kernel holds pointers into slots_.
+class uring_writer final : public append_writer {
+ public:
+  // Sets up a ring of queue_depth entries and an eventfd registered with it. Throws
+  // std::system_error naming io_uring_queue_init, eventfd or io_uring_register_eventfd.
+  uring_writer(int fd, std::string path, std::uint64_t start_offset, std::size_t queue_depth);
+  uring_writer(const uring_writer&) = delete;
+  uring_writer& operator=(const uring_writer&) = delete;
+
+  void submit(std::span<const std::span<const std::byte>> pieces, std::uint64_t cookie) override;
+  bool can_submit() const override { return slots_.has_free(); }
+  std::size_t in_flight() const override { return slots_.in_use(); }
+  std::size_t reap(std::span<std::uint64_t> done) override;
+  void wait_one() override;
+  int completion_fd() const override { return event_fd_.get(); }
+  std::uint64_t offset() const override { return offset_; }
+  writer_backend backend() const override { return writer_backend::io_uring; }
+
+ private:
+  void prepare_write(std::uint32_t slot);
+  // Consumes every completion ready in the ring: finishes, resubmits or throws.
+  void collect_completions();
+  void clear_event_fd() noexcept;
+
+  int fd_;
+  std::string path_;
+  std::uint64_t offset_;
+  // Declared before ring_ so that they outlive the ring's wait for in-flight requests.
+  request_slots slots_;
+  unique_fd event_fd_;
+  uring_queue ring_;
+};
+
+}  // namespace arec::io
