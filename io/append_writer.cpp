@@ -1,5 +1,6 @@
 #include "io/append_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <stdexcept>
@@ -65,7 +66,9 @@ std::uint32_t request_slots::acquire(std::span<const std::span<const std::byte>>
   return slot;
 }
 
-void request_slots::finish(std::uint32_t slot) noexcept { finished_.push_back(slot); }
+void request_slots::finish(std::uint32_t slot) noexcept {
+  finished_.push_back(slot);
+}
 
 std::size_t request_slots::hand_out(std::span<std::uint64_t> done) noexcept {
   std::size_t n = std::min(done.size(), finished_.size());
@@ -129,8 +132,8 @@ std::pair<std::unique_ptr<append_writer>, writer_choice> make_append_writer(
     reason = "plain writes forced by AREC_FORCE_PLAIN_IO=1";
   } else {
     try {
-      auto writer = std::make_unique<uring_writer>(fd, path_for_messages, start_offset,
-                                                   config.queue_depth);
+      auto writer =
+          std::make_unique<uring_writer>(fd, path_for_messages, start_offset, config.queue_depth);
       return {std::move(writer), writer_choice{writer_backend::io_uring, {}}};
     } catch (const std::system_error& error) {
       if (!means_io_uring_unavailable(error)) throw;

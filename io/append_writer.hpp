@@ -80,8 +80,8 @@ std::pair<std::unique_ptr<append_writer>, writer_choice> make_append_writer(
 // pieces are dropped on assign, so `iov` holds only non-empty ones.
 struct write_request {
   std::array<iovec, append_writer::max_pieces> iov{};
-  unsigned first = 0;  // the first iovec not completely written
-  unsigned count = 0;  // iovecs in use
+  unsigned first = 0;        // the first iovec not completely written
+  unsigned count = 0;        // iovecs in use
   std::uint64_t offset = 0;  // file offset of the first unwritten byte
   std::uint64_t cookie = 0;
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "io/append_writer.hpp"
 #include "io/unique_fd.hpp"
