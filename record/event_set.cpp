@@ -75,10 +75,8 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
           fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
         }
         described.ids.push_back(fd->id());
-        if (auto owner = set.ring_owners_.find(cpu); owner != set.ring_owners_.end())
-          fd->redirect_output_to(set.fds_[owner->second]);
-        else
-          set.ring_owners_.emplace(cpu, set.fds_.size());
+        set.ring_owners_.try_emplace(cpu, set.fds_.size());
+        set.fd_cpus_.push_back(cpu);
         if (!tracking) set.sampling_fds_.push_back(set.fds_.size());
         set.fds_.push_back(std::move(*fd));
       }
@@ -92,6 +90,13 @@ const perf_event& event_set::ring_owner(int cpu) const {
   auto owner = ring_owners_.find(cpu);
   if (owner == ring_owners_.end()) throw std::out_of_range("no ring on cpu " + std::to_string(cpu));
   return fds_[owner->second];
+}
+
+void event_set::redirect_into_rings() const {
+  for (std::size_t i = 0; i < fds_.size(); ++i) {
+    std::size_t owner = ring_owners_.at(fd_cpus_[i]);
+    if (owner != i) fds_[i].redirect_output_to(fds_[owner]);
+  }
 }
 
 void event_set::enable_sampling() const {

@@ -43,6 +43,9 @@ class event_set {
   std::span<const opened_event> events() const { return events_; }
   // The event whose ring receives everything recorded on `cpu`.
   const perf_event& ring_owner(int cpu) const;
+  // Sends every other event into its cpu's ring. The rings must be mapped first: the kernel
+  // redirects only into an existing buffer.
+  void redirect_into_rings() const;
   std::size_t fd_count() const { return fds_.size(); }
   void enable_sampling() const;
   void disable() const;
@@ -50,6 +53,7 @@ class event_set {
  private:
   std::vector<opened_event> events_;
   std::vector<perf_event> fds_;
+  std::vector<int> fd_cpus_;  // the cpu of each fd
   std::vector<std::size_t> sampling_fds_;  // indexes into fds_ of the requested events
   std::map<int, std::size_t> ring_owners_;  // cpu -> index into fds_
 };

@@ -1,6 +1,7 @@
 #include "record/session.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <asio/io_context.hpp>
@@ -22,6 +23,7 @@
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
 #include "record/event_set.hpp"
+#include "record/kernel_map.hpp"
 #include "record/streamer.hpp"
 #include "record/synthesizer.hpp"
 #include "record/target_tasks.hpp"
@@ -199,6 +201,7 @@ int run_session(const record_options& options, std::span<const std::string> comm
   auto sink = std::make_unique<io::file_sink>(output.header.get(), data_offset, output.header_path);
   streamer stream(thread, stream_config);
   for (int cpu : cpus) stream.add_ring(cpu, events.ring_owner(cpu), pages);
+  events.redirect_into_rings();
 
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
@@ -238,12 +241,13 @@ int run_session(const record_options& options, std::span<const std::string> comm
   stream_stats stats = stream.stats();
   std::uint64_t data_size = stream.file_offset() - data_offset;
   header.write_epilogue(data_size, final_features(options, events, entries, stats, command_line));
+  struct stat written {};
+  io::check_syscall(::fstat(output.header.get(), &written), "stat", output.header_path);
   if (!options.quiet)
     std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
                  static_cast<unsigned long long>(stats.samples),
                  static_cast<unsigned long long>(stats.lost),
-                 static_cast<unsigned long long>(header.file_size()),
-                 options.output_path.c_str());
+                 static_cast<unsigned long long>(written.st_size), options.output_path.c_str());
   return status;
 }
 
