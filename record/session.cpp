@@ -131,6 +131,12 @@ io::perf::feature_set final_features(const record_options& options, const event_
   return features;
 }
 
+async::task<void> stop_at_exit(async::readiness& exit, asio::io_context& control) {
+  bool exited = co_await exit.readable();
+  if (exited) control.stop();
+  co_return;
+}
+
 // Waits, on the control thread, for whatever ends the recording.
 class stop_conditions {
  public:
@@ -149,16 +155,12 @@ class stop_conditions {
     }
     if (child) {
       child_exit_.emplace(control.get_executor(), child->exit_fd());
-      asio::co_spawn(control, wait_exit(*child_exit_, control), asio::detached);
+      asio::co_spawn(control, stop_at_exit(*child_exit_, control), asio::detached);
     }
   }
   int stopped_by_signal() const { return stopped_by_signal_; }
 
  private:
-  static async::task<void> wait_exit(async::readiness& exit, asio::io_context& control) {
-    if (co_await exit.readable()) control.stop();
-  }
-
   asio::signal_set signals_;
   asio::steady_timer timer_;
   std::optional<async::readiness> child_exit_;
