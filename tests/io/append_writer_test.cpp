@@ -27,55 +27,9 @@
 #include <vector>
 
 #include "io/unique_fd.hpp"
+#include "support/allocation_counter.hpp"
 
-// Counting replacements of the global allocation functions (for this whole test binary), so a
-// test can prove a loop allocates nothing.
-namespace {
-std::atomic<std::size_t> allocations{0};
-}  // namespace
 
-void* operator new(std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  return ::operator new(size);
-}
-void* operator new(std::size_t size, std::align_val_t align) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  auto alignment = static_cast<std::size_t>(align);
-  std::size_t rounded = (std::max<std::size_t>(size, 1) + alignment - 1) / alignment * alignment;
-  if (void* p = std::aligned_alloc(alignment, rounded)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, std::align_val_t align) {
-  return ::operator new(size, align);
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
-}
 
 namespace {
 
@@ -443,9 +397,9 @@ TEST_P(AppendWriterBackend, SteadyStateSubmitAndReapAllocateNothing) {
     writer->reap(done);
   };
   for (std::uint64_t i = 0; i < 100; ++i) cycle(i);  // warm-up
-  std::size_t before = allocations.load();
+  std::size_t before = arec::test::allocations();
   for (std::uint64_t i = 100; i < 10100; ++i) cycle(i);
-  std::size_t after = allocations.load();
+  std::size_t after = arec::test::allocations();
   drain(*writer);
   EXPECT_EQ(after - before, 0u) << "allocations in 10000 submit/reap cycles";
   EXPECT_EQ(file.contents().size(), 10100u * 256u);

@@ -18,57 +18,9 @@
 
 #include "io/perf_abi.hpp"
 #include "record/decompressor.hpp"
+#include "support/allocation_counter.hpp"
 
-// Allocation counting for the steady-state test. operator new is replaced for the whole binary;
-// malloc is interposed too (forwarding to glibc) because zstd allocates with malloc, not new.
-// Sanitizers own malloc themselves, so under them only operator new is counted.
-namespace {
-thread_local std::uint64_t operator_new_calls = 0;
-thread_local std::uint64_t malloc_calls = 0;
-}  // namespace
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define AREC_TEST_SANITIZED_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define AREC_TEST_SANITIZED_MALLOC 1
-#endif
-#endif
-
-#ifndef AREC_TEST_SANITIZED_MALLOC
-extern "C" {
-void* __libc_malloc(std::size_t size);
-void* __libc_calloc(std::size_t count, std::size_t size);
-void* __libc_realloc(void* pointer, std::size_t size);
-void __libc_free(void* pointer);
-
-void* malloc(std::size_t size) {
-  ++malloc_calls;
-  return __libc_malloc(size);
-}
-void* calloc(std::size_t count, std::size_t size) {
-  ++malloc_calls;
-  return __libc_calloc(count, size);
-}
-void* realloc(void* pointer, std::size_t size) {
-  ++malloc_calls;
-  return __libc_realloc(pointer, size);
-}
-void free(void* pointer) { __libc_free(pointer); }
-}
-#endif
-
-void* operator new(std::size_t size) {
-  ++operator_new_calls;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* pointer) noexcept { std::free(pointer); }
-void operator delete[](void* pointer) noexcept { std::free(pointer); }
-void operator delete(void* pointer, std::size_t) noexcept { std::free(pointer); }
-void operator delete[](void* pointer, std::size_t) noexcept { std::free(pointer); }
 
 namespace {
 
@@ -405,20 +357,20 @@ TEST(Compressor, AllocatesNothingPerChunkInSteadyState) {
   const std::array<std::span<const std::byte>, 1> small{std::span(input).first(64)};
   c.compress(small, out);
 
-  const auto news_before = operator_new_calls;
-  const auto mallocs_before = malloc_calls;
+  const auto news_before = arec::test::operator_new_calls();
+  const auto mallocs_before = arec::test::malloc_calls();
   std::size_t produced = 0;
   for (int i = 0; i < 2000; ++i) produced += one_chunk();
-  EXPECT_EQ(operator_new_calls - news_before, 0u);
-  EXPECT_EQ(malloc_calls - mallocs_before, 0u);
+  EXPECT_EQ(arec::test::operator_new_calls() - news_before, 0u);
+  EXPECT_EQ(arec::test::malloc_calls() - mallocs_before, 0u);
   EXPECT_GT(produced, 0u);
 #ifndef AREC_TEST_SANITIZED_MALLOC
   // The counter works: zstd did allocate its context through malloc during the warm-up.
   compressor fresh(3);
-  const auto mallocs_fresh = malloc_calls;
+  const auto mallocs_fresh = arec::test::malloc_calls();
   const std::array<std::span<const std::byte>, 1> piece{std::span(input).first(1000)};
   fresh.compress(piece, out);
-  EXPECT_GT(malloc_calls - mallocs_fresh, 0u);
+  EXPECT_GT(arec::test::malloc_calls() - mallocs_fresh, 0u);
 #endif
 }
 

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/allocation_counter.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -25,43 +27,7 @@
 
 #include "record/kernel_map.hpp"
 
-// Counting replacements of the global allocation functions: while `counting` is set, every
-// heap allocation in this process is tallied, which proves the /proc scan allocates nothing.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
 
-void* counted_allocation(std::size_t size) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc{};
-}
-void* counted_aligned_allocation(std::size_t size, std::align_val_t alignment) {
-  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1);
-  auto align = static_cast<std::size_t>(alignment);
-  if (void* p = std::aligned_alloc(align, (size + align - 1) / align * align)) return p;
-  throw std::bad_alloc{};
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return counted_allocation(size); }
-void* operator new[](std::size_t size) { return counted_allocation(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try { return counted_allocation(size); } catch (...) { return nullptr; }
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  try { return counted_allocation(size); } catch (...) { return nullptr; }
-}
-void* operator new(std::size_t size, std::align_val_t a) { return counted_aligned_allocation(size, a); }
-void* operator new[](std::size_t size, std::align_val_t a) { return counted_aligned_allocation(size, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 using namespace arec::record;
 
@@ -423,14 +389,13 @@ TEST(Synthesizer, ScanningAllTasksAllocatesNothing) {
   oddly_named_child child;
   counting_sink sink;
   // The counter sees allocations made through any path, including the library's.
-  counting = true;
+  auto probe_start = arec::test::operator_new_calls();
   auto probe = std::make_unique<std::string>(64, 'x');
-  counting = false;
-  ASSERT_EQ(allocations.exchange(0), 2) << "operator new is not the counting one";
-  counting = true;
+  ASSERT_EQ(arec::test::operator_new_calls() - probe_start, 2u)
+      << "operator new is not the counting one";
+  auto before = arec::test::allocations();
   auto counts = synthesize_all_tasks(sink, {.data_mmaps = true});
-  counting = false;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(arec::test::allocations() - before, 0u);
   EXPECT_GT(counts.mmaps, 10u);
   EXPECT_EQ(sink.records, counts.threads * 2 + counts.mmaps);
   EXPECT_EQ(sink.malformed, 0u);
