@@ -17,7 +17,9 @@ executor_thread::executor_thread(std::vector<int> affinity, std::string name)
   pinned.wait();  // nothing is posted to the thread before it is on its CPUs
 }
 
-executor_thread::~executor_thread() {
+executor_thread::~executor_thread() { halt(); }
+
+void executor_thread::halt() noexcept {
   if (thread_.joinable()) {
     keep_alive_.reset();
     context_.stop();

@@ -40,6 +40,8 @@ class executor_thread {
   // Lets the thread finish once no work is left, and waits for it. Rethrows the first
   // exception a coroutine on this thread ended with.
   void join();
+  // Stops the thread at once, abandoning its pending work; for unwinding after a failure.
+  void halt() noexcept;
   // Called by coroutines spawned with `completion()` when they end with an exception.
   void record_failure(std::exception_ptr failure);
   // A completion token for co_spawn that records a failure instead of losing it.

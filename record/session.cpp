@@ -1,22 +1,18 @@
 #include "record/session.hpp"
 
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 #include <array>
 #include <asio/io_context.hpp>
-#include <asio/signal_set.hpp>
-#include <asio/steady_timer.hpp>
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 #include "async/executor_thread.hpp"
-#include "async/readiness.hpp"
 #include "io/append_writer.hpp"
 #include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
 #include "io/host_features.hpp"
-#include "io/output_path.hpp"
 #include "io/perf_file_writer.hpp"
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
@@ -24,9 +20,13 @@
 #include "io/tracing_data.hpp"
 #include "record/event_set.hpp"
 #include "record/kernel_map.hpp"
+#include "record/recording_output.hpp"
+#include "record/stop_conditions.hpp"
+#include "record/stream_layout.hpp"
 #include "record/streamer.hpp"
 #include "record/synthesizer.hpp"
 #include "record/target_tasks.hpp"
+#include "record/topology.hpp"
 #include "record/workload.hpp"
 
 namespace arec::record {
@@ -40,9 +40,71 @@ void say(const record_options& options, const std::string& line) {
 
 std::vector<int> online_cpus() {
   std::array<char, 4096> buffer;
-  auto text = io::read_small_file(AT_FDCWD, "/sys/devices/system/cpu/online", buffer);
-  if (!text) io::throw_errno("read", "/sys/devices/system/cpu/online");
+  std::string path = sysfs_root() + "/devices/system/cpu/online";
+  auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
+  if (!text) io::throw_errno("read", path);
   return io::parse_cpu_list(*text);
+}
+
+std::vector<int> monitored_cpus(const record_options& options, const std::vector<int>& online) {
+  if (options.cpus.empty()) return online;
+  for (int cpu : options.cpus)
+    if (!std::binary_search(online.begin(), online.end(), cpu))
+      throw usage_error("-C: cpu " + std::to_string(cpu) + " is not online (online: " +
+                        io::format_cpu_list(online) + ")");
+  return options.cpus;
+}
+
+// Each fd counts against RLIMIT_NOFILE: raise the soft limit to the hard one when needed.
+void ensure_fd_limit(std::size_t needed) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  if (limit.rlim_max < needed)
+    throw std::runtime_error("this recording needs " + std::to_string(needed) +
+                             " file descriptors but the hard limit (ulimit -Hn) is " +
+                             std::to_string(limit.rlim_max));
+  limit.rlim_cur = limit.rlim_max;
+  io::check_syscall(::setrlimit(RLIMIT_NOFILE, &limit), "setrlimit", "RLIMIT_NOFILE");
+}
+
+// A streaming thread and its work. The thread is stopped before the streamer it runs dies.
+struct streaming_thread {
+  streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config)
+      : thread(mask.affinity, "arec-stream-" + std::to_string(index)), stream(thread, config) {}
+  ~streaming_thread() { thread.halt(); }
+  async::executor_thread thread;
+  streamer stream;
+};
+
+std::vector<io::perf::event_entry> file_events(const event_set& events) {
+  std::vector<io::perf::event_entry> entries;
+  for (const opened_event& event : events.events())
+    entries.push_back({event.attr, event.name, event.ids});
+  return entries;
+}
+
+io::perf::feature_set final_features(const record_options& options,
+                                     std::span<const io::perf::event_entry> entries,
+                                     const stream_stats& stats, bool directory,
+                                     std::span<const std::string> command_line) {
+  io::perf::feature_set features;
+  io::perf::add_host_features(features);
+  features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(entries));
+  features.set(io::perf::feature_cmdline, io::perf::cmdline_payload(command_line));
+  if (stats.samples > 0)
+    features.set(io::perf::feature_sample_time,
+                 io::perf::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
+  if (directory) features.set(io::perf::feature_dir_format, io::perf::dir_format_payload());
+  std::vector<std::pair<std::string, std::string>> tracepoints;
+  for (const event_spec& spec : options.events)
+    if (spec.tracepoint) tracepoints.push_back(*spec.tracepoint);
+  if (!tracepoints.empty()) {
+    auto root = io::tracefs::find_root();
+    if (!root) throw std::runtime_error("tracefs is not mounted: cannot describe tracepoints");
+    features.set(io::perf::feature_tracing_data,
+                 io::perf::tracing_data_payload(*root, tracepoints));
+  }
+  return features;
 }
 
 // The workload is known by its command name until its exec brings the real COMM record.
@@ -60,196 +122,141 @@ void write_finished_init(io::record_sink& sink) {
   sink.write(std::as_bytes(std::span{&finished_init, 1}));
 }
 
-std::vector<int> monitored_cpus(const record_options& options) {
-  std::vector<int> online = online_cpus();
-  if (options.cpus.empty()) return online;
-  for (int cpu : options.cpus)
-    if (!std::binary_search(online.begin(), online.end(), cpu))
-      throw usage_error("-C: cpu " + std::to_string(cpu) + " is not online (online: " +
-                        io::format_cpu_list(online) + ")");
-  return options.cpus;
+// What runs already: written before streaming starts, so it precedes every sample needing it.
+std::uint64_t synthesize(const record_options& options, const std::optional<workload>& child,
+                         bool per_task, int fd, std::uint64_t offset, const std::string& path) {
+  auto sink = std::make_unique<io::file_sink>(fd, offset, path);
+  synthesis_config synthesis;
+  synthesis.sample_id_size = sample_id_trailer_size;
+  synthesize_kernel_maps(*sink, synthesis);
+  if (!options.pids.empty())
+    synthesize_processes(*sink, options.pids, synthesis);
+  else if (per_task)
+    synthesize_workload_comm(*sink, child->pid(), options.workload.front());
+  else
+    synthesize_all_tasks(*sink, synthesis);
+  write_finished_init(*sink);
+  return sink->flush();
 }
 
-std::vector<event_spec> requested_events(const record_options& options) {
-  if (!options.events.empty()) return options.events;
-  return {parse_event_spec("cycles")};
-}
-
-// Each fd counts against RLIMIT_NOFILE: raise the soft limit to the hard one when needed.
-void ensure_fd_limit(std::size_t needed) {
-  rlimit limit{};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed + 64) return;
-  if (limit.rlim_max < needed + 64)
-    throw std::runtime_error("this recording needs about " + std::to_string(needed + 64) +
-                             " file descriptors but the hard limit (ulimit -Hn) is " +
-                             std::to_string(limit.rlim_max));
-  limit.rlim_cur = limit.rlim_max;
-  ::setrlimit(RLIMIT_NOFILE, &limit);
-}
-
-struct output_files {
-  std::string header_path;
-  io::unique_fd header;
-};
-
-output_files create_output(const record_options& options) {
-  io::keep_previous_output(options.output_path);
-  output_files files;
-  files.header_path = options.output_path;
-  files.header = io::create_output_file(files.header_path);
-  return files;
-}
-
-std::vector<io::perf::event_entry> file_events(const event_set& events) {
-  std::vector<io::perf::event_entry> entries;
-  for (const opened_event& event : events.events())
-    entries.push_back({event.attr, event.name, event.ids});
-  return entries;
-}
-
-io::perf::feature_set final_features(const record_options& options, const event_set& events,
-                                     std::span<const io::perf::event_entry> entries,
-                                     const stream_stats& stats,
-                                     std::span<const std::string> command_line) {
-  io::perf::feature_set features;
-  io::perf::add_host_features(features);
-  features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(entries));
-  features.set(io::perf::feature_cmdline, io::perf::cmdline_payload(command_line));
-  if (stats.samples > 0)
-    features.set(io::perf::feature_sample_time,
-                 io::perf::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
-  std::vector<std::pair<std::string, std::string>> tracepoints;
-  for (const event_spec& spec : options.events)
-    if (spec.tracepoint) tracepoints.push_back(*spec.tracepoint);
-  if (!tracepoints.empty()) {
-    auto root = io::tracefs::find_root();
-    if (!root) throw std::runtime_error("tracefs is not mounted: cannot describe tracepoints");
-    features.set(io::perf::feature_tracing_data,
-                 io::perf::tracing_data_payload(*root, tracepoints));
-  }
-  (void)events;
-  return features;
-}
-
-async::task<void> stop_at_exit(async::readiness& exit, asio::io_context& control) {
-  bool exited = co_await exit.readable();
-  if (exited) control.stop();
-  co_return;
-}
-
-// Waits, on the control thread, for whatever ends the recording.
-class stop_conditions {
- public:
-  stop_conditions(asio::io_context& control, const record_options& options, workload* child)
-      : signals_(control, SIGINT, SIGTERM, SIGHUP), timer_(control) {
-    signals_.async_wait([this, &control](std::error_code error, int signal) {
-      if (!error) stopped_by_signal_ = signal;
-      control.stop();
-    });
-    if (options.duration_s) {
-      timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(*options.duration_s)));
-      timer_.async_wait([&control](std::error_code error) {
-        if (!error) control.stop();
-      });
-    }
-    if (child) {
-      child_exit_.emplace(control.get_executor(), child->exit_fd());
-      asio::co_spawn(control, stop_at_exit(*child_exit_, control), asio::detached);
+void print_summary(const record_options& options, const recording_output& output,
+                   const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                   const stream_stats& total) {
+  if (options.quiet) return;
+  if (options.threads_spec || options.verbose) {
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      const streaming_thread& t = *threads[i];
+      stream_stats stats = t.stream.stats();
+      std::fprintf(stderr,
+                   "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu "
+                   "bytes=%llu cpu_time=%.3fs\n",
+                   i, io::format_cpu_list(t.stream.cpus()).c_str(),
+                   io::format_cpu_list(t.thread.affinity()).c_str(),
+                   io::format_cpu_list(t.stream.ran_on()).c_str(),
+                   static_cast<unsigned long long>(stats.samples),
+                   static_cast<unsigned long long>(stats.lost),
+                   static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
     }
   }
-  int stopped_by_signal() const { return stopped_by_signal_; }
-
- private:
-  asio::signal_set signals_;
-  asio::steady_timer timer_;
-  std::optional<async::readiness> child_exit_;
-  int stopped_by_signal_ = 0;
-};
+  std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
+               static_cast<unsigned long long>(total.samples),
+               static_cast<unsigned long long>(total.lost),
+               static_cast<unsigned long long>(output.total_bytes()), output.path().c_str());
+}
 
 }  // namespace
 
 int run_session(const record_options& options, std::span<const std::string> command_line) {
-  std::vector<int> cpus = monitored_cpus(options);
-  std::vector<event_spec> specs = requested_events(options);
-  bool per_task = !options.pids.empty() || (!options.workload.empty() && !options.system_wide &&
-                                            options.cpus.empty());
+  std::vector<int> online = online_cpus();
+  std::vector<int> cpus = monitored_cpus(options, online);
+  thread_layout layout = plan_stream_threads(options, cpus, online);
+  if (options.verbose)
+    for (const std::string& note : layout.dropped) say(options, "arec: " + note);
+  if (options.dry_run) {
+    std::fputs(format_thread_layout(layout).c_str(), stdout);
+    return 0;
+  }
+  std::vector<event_spec> specs = options.events;
+  if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
+  bool per_task = !options.pids.empty() ||
+                  (!options.workload.empty() && !options.system_wide && options.cpus.empty());
+
   std::optional<workload> child;
   if (!options.workload.empty()) child.emplace(workload::prepare(options.workload));
-
   event_target target;
   target.cpus = cpus;
   if (!options.pids.empty())
     target.tasks = threads_of_processes(options.pids);
   else if (per_task)
     target.tasks = {child->pid()};
-  ensure_fd_limit(target.cpus.size() * target.tasks.size() * (specs.size() + 1) + 16);
+  // Per cpu and task one fd per event (the tracking event included); per streaming thread a
+  // data file, an io_uring and its eventfd.
+  ensure_fd_limit(cpus.size() * target.tasks.size() * (specs.size() + 1) +
+                  3 * layout.threads.size() + 64);
 
   sampling_config sampling = make_sampling_config(options, per_task && child.has_value());
   event_set events = event_set::open(specs, sampling, target,
                                      [&](const std::string& line) { say(options, line); });
   std::vector<io::perf::event_entry> entries = file_events(events);
 
-  output_files output = create_output(options);
-  io::perf::perf_file_writer header(output.header.get());
+  bool directory = options.threads_spec.has_value();
+  recording_output output =
+      recording_output::create(options.output_path, directory, layout.threads.size());
+  io::perf::perf_file_writer header(output.header_fd(), output.header_path());
   std::uint64_t data_offset = header.write_prologue(entries);
 
-  // One streaming thread serves every cpu here; --threads lays out more.
-  async::executor_thread thread({}, "arec-stream");
   streamer_config stream_config;
   stream_config.mmap_flush = options.mmap_flush;
+  stream_config.write_rounds = !directory;  // perf 6.1 breaks on FINISHED_ROUND in data.N
   std::size_t pages = options.mmap_pages.value_or(default_data_pages);
-
-  auto sink = std::make_unique<io::file_sink>(output.header.get(), data_offset, output.header_path);
-  streamer stream(thread, stream_config);
-  for (int cpu : cpus) stream.add_ring(cpu, events.ring_owner(cpu), pages);
+  std::vector<std::unique_ptr<streaming_thread>> threads;
+  for (std::size_t i = 0; i < layout.threads.size(); ++i) {
+    threads.push_back(std::make_unique<streaming_thread>(layout.threads[i], i, stream_config));
+    for (int cpu : layout.threads[i].cpus)
+      threads.back()->stream.add_ring(cpu, events.ring_owner(cpu), pages);
+  }
   events.redirect_into_rings();
 
-  synthesis_config synthesis;
-  synthesis.sample_id_size = sample_id_trailer_size;
-  synthesize_kernel_maps(*sink, synthesis);
-  if (!options.pids.empty())
-    synthesize_processes(*sink, options.pids, synthesis);
-  else if (!per_task)
-    synthesize_all_tasks(*sink, synthesis);
-  else
-    synthesize_workload_comm(*sink, child->pid(), options.workload.front());
-  write_finished_init(*sink);
-  std::uint64_t stream_offset = sink->flush();
-  sink.reset();
+  std::uint64_t header_end = synthesize(options, child, per_task, output.header_fd(), data_offset,
+                                        output.header_path());
+  bool said_fallback = false;
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    auto [writer, choice] = io::make_append_writer(output.stream_fd(i), output.stream_path(i),
+                                                   directory ? 0 : header_end);
+    if (!choice.fallback_reason.empty() && !said_fallback) {
+      said_fallback = true;
+      say(options, "arec: io_uring is unavailable (" + choice.fallback_reason +
+                       "); writing with plain writes");
+    }
+    threads[i]->stream.start(std::move(writer));
+  }
+  if (!(per_task && child)) events.enable_sampling();
 
-  auto [writer, choice] = io::make_append_writer(output.header.get(), output.header_path,
-                                                 stream_offset);
-  if (!choice.fallback_reason.empty())
-    say(options, "arec: io_uring is unavailable (" + choice.fallback_reason +
-                     "); writing with plain writes");
-  stream.start(std::move(writer));
-  if (!per_task || !child) events.enable_sampling();
-
+  std::vector<io::unique_fd> target_exits = open_pidfds(options.pids);
+  std::vector<int> exit_fds;
+  if (child) exit_fds.push_back(child->exit_fd());
+  for (const io::unique_fd& fd : target_exits) exit_fds.push_back(fd.get());
   asio::io_context control(1);
-  stop_conditions stop(control, options, child ? &*child : nullptr);
+  stop_conditions stop(control, options.duration_s, exit_fds);
   if (child) child->start();
   control.run();
 
   events.disable();
-  stream.stop();
-  thread.join();
+  for (auto& t : threads) t->stream.stop();
+  for (auto& t : threads) t->thread.join();
   int status = 0;
   if (child) {
-    if (stop.stopped_by_signal() || options.duration_s) child->terminate();
+    if (stop.stopping_signal() || options.duration_s) child->terminate();
     status = child->wait();
   }
 
-  stream_stats stats = stream.stats();
-  std::uint64_t data_size = stream.file_offset() - data_offset;
-  header.write_epilogue(data_size, final_features(options, events, entries, stats, command_line));
-  struct stat written {};
-  io::check_syscall(::fstat(output.header.get(), &written), "stat", output.header_path);
-  if (!options.quiet)
-    std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
-                 static_cast<unsigned long long>(stats.samples),
-                 static_cast<unsigned long long>(stats.lost),
-                 static_cast<unsigned long long>(written.st_size), options.output_path.c_str());
+  stream_stats total;
+  for (auto& t : threads) total.merge(t->stream.stats());
+  std::uint64_t data_size = directory ? header_end - data_offset
+                                      : threads.front()->stream.file_offset() - data_offset;
+  header.write_epilogue(data_size,
+                        final_features(options, entries, total, directory, command_line));
+  print_summary(options, output, threads, total);
   return status;
 }
 

@@ -1,6 +1,7 @@
 #include "record/streamer.hpp"
 
 #include <poll.h>
+#include <sched.h>
 
 #include <asio/redirect_error.hpp>
 #include <array>
@@ -119,6 +120,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   scan_records(chunk, ring.stats);
+  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
   co_await stream_->write(chunk.pieces, ring.written);
   ring.stats.bytes_out += chunk.size();
   bytes_since_round_ += chunk.size();
@@ -154,6 +156,13 @@ async::task<void> streamer::wait_for_round_acks(std::uint64_t round) {
     round_acked_.reset();
     co_await round_acked_.wait();
   }
+}
+
+std::vector<int> streamer::ran_on() const {
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < io::max_cpus; ++cpu)
+    if (ran_on_.test(static_cast<std::size_t>(cpu))) cpus.push_back(cpu);
+  return cpus;
 }
 
 stream_stats streamer::stats() const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <asio/steady_timer.hpp>
+#include <bitset>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "async/event.hpp"
 #include "async/executor_thread.hpp"
 #include "async/readiness.hpp"
+#include "io/cpu_list.hpp"
 #include "record/data_stream.hpp"
 #include "record/perf_event.hpp"
 #include "record/ring_buffer.hpp"
@@ -47,6 +49,8 @@ class streamer {
   std::uint64_t file_offset() const { return stream_->offset(); }
   std::size_t ring_count() const { return rings_.size(); }
   std::vector<int> cpus() const;
+  // The cpus the thread was seen running on while draining (valid after the thread was joined).
+  std::vector<int> ran_on() const;
 
  private:
   struct ring_state;
@@ -69,6 +73,7 @@ class streamer {
   std::uint64_t bytes_since_round_ = 0;
   std::size_t rings_running_ = 0;
   bool stopping_ = false;
+  std::bitset<io::max_cpus> ran_on_;
 };
 
 }  // namespace arec::record
