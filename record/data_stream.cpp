@@ -10,12 +10,16 @@ data_stream::data_stream(const asio::any_io_executor& executor,
                          std::unique_ptr<io::append_writer> writer)
     : executor_(executor), writer_(std::move(writer)), slot_freed_(executor), wake_pump_(executor) {}
 
-async::task<void> data_stream::write(std::span<const std::span<const std::byte>> pieces,
-                                     async::event& done) {
+async::task<void> data_stream::wait_for_slot() {
   while (!writer_->can_submit()) {
     slot_freed_.reset();
     co_await slot_freed_.wait();
   }
+}
+
+async::task<void> data_stream::write(std::span<const std::span<const std::byte>> pieces,
+                                     async::event& done) {
+  co_await wait_for_slot();
   done.reset();
   writer_->submit(pieces, reinterpret_cast<std::uintptr_t>(&done));
   if (writer_->completion_fd() < 0)

@@ -23,6 +23,9 @@ class data_stream {
   // caller's own completion event (one per writer of the stream, reused for every write).
   // Throws std::system_error when the write fails.
   async::task<void> write(std::span<const std::span<const std::byte>> pieces, async::event& done);
+  // Returns once a write can start without waiting; a write() right after it, with no
+  // suspension between, keeps the order in which callers prepared their bytes.
+  async::task<void> wait_for_slot();
   // Waits for completions until close() and the last write finished. Spawn once per stream.
   async::task<void> pump();
   // No more writes will be started; the pump ends once the last one has finished.

@@ -1,6 +1,7 @@
 #include "record/session.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <array>
 #include <asio/io_context.hpp>
@@ -139,9 +140,17 @@ std::uint64_t synthesize(const record_options& options, const std::optional<work
   return sink->flush();
 }
 
+struct compression_totals {
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  double ratio() const {
+    return bytes_out ? static_cast<double>(bytes_in) / static_cast<double>(bytes_out) : 0;
+  }
+};
+
 void print_summary(const record_options& options, const recording_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
-                   const stream_stats& total) {
+                   const stream_stats& total, const compression_totals& compression) {
   if (options.quiet) return;
   if (options.threads_spec || options.verbose) {
     for (std::size_t i = 0; i < threads.size(); ++i) {
@@ -162,6 +171,10 @@ void print_summary(const record_options& options, const recording_output& output
                static_cast<unsigned long long>(total.samples),
                static_cast<unsigned long long>(total.lost),
                static_cast<unsigned long long>(output.total_bytes()), output.path().c_str());
+  if (compression.bytes_in > 0)
+    std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
+                 static_cast<unsigned long long>(compression.bytes_in),
+                 static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
 }
 
 }  // namespace
@@ -206,9 +219,12 @@ int run_session(const record_options& options, std::span<const std::string> comm
   std::uint64_t data_offset = header.write_prologue(entries);
 
   streamer_config stream_config;
-  stream_config.mmap_flush = options.mmap_flush;
   stream_config.write_rounds = !directory;  // perf 6.1 breaks on FINISHED_ROUND in data.N
+  stream_config.compression_level = options.compression_level;
   std::size_t pages = options.mmap_pages.value_or(default_data_pages);
+  std::size_t page_size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
+  stream_config.mmap_flush = std::min<std::uint64_t>(options.mmap_flush, pages * page_size / 4);
   std::vector<std::unique_ptr<streaming_thread>> threads;
   for (std::size_t i = 0; i < layout.threads.size(); ++i) {
     threads.push_back(std::make_unique<streaming_thread>(layout.threads[i], i, stream_config));
@@ -251,12 +267,26 @@ int run_session(const record_options& options, std::span<const std::string> comm
   }
 
   stream_stats total;
-  for (auto& t : threads) total.merge(t->stream.stats());
+  compression_totals compression;
+  for (auto& t : threads) {
+    total.merge(t->stream.stats());
+    auto [in, out] = t->stream.compression_totals();
+    compression.bytes_in += in;
+    compression.bytes_out += out;
+  }
   std::uint64_t data_size = directory ? header_end - data_offset
                                       : threads.front()->stream.file_offset() - data_offset;
-  header.write_epilogue(data_size,
-                        final_features(options, entries, total, directory, command_line));
-  print_summary(options, output, threads, total);
+  io::perf::feature_set features =
+      final_features(options, entries, total, directory, command_line);
+  if (options.compression_level > 0)
+    // perf's reader sizes its decompression buffer from mmap_len: one ring's worth at most.
+    features.set(io::perf::feature_compressed,
+                 io::perf::compressed_payload(
+                     static_cast<std::uint32_t>(options.compression_level),
+                     static_cast<std::uint32_t>(compression.ratio() + 0.5),
+                     static_cast<std::uint32_t>((pages + 1) * page_size)));
+  header.write_epilogue(data_size, features);
+  print_summary(options, output, threads, total, compression);
   return status;
 }
 

@@ -35,6 +35,7 @@ struct streamer::ring_state {
   async::event wake;     // a round or the stop wants this ring drained
   async::event written;  // this ring's write finished
   stream_stats stats;
+  std::vector<std::byte> compressed;  // the zstd output of one drain, until it is written
   std::uint64_t round_wanted = 0;
   std::uint64_t round_done = 0;
   bool hung_up = false;
@@ -46,7 +47,9 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       config_(config),
       round_timer_(thread.executor()),
       round_acked_(thread.executor()),
-      round_record_written_(thread.executor()) {}
+      round_record_written_(thread.executor()) {
+  if (config.compression_level > 0) compressor_.emplace(config.compression_level);
+}
 
 streamer::~streamer() = default;
 
@@ -54,6 +57,9 @@ void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages
   thread_.run_sync([&] {
     rings_.push_back(std::make_unique<ring_state>(thread_.executor(), cpu, owner,
                                                   ring_buffer::map(owner, data_pages, cpu)));
+    // Sized once for the largest possible drain, so compressing allocates nothing per chunk.
+    if (compressor_)
+      rings_.back()->compressed.resize(compressor::bound(rings_.back()->ring.reader().capacity()));
   });
 }
 
@@ -116,6 +122,10 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
 }
 
 async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
+  if (compressor_) {
+    co_await drain_compressed(ring, min_bytes);
+    co_return;
+  }
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
@@ -125,6 +135,28 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring.stats.bytes_out += chunk.size();
   bytes_since_round_ += chunk.size();
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+}
+
+async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
+  // The thread's zstd stream must reach the file in the order it was produced: take a write
+  // slot first, so nothing suspends between compressing and submitting.
+  co_await stream_->wait_for_slot();
+  ring_reader& reader = ring.ring.reader();
+  ring_chunk chunk = reader.unread();
+  if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  scan_records(chunk, ring.stats);
+  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
+  std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
+  reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free
+  std::array<std::span<const std::byte>, 1> pieces{std::span{ring.compressed.data(), size}};
+  co_await stream_->write(pieces, ring.written);
+  ring.stats.bytes_out += size;
+  bytes_since_round_ += size;
+}
+
+std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
+  if (!compressor_) return {0, 0};
+  return {compressor_->bytes_in(), compressor_->bytes_out()};
 }
 
 async::task<void> streamer::run_rounds() {

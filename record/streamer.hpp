@@ -15,6 +15,7 @@
 #include "async/executor_thread.hpp"
 #include "async/readiness.hpp"
 #include "io/cpu_list.hpp"
+#include "record/compressor.hpp"
 #include "record/data_stream.hpp"
 #include "record/perf_event.hpp"
 #include "record/ring_buffer.hpp"
@@ -26,6 +27,7 @@ struct streamer_config {
   bool write_rounds = true;      // FINISHED_ROUND records (single file only: never in data.N)
   std::uint64_t mmap_flush = 1;  // bytes a ring must hold before a wakeup drains it
   std::chrono::milliseconds round_interval{250};
+  int compression_level = 0;     // 0: write ring bytes as they are; 1..22: zstd (-z)
 };
 
 class streamer {
@@ -49,6 +51,8 @@ class streamer {
   std::uint64_t file_offset() const { return stream_->offset(); }
   std::size_t ring_count() const { return rings_.size(); }
   std::vector<int> cpus() const;
+  // Bytes given to and produced by the compressor (both 0 without -z); valid after join.
+  std::pair<std::uint64_t, std::uint64_t> compression_totals() const;
   // The cpus the thread was seen running on while draining (valid after the thread was joined).
   std::vector<int> ran_on() const;
 
@@ -57,6 +61,7 @@ class streamer {
 
   async::task<void> drain_ring(ring_state& ring);
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
+  async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> run_rounds();
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
@@ -74,6 +79,7 @@ class streamer {
   std::size_t rings_running_ = 0;
   bool stopping_ = false;
   std::bitset<io::max_cpus> ran_on_;
+  std::optional<compressor> compressor_;  // one zstd stream per thread, as one per data file
 };
 
 }  // namespace arec::record
