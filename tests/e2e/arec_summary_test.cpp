@@ -20,7 +20,8 @@ TEST(ArecSummary, ParsesTheExactFormat) {
 TEST(ArecSummary, RejectsOtherWordings) {
   EXPECT_FALSE(find_arec_summary(""));
   EXPECT_FALSE(find_arec_summary("arec: 12 samples, 0 lost, 10 bytes to x\n"));
-  EXPECT_FALSE(find_arec_summary("[ perf record: Captured and wrote 0.008 MB s.data (181 samples) ]\n"));
+  EXPECT_FALSE(
+      find_arec_summary("[ perf record: Captured and wrote 0.008 MB s.data (181 samples) ]\n"));
   EXPECT_FALSE(find_arec_summary(" arec: 1 samples, 0 lost, 1 bytes written to x\n"));
 }
 

@@ -73,10 +73,7 @@ std::string command_result::describe() const {
 }
 
 child_process::child_process(pid_t pid, io::unique_fd out, io::unique_fd err)
-    : pid_(pid),
-      started_(steady_clock::now()),
-      out_fd_(std::move(out)),
-      err_fd_(std::move(err)) {}
+    : pid_(pid), started_(steady_clock::now()), out_fd_(std::move(out)), err_fd_(std::move(err)) {}
 
 child_process::child_process(child_process&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
@@ -114,10 +111,10 @@ child_process child_process::spawn(const std::vector<std::string>& argv) {
   check_spawn_call(posix_spawnattr_setsigmask(&spawn.attr, &empty), "posix_spawnattr");
   // Its own process group lets us kill leftovers (a recorder's workload) all at once.
   check_spawn_call(posix_spawnattr_setpgroup(&spawn.attr, 0), "posix_spawnattr");
-  check_spawn_call(posix_spawnattr_setflags(&spawn.attr, POSIX_SPAWN_SETSIGDEF |
-                                                             POSIX_SPAWN_SETSIGMASK |
-                                                             POSIX_SPAWN_SETPGROUP),
-                   "posix_spawnattr");
+  check_spawn_call(
+      posix_spawnattr_setflags(
+          &spawn.attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP),
+      "posix_spawnattr");
   check_spawn_call(
       posix_spawn_file_actions_addopen(&spawn.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
       "posix_spawn_file_actions");

@@ -15,8 +15,8 @@ namespace arec::e2e {
 
 // How a command ended and what it printed.
 struct command_result {
-  int exit_code = -1;    // the status passed to exit(), or -1 when killed by a signal
-  int term_signal = 0;   // the signal that killed it, or 0 when it exited
+  int exit_code = -1;      // the status passed to exit(), or -1 when killed by a signal
+  int term_signal = 0;     // the signal that killed it, or 0 when it exited
   bool timed_out = false;  // we killed it because the deadline passed
   std::chrono::milliseconds elapsed{0};
   std::string out;

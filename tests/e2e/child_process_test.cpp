@@ -41,9 +41,9 @@ TEST(ChildProcess, DoesNotWaitForGrandchildrenHoldingItsPipes) {
 }
 
 TEST(ChildProcess, ReadsLinesWhileRunningAndDeliversSignals) {
-  child_process child =
-      child_process::spawn({"sh", "-c", "trap 'echo got-int; exit 0' INT; echo ready; "
-                                        "while :; do sleep 0.05; done"});
+  child_process child = child_process::spawn({"sh", "-c",
+                                              "trap 'echo got-int; exit 0' INT; echo ready; "
+                                              "while :; do sleep 0.05; done"});
   EXPECT_EQ(child.read_stdout_line(10s), "ready\n");
   EXPECT_FALSE(child.has_exited());
   child.send_signal(SIGINT);

@@ -49,8 +49,8 @@ std::optional<std::string> missing_prerequisite(perf_scope scope) {
   if (::geteuid() != 0) {
     int limit = scope == perf_scope::system_wide ? 0 : scope == perf_scope::tracepoint ? -1 : 2;
     if (*paranoid > limit) {
-      return "perf_event_paranoid is " + std::to_string(*paranoid) + " and this test needs <= " +
-             std::to_string(limit) + " when not root";
+      return "perf_event_paranoid is " + std::to_string(*paranoid) +
+             " and this test needs <= " + std::to_string(limit) + " when not root";
     }
   }
 

@@ -20,8 +20,8 @@ void expect_callers_recorded(const std::vector<std::string>& call_graph_args) {
   temp_dir dir;
   const std::string data = dir.file("call-graph.data");
   std::vector<std::string> args = call_graph_args;
-  for (std::string arg : {std::string("-o"), data, std::string("--"), test_program("hot_loop"),
-                          std::string("500")}) {
+  for (std::string arg :
+       {std::string("-o"), data, std::string("--"), test_program("hot_loop"), std::string("500")}) {
     args.push_back(arg);
   }
   command_result run = run_command(rec.command(args));
@@ -47,7 +47,8 @@ void expect_callers_recorded(const std::vector<std::string>& call_graph_args) {
   // A sample on hot_function's first instruction, before its frame exists, legitimately skips
   // its caller; those are rare, hence 90% rather than all.
   EXPECT_GE(called_by_caller, hot * 9 / 10)
-      << called_by_caller << " of " << hot << " chains; perf script:\n" << excerpt(script.run.out);
+      << called_by_caller << " of " << hot << " chains; perf script:\n"
+      << excerpt(script.run.out);
   EXPECT_GE(reaching_main, hot * 9 / 10) << reaching_main << " of " << hot << " chains";
 
   perf_report report = run_perf_report(data);

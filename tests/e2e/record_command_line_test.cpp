@@ -1,7 +1,6 @@
 // Command-line errors: an unknown option is a usage error that names the option and records
 // nothing.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include "child_process.hpp"

@@ -1,7 +1,6 @@
 // Ctrl-C (SIGINT) ends a system-wide recording early: the recorder stops promptly and leaves
 // a complete file behind.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <thread>

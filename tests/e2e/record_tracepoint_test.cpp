@@ -18,8 +18,8 @@ TEST(RecordTracepoint, SchedSwitchSamplesDecodeWithFields) {
   temp_dir dir;
   const std::string data = dir.file("tracepoint.data");
 
-  command_result run =
-      run_command(rec.command({"-e", "sched:sched_switch", "-a", "-o", data, "--", "sleep", "0.5"}));
+  command_result run = run_command(
+      rec.command({"-e", "sched:sched_switch", "-a", "-o", data, "--", "sleep", "0.5"}));
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
 
   command_result script = run_command({"perf", "script", "-i", data});

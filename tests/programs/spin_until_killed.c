@@ -12,8 +12,8 @@ static void* volatile frame_anchor;
 
 // Burns a fixed amount of CPU (~1 ms); all of this program's samples should land here. It is
 // never instrumented, so sanitizer builds of the tests still see one hot symbol.
-__attribute__((noinline, no_sanitize("address", "thread", "undefined")))
-void hot_function(unsigned long iterations) {
+__attribute__((noinline, no_sanitize("address", "thread", "undefined"))) void hot_function(
+    unsigned long iterations) {
   // Taking the frame address forces a frame-pointer prologue even in this leaf function
   // (Debian's gcc omits it in leaves), so fp call graphs show caller_function above us.
   frame_anchor = __builtin_frame_address(0);
