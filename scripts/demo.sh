@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# From a fresh Debian 12 machine (as root): installs the dependencies, builds arec, records a
+# real profile of a test program system-wide with call graphs, and shows it with perf report.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+bash scripts/install-deps.sh
+bash scripts/build.sh build
+
+echo
+echo "== ./build/arec -a -g -o arec.data -- ./build/tests/hot_loop 2000"
+./build/arec -a -g -o arec.data -- ./build/tests/hot_loop 2000
+
+echo
+echo "== perf report --stdio -i arec.data --no-children --sort comm,dso,sym | head -40"
+# perf report exits early on SIGPIPE from head; that is not a failure of the demo.
+perf report --stdio -i arec.data --no-children --sort comm,dso,sym 2>&1 | head -40 || true
+
+echo
+echo "The profile is in $root/arec.data: open it with 'perf report -i arec.data' or 'hotspot arec.data'."

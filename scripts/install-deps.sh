@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything arec needs to build, test and demo on Debian 12 (run as root). When all
+# packages are already installed it returns at once, without touching apt.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ clang pkg-config
+  liburing-dev libzstd-dev libelf-dev libasio-dev libgtest-dev libbenchmark-dev
+  linux-perf hotspot zstd util-linux
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == installed ]] || missing+=("$package")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+if ((EUID != 0)); then
+  echo "install-deps: missing ${missing[*]}; run this script as root" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"

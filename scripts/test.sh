@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test, in three configurations:
+#   1. RelWithDebInfo (build/)                      : all tests
+#   2. ASan + UBSan, g++ (build-asan/)              : all tests
+#   3. TSan, clang++ (build-tsan/), -Wthread-safety : the concurrency tests, chosen by name with
+#      ctest -R "$AREC_TSAN_TESTS" (default below; see docs/testing.md)
+# With CI=true a skipped test (GTEST_SKIP) counts as a failure. JOBS sets build parallelism
+# (default 2). Every configuration runs even when an earlier one failed; the exit status is
+# non-zero if any did. A build error stops the script at once.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export JOBS=${JOBS:-2}
+tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record'}
+ci=false
+[[ "${CI:-}" == true ]] && ci=true
+
+failures=()
+started=$SECONDS
+
+banner() { printf '\n==== %s (%ds elapsed)\n' "$*" $((SECONDS - started)); }
+
+# run_ctest NAME BUILD_DIR [CTEST ARGS...]: runs ctest (behind "${ctest_prefix[@]}"), prints its
+# summary, records failures, and under CI=true turns skipped tests into failures, naming them.
+ctest_prefix=()
+run_ctest() {
+  local name=$1 dir=$root/$2
+  shift 2
+  local log="$dir/ctest.log" status=0
+  "${ctest_prefix[@]}" ctest --test-dir "$dir" --output-on-failure --no-tests=error \
+    --output-junit "$dir/ctest-junit.xml" "$@" 2>&1 | tee "$log" || status=$?
+  # ctest lists skips under "The following tests did not run:" as "  N - Suite.Test (Skipped)".
+  local skipped
+  skipped=$(grep -E '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log" |
+    sed -E 's/^[[:space:]]*[0-9]+ - (.*) \(Skipped\)$/\1/' || true)
+  if ((status != 0)); then
+    failures+=("$name: ctest failed (status $status)")
+  fi
+  if [[ -n "$skipped" ]]; then
+    if $ci; then
+      echo "test.sh: CI=true and these tests were skipped (a skip is a failure in CI):" >&2
+      printf '  %s\n' $skipped >&2
+      failures+=("$name: skipped under CI: $(echo $skipped)")
+    else
+      echo "test.sh: note: skipped tests (a failure when CI=true):" $skipped
+    fi
+  fi
+}
+
+banner "install dependencies"
+bash scripts/install-deps.sh
+
+banner "RelWithDebInfo build (build/)"
+bash scripts/build.sh build -DAREC_SANITIZE=
+banner "RelWithDebInfo: all tests"
+run_ctest "RelWithDebInfo" build
+
+banner "ASan+UBSan build (build-asan/)"
+bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined
+banner "ASan+UBSan: all tests"
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} run_ctest "ASan+UBSan" build-asan
+
+banner "TSan build with clang (build-tsan/, also checks -Wthread-safety)"
+CC=clang CXX=clang++ bash scripts/build.sh build-tsan -DAREC_SANITIZE=thread
+banner "TSan: tests matching '$tsan_tests'"
+# TSan needs a fixed memory layout on kernels with high mmap randomisation; setarch -R turns
+# address randomisation off for ctest and everything it starts.
+ctest_prefix=(setarch "$(uname -m)" -R)
+TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+  run_ctest "TSan" build-tsan -R "$tsan_tests"
+ctest_prefix=()
+
+banner "done"
+if ((${#failures[@]} > 0)); then
+  echo "test.sh: FAILED:" >&2
+  printf '  %s\n' "${failures[@]}" >&2
+  exit 1
+fi
+echo "test.sh: all configurations passed"

@@ -1,0 +1,68 @@
+#include "perf_report.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace arec::e2e {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  auto last = text.find_last_not_of(" \t\r");
+  return text.substr(first, last - first + 1);
+}
+
+// "99.45%  hot_loop    [.] hot_function": the percentage, the DSO up to the one-letter level
+// marker ("[kernel.kallsyms]" is a DSO, "[k]" a marker), then the symbol.
+bool parse_row(std::string_view line, report_row& row) {
+  line = trim(line);
+  auto percent_end = line.find('%');
+  if (line.starts_with('#') || percent_end == std::string_view::npos) return false;
+  auto parsed = std::from_chars(line.data(), line.data() + percent_end, row.percent);
+  if (parsed.ec != std::errc{} || parsed.ptr != line.data() + percent_end) return false;
+  for (std::size_t i = percent_end + 1; i + 2 < line.size(); ++i) {
+    bool marker = line[i] == '[' && line[i + 2] == ']' && line[i - 1] == ' ' &&
+                  (i + 3 == line.size() || line[i + 3] == ' ');
+    if (!marker) continue;
+    row.dso = trim(line.substr(percent_end + 1, i - percent_end - 1));
+    row.level = line[i + 1];
+    row.symbol = trim(line.substr(i + 3));
+    return !row.dso.empty();
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<report_row> parse_perf_report(std::string_view text) {
+  std::vector<report_row> rows;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    report_row row;
+    if (parse_row(text.substr(start, end - start), row)) rows.push_back(std::move(row));
+    start = end + 1;
+  }
+  return rows;
+}
+
+perf_report run_perf_report(const std::string& data_file) {
+  perf_report report;
+  report.run = run_command({"perf", "report", "--stdio", "-i", data_file, "--sort", "dso,sym",
+                            "--no-children", "-g", "none"});
+  report.rows = parse_perf_report(report.run.out);
+  return report;
+}
+
+bool has_warning(const command_result& run) {
+  std::string lower = run.err;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("warning") != std::string::npos;
+}
+
+}  // namespace arec::e2e

@@ -1,0 +1,36 @@
+// perf_report: `perf report --stdio` run on a recorded file, and its rows parsed. The reader
+// is unmodified perf, so a file it reads without complaint is a file perf users can use.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "child_process.hpp"
+
+namespace arec::e2e {
+
+// One line of `--sort dso,sym` output: "    99.45%  hot_loop  [.] hot_function".
+struct report_row {
+  double percent = 0;
+  std::string dso;     // as perf shows it: a file name or "[kernel.kallsyms]"
+  char level = '?';    // '.' user space, 'k' kernel
+  std::string symbol;  // "[unknown]" or a hex address when perf could not resolve it
+};
+
+// The rows of `perf report --stdio` text, in the order printed; comment lines are skipped.
+std::vector<report_row> parse_perf_report(std::string_view text);
+
+struct perf_report {
+  command_result run;
+  std::vector<report_row> rows;
+};
+
+// Runs `perf report --stdio -i FILE --sort dso,sym --no-children -g none` (self overhead,
+// no call-graph text) and parses its stdout.
+perf_report run_perf_report(const std::string& data_file);
+
+// Whether perf printed a warning (any case of "warning") on stderr.
+bool has_warning(const command_result& run);
+
+}  // namespace arec::e2e

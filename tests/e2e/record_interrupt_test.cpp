@@ -1,0 +1,60 @@
+// Ctrl-C (SIGINT) ends a system-wide recording early: the recorder stops promptly and leaves
+// a complete file behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+#include "arec_summary.hpp"
+#include "child_process.hpp"
+#include "perf_report.hpp"
+#include "perf_script.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(RecordInterrupt, SigintEndsRecordingWithCompleteFile) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("interrupt.data");
+
+  std::vector<std::string> args{"-a", "-o", data};
+  for (std::string& arg : rec.duration_args("30")) args.push_back(std::move(arg));
+  child_process recording = child_process::spawn(rec.command(args));
+  std::this_thread::sleep_for(1s);
+  ASSERT_FALSE(recording.has_exited()) << "a 30 s recording ended within 1 s";
+  recording.send_signal(SIGINT);
+  command_result run = recording.wait(20s);
+
+  ASSERT_FALSE(run.timed_out) << rec.describe() << " ignored SIGINT: " << run.describe();
+  EXPECT_LT(run.elapsed, 6s) << "stopping took " << run.elapsed.count() - 1000 << " ms";
+  if (rec.is_arec()) {
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+  } else {
+    // perf record stops its `sleep` workload with SIGTERM and, once the file is complete,
+    // re-raises the signal the workload died of (a shell shows 143).
+    EXPECT_EQ(run.term_signal, SIGTERM) << run.describe();
+  }
+
+  perf_report report = run_perf_report(data);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  EXPECT_FALSE(report.rows.empty()) << report.run.out;
+
+  if (rec.is_arec()) {
+    perf_script script = run_perf_script(data);
+    ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+    std::optional<arec_summary> summary = find_arec_summary(run.err);
+    ASSERT_TRUE(summary) << "no summary line on stderr:\n" << run.err;
+    EXPECT_EQ(summary->samples, script.samples.size()) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace arec::e2e

@@ -1,0 +1,54 @@
+// Recording a workload started by the recorder: samples land where the workload spends its
+// time, perf reads the file without warnings, and arec's summary counts what perf sees.
+#include <gtest/gtest.h>
+
+#include "arec_summary.hpp"
+#include "child_process.hpp"
+#include "perf_report.hpp"
+#include "perf_script.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+TEST(RecordWorkload, PutsHotLoopSamplesInHotFunction) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("workload.data");
+
+  command_result run =
+      run_command(rec.command({"-o", data, "-F", "1000", "--", test_program("hot_loop"), "1000"}));
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+
+  perf_script script = run_perf_script(data);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  sample_share hot = share_in(script.samples, "hot_function", "hot_loop",
+                              [](const script_sample& s) { return s.comm == "hot_loop"; });
+  ASSERT_GE(hot.total, 100u) << "hot_loop samples; perf script:\n" << excerpt(script.run.out);
+  EXPECT_GE(hot.fraction(), 0.90) << hot.matching << " of " << hot.total
+                                  << " hot_loop samples in hot_function; perf script:\n"
+                                  << excerpt(script.run.out);
+
+  perf_report report = run_perf_report(data);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  ASSERT_FALSE(report.rows.empty()) << report.run.out;
+  // The recording holds only the workload, so its hot function tops the whole report.
+  EXPECT_EQ(report.rows[0].dso, "hot_loop") << report.run.out;
+  EXPECT_EQ(report.rows[0].symbol, "hot_function") << report.run.out;
+  EXPECT_GE(report.rows[0].percent, 90.0) << report.run.out;
+
+  if (rec.is_arec()) {
+    std::optional<arec_summary> summary = find_arec_summary(run.err);
+    ASSERT_TRUE(summary) << "no summary line on stderr:\n" << run.err;
+    EXPECT_EQ(summary->samples, script.samples.size()) << run.err;
+    EXPECT_EQ(summary->path, data);
+    EXPECT_GT(summary->bytes, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace arec::e2e

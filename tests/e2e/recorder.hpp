@@ -1,0 +1,41 @@
+// recorder: the program the end-to-end tests record with. By default the arec built next to
+// the tests; AREC_E2E_RECORDER selects another, and a `perf` there is run as `perf record`,
+// which validates the tests themselves against the reference implementation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace arec::e2e {
+
+class recorder {
+ public:
+  // AREC_E2E_RECORDER when set and non-empty, else the arec binary CMake built (AREC_BINARY).
+  // A recorder whose file name is "perf" or "perf_<version>" is perf; any other is arec.
+  static recorder from_environment();
+  recorder(std::string binary, bool is_perf);
+
+  bool is_arec() const noexcept { return !is_perf_; }
+  // "arec (/path/arec)" or "perf record (/usr/bin/perf)", for messages.
+  std::string describe() const;
+
+  // The full command line that records with `args` (perf: "perf record ARGS...").
+  std::vector<std::string> command(std::vector<std::string> args) const;
+
+  // Arguments that end a recording without a workload after `seconds`: arec's
+  // `--duration S`; for perf, which has no such option, a `-- sleep S` workload.
+  std::vector<std::string> duration_args(const std::string& seconds) const;
+
+  // The exit status for an unknown option: arec follows the getopt convention, 2; perf's
+  // parse-options exits 129.
+  int usage_error_status() const noexcept { return is_perf_ ? 129 : 2; }
+
+ private:
+  std::string binary_;
+  bool is_perf_;
+};
+
+// Absolute path of a program built from tests/programs/NAME.c.
+std::string test_program(const std::string& name);
+
+}  // namespace arec::e2e
