@@ -2,44 +2,100 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "async/readiness.hpp"
 
 namespace arec::record {
 
 data_stream::data_stream(const asio::any_io_executor& executor,
-                         std::unique_ptr<io::append_writer> writer)
-    : executor_(executor), writer_(std::move(writer)), slot_freed_(executor), wake_pump_(executor) {}
+                         std::unique_ptr<io::append_writer> writer,
+                         std::function<void()> on_failure)
+    : executor_(executor),
+      writer_(std::move(writer)),
+      on_failure_(std::move(on_failure)),
+      slot_freed_(executor),
+      wake_pump_(executor),
+      durable_(writer_->offset()) {}
 
 async::task<void> data_stream::wait_for_slot() {
-  while (!writer_->can_submit()) {
+  while (!failure_ && !writer_->can_submit()) {
     slot_freed_.reset();
     co_await slot_freed_.wait();
   }
 }
 
+std::size_t data_stream::take_slot(async::event& done) {
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    if (pending_[i].done == nullptr) {
+      pending_[i] = {&done, writer_->offset()};
+      return i;
+    }
+  }
+  throw std::logic_error("data_stream: more writes in flight than the writer allows");
+}
+
 async::task<void> data_stream::write(std::span<const std::span<const std::byte>> pieces,
                                      async::event& done) {
   co_await wait_for_slot();
+  throw_if_failed();
   done.reset();
-  writer_->submit(pieces, reinterpret_cast<std::uintptr_t>(&done));
+  writer_->submit(pieces, take_slot(done));
   if (writer_->completion_fd() < 0)
     reap();  // the plain backend finished inside submit()
   else
     wake_pump_.set();
   co_await done.wait();
+  throw_if_failed();
 }
 
 void data_stream::reap() {
-  std::size_t n = writer_->reap(finished_);
-  for (std::size_t i = 0; i < n; ++i) reinterpret_cast<async::event*>(finished_[i])->set();
-  if (n > 0) slot_freed_.set();
+  std::size_t n = 0;
+  try {
+    n = writer_->reap(finished_);
+  } catch (...) {
+    fail(std::current_exception());
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    pending_write& finished = pending_[finished_[i]];
+    finished.done->set();
+    finished.done = nullptr;
+  }
+  if (n > 0) {
+    publish_durable_offset();
+    slot_freed_.set();
+  }
+}
+
+void data_stream::publish_durable_offset() {
+  std::uint64_t durable = writer_->offset();
+  for (const pending_write& write : pending_)
+    if (write.done) durable = std::min(durable, write.start);
+  durable_.store(durable, std::memory_order_release);
+}
+
+void data_stream::fail(std::exception_ptr failure) {
+  if (failure_) return;
+  failure_ = failure;
+  // Wake everyone who waits on this stream; they see the failure and end.
+  for (pending_write& write : pending_)
+    if (write.done) write.done->set();
+  slot_freed_.set();
+  close();
+  if (on_failure_) on_failure_();
+}
+
+void data_stream::throw_if_failed() const {
+  if (failure_) std::rethrow_exception(failure_);
 }
 
 async::task<void> data_stream::pump() {
   int fd = writer_->completion_fd();
   if (fd < 0) co_return;
   async::readiness completions(executor_, fd);
-  while (!closed_ || writer_->in_flight() > 0) {
+  while (!failure_ && (!closed_ || writer_->in_flight() > 0)) {
     if (writer_->in_flight() == 0) {
       // Nothing to wait for on the eventfd: sleep until a write starts or close() is called.
       wake_pump_.reset();
@@ -47,9 +103,7 @@ async::task<void> data_stream::pump() {
       continue;
     }
     co_await completions.readable();
-    std::uint64_t count;
-    [[maybe_unused]] auto ignored = ::read(fd, &count, sizeof count);  // re-arm the eventfd
-    reap();
+    reap();  // reap() also clears the eventfd
   }
 }
 

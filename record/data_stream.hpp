@@ -1,11 +1,15 @@
 // data_stream: one data file as the coroutines of a streaming thread see it: write() suspends
 // until the bytes are on the file, while a pump coroutine turns io_uring completions (signalled
 // on an eventfd the executor waits on) into resumptions. With the plain backend writes complete
-// synchronously and there is no pump.
+// synchronously and there is no pump. A failed write fails the stream: every waiting writer
+// resumes with the error, and the owner is told once.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -17,11 +21,13 @@ namespace arec::record {
 
 class data_stream {
  public:
-  data_stream(const asio::any_io_executor& executor, std::unique_ptr<io::append_writer> writer);
+  // `on_failure` runs on the stream's executor, once, when a write fails.
+  data_stream(const asio::any_io_executor& executor, std::unique_ptr<io::append_writer> writer,
+              std::function<void()> on_failure);
 
   // Appends `pieces` at the end of the file and returns once they are written. `done` is the
   // caller's own completion event (one per writer of the stream, reused for every write).
-  // Throws std::system_error when the write fails.
+  // Throws the write's std::system_error when the stream failed.
   async::task<void> write(std::span<const std::span<const std::byte>> pieces, async::event& done);
   // Returns once a write can start without waiting; a write() right after it, with no
   // suspension between, keeps the order in which callers prepared their bytes.
@@ -32,17 +38,35 @@ class data_stream {
   void close();
 
   std::uint64_t offset() const { return writer_->offset(); }
+  // The end of the prefix of the file that is completely written: everything before it is on
+  // the file, whatever order io_uring completed the writes in. Readable from any thread.
+  std::uint64_t durable_offset() const { return durable_.load(std::memory_order_acquire); }
+  bool failed() const { return static_cast<bool>(failure_); }
   io::writer_backend backend() const { return writer_->backend(); }
 
  private:
+  struct pending_write {
+    async::event* done = nullptr;  // null: the slot is free
+    std::uint64_t start = 0;
+  };
+  static constexpr std::size_t max_pending = 64;
+
+  std::size_t take_slot(async::event& done);
   void reap();
+  void fail(std::exception_ptr failure);
+  void publish_durable_offset();
+  void throw_if_failed() const;
 
   asio::any_io_executor executor_;
   std::unique_ptr<io::append_writer> writer_;
+  std::function<void()> on_failure_;
   async::event slot_freed_;
   async::event wake_pump_;
   bool closed_ = false;
-  std::array<std::uint64_t, 64> finished_{};
+  std::exception_ptr failure_;
+  std::array<pending_write, max_pending> pending_{};
+  std::array<std::uint64_t, max_pending> finished_{};
+  std::atomic<std::uint64_t> durable_{0};
 };
 
 }  // namespace arec::record

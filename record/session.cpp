@@ -5,6 +5,9 @@
 
 #include <array>
 #include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -70,8 +73,10 @@ void ensure_fd_limit(std::size_t needed) {
 
 // A streaming thread and its work. The thread is stopped before the streamer it runs dies.
 struct streaming_thread {
-  streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config)
-      : thread(mask.affinity, "arec-stream-" + std::to_string(index)), stream(thread, config) {}
+  streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config,
+                   std::function<void()> on_failure)
+      : thread(mask.affinity, "arec-stream-" + std::to_string(index)),
+        stream(thread, config, std::move(on_failure)) {}
   ~streaming_thread() { thread.halt(); }
   async::executor_thread thread;
   streamer stream;
@@ -179,115 +184,224 @@ void print_summary(const record_options& options, const recording_output& output
 
 }  // namespace
 
-int run_session(const record_options& options, std::span<const std::string> command_line) {
-  std::vector<int> online = online_cpus();
-  std::vector<int> cpus = monitored_cpus(options, online);
-  thread_layout layout = plan_stream_threads(options, cpus, online);
-  if (options.verbose)
-    for (const std::string& note : layout.dropped) say(options, "arec: " + note);
-  if (options.dry_run) {
-    std::fputs(format_thread_layout(layout).c_str(), stdout);
-    return 0;
-  }
-  std::vector<event_spec> specs = options.events;
-  if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
-  bool per_task = !options.pids.empty() ||
-                  (!options.workload.empty() && !options.system_wide && options.cpus.empty());
+namespace {
 
-  std::optional<workload> child;
-  if (!options.workload.empty()) child.emplace(workload::prepare(options.workload));
-  event_target target;
-  target.cpus = cpus;
-  if (!options.pids.empty())
-    target.tasks = threads_of_processes(options.pids);
-  else if (per_task)
-    target.tasks = {child->pid()};
-  // Per cpu and task one fd per event (the tracking event included); per streaming thread a
-  // data file, an io_uring and its eventfd.
-  ensure_fd_limit(cpus.size() * target.tasks.size() * (specs.size() + 1) +
-                  3 * layout.threads.size() + 64);
+// One recording, phase by phase. Members are declared in the order they must be destroyed in
+// reverse: the streaming threads stop before the events and files they use go away.
+class recording {
+ public:
+  recording(const record_options& options, std::span<const std::string> command_line)
+      : options_(options), command_line_(command_line) {}
 
-  sampling_config sampling = make_sampling_config(options, per_task && child.has_value());
-  event_set events = event_set::open(specs, sampling, target,
-                                     [&](const std::string& line) { say(options, line); });
-  std::vector<io::perf::event_entry> entries = file_events(events);
-
-  bool directory = options.threads_spec.has_value();
-  recording_output output =
-      recording_output::create(options.output_path, directory, layout.threads.size());
-  io::perf::perf_file_writer header(output.header_fd(), output.header_path());
-  std::uint64_t data_offset = header.write_prologue(entries);
-
-  streamer_config stream_config;
-  stream_config.write_rounds = !directory;  // perf 6.1 breaks on FINISHED_ROUND in data.N
-  stream_config.compression_level = options.compression_level;
-  std::size_t pages = options.mmap_pages.value_or(default_data_pages);
-  std::size_t page_size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
-  stream_config.mmap_flush = std::min<std::uint64_t>(options.mmap_flush, pages * page_size / 4);
-  std::vector<std::unique_ptr<streaming_thread>> threads;
-  for (std::size_t i = 0; i < layout.threads.size(); ++i) {
-    threads.push_back(std::make_unique<streaming_thread>(layout.threads[i], i, stream_config));
-    for (int cpu : layout.threads[i].cpus)
-      threads.back()->stream.add_ring(cpu, events.ring_owner(cpu), pages);
-  }
-  events.redirect_into_rings();
-
-  std::uint64_t header_end = synthesize(options, child, per_task, output.header_fd(), data_offset,
-                                        output.header_path());
-  bool said_fallback = false;
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    auto [writer, choice] = io::make_append_writer(output.stream_fd(i), output.stream_path(i),
-                                                   directory ? 0 : header_end);
-    if (!choice.fallback_reason.empty() && !said_fallback) {
-      said_fallback = true;
-      say(options, "arec: io_uring is unavailable (" + choice.fallback_reason +
-                       "); writing with plain writes");
+  int run() {
+    std::vector<int> online = online_cpus();
+    cpus_ = monitored_cpus(options_, online);
+    layout_ = plan_stream_threads(options_, cpus_, online);
+    if (options_.verbose)
+      for (const std::string& note : layout_.dropped) say(options_, "arec: " + note);
+    if (options_.dry_run) {
+      std::fputs(format_thread_layout(layout_).c_str(), stdout);
+      return 0;
     }
-    threads[i]->stream.start(std::move(writer));
-  }
-  if (!(per_task && child)) events.enable_sampling();
-
-  std::vector<io::unique_fd> target_exits = open_pidfds(options.pids);
-  std::vector<int> exit_fds;
-  if (child) exit_fds.push_back(child->exit_fd());
-  for (const io::unique_fd& fd : target_exits) exit_fds.push_back(fd.get());
-  asio::io_context control(1);
-  stop_conditions stop(control, options.duration_s, exit_fds);
-  if (child) child->start();
-  control.run();
-
-  events.disable();
-  for (auto& t : threads) t->stream.stop();
-  for (auto& t : threads) t->thread.join();
-  int status = 0;
-  if (child) {
-    if (stop.stopping_signal() || options.duration_s) child->terminate();
-    status = child->wait();
+    open_events();
+    create_output();
+    start_streaming();
+    wait_for_stop();
+    std::exception_ptr failure = stop_streaming();
+    int status = reap_workload();
+    finalize();
+    if (failure) std::rethrow_exception(failure);
+    return status;
   }
 
-  stream_stats total;
-  compression_totals compression;
-  for (auto& t : threads) {
-    total.merge(t->stream.stats());
-    auto [in, out] = t->stream.compression_totals();
-    compression.bytes_in += in;
-    compression.bytes_out += out;
+ private:
+  bool per_task() const {
+    return !options_.pids.empty() ||
+           (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
   }
-  std::uint64_t data_size = directory ? header_end - data_offset
-                                      : threads.front()->stream.file_offset() - data_offset;
-  io::perf::feature_set features =
-      final_features(options, entries, total, directory, command_line);
-  if (options.compression_level > 0)
-    // perf's reader sizes its decompression buffer from mmap_len: one ring's worth at most.
-    features.set(io::perf::feature_compressed,
-                 io::perf::compressed_payload(
-                     static_cast<std::uint32_t>(options.compression_level),
-                     static_cast<std::uint32_t>(compression.ratio() + 0.5),
-                     static_cast<std::uint32_t>((pages + 1) * page_size)));
-  header.write_epilogue(data_size, features);
-  print_summary(options, output, threads, total, compression);
-  return status;
+  bool directory() const { return options_.threads_spec.has_value(); }
+
+  void open_events() {
+    std::vector<event_spec> specs = options_.events;
+    if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
+    if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload));
+    event_target target;
+    target.cpus = cpus_;
+    if (!options_.pids.empty())
+      target.tasks = threads_of_processes(options_.pids);
+    else if (per_task())
+      target.tasks = {child_->pid()};
+    // Per cpu and task one fd per event (the tracking event included); per streaming thread a
+    // data file, an io_uring and its eventfd.
+    ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
+                    3 * layout_.threads.size() + 64);
+    sampling_config sampling = make_sampling_config(options_, per_task() && child_.has_value());
+    events_.emplace(event_set::open(specs, sampling, target,
+                                    [&](const std::string& line) { say(options_, line); }));
+    entries_ = file_events(*events_);
+  }
+
+  void create_output() {
+    output_.emplace(
+        recording_output::create(options_.output_path, directory(), layout_.threads.size()));
+    header_.emplace(output_->header_fd(), output_->header_path());
+    data_offset_ = header_->write_prologue(entries_);
+  }
+
+  streamer_config stream_config() const {
+    streamer_config config;
+    config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
+    config.compression_level = options_.compression_level;
+    // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
+    config.mmap_flush = std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
+    return config;
+  }
+  std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
+  std::size_t ring_bytes() const { return ring_pages() * page_size_; }
+
+  void start_streaming() {
+    for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
+      auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
+      threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i,
+                                                            stream_config(), stop_recording));
+      for (int cpu : layout_.threads[i].cpus)
+        threads_.back()->stream.add_ring(cpu, events_->ring_owner(cpu), ring_pages());
+    }
+    events_->redirect_into_rings();
+    header_end_ = synthesize(options_, child_, per_task(), output_->header_fd(), data_offset_,
+                             output_->header_path());
+    make_recoverable();
+    bool said_fallback = false;
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+      auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
+                                                     directory() ? 0 : header_end_);
+      if (!choice.fallback_reason.empty() && !said_fallback) {
+        said_fallback = true;
+        say(options_, "arec: io_uring is unavailable (" + choice.fallback_reason +
+                          "); writing with plain writes");
+      }
+      threads_[i]->stream.start(std::move(writer));
+    }
+    if (!(per_task() && child_)) events_->enable_sampling();
+  }
+
+  // From here on, a crash leaves files perf reads. A directory's header file is complete once
+  // synthesis is written (its features are rewritten at the end with the final counts); a
+  // single file's data size is kept current while recording (keep_header_current).
+  void make_recoverable() {
+    if (directory())
+      header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
+    else
+      header_->update_data_size(header_end_ - data_offset_);
+  }
+
+  void wait_for_stop() {
+    std::vector<io::unique_fd> target_exits = open_pidfds(options_.pids);
+    std::vector<int> exit_fds;
+    if (child_) exit_fds.push_back(child_->exit_fd());
+    for (const io::unique_fd& fd : target_exits) exit_fds.push_back(fd.get());
+    stop_conditions stop(control_, options_.duration_s, exit_fds);
+    if (!directory()) asio::co_spawn(control_, keep_header_current(), asio::detached);
+    if (child_) child_->start();
+    control_.run();
+    stopping_signal_ = stop.stopping_signal();
+    // A second Ctrl-C now ends arec at once; what is on disk stays salvageable.
+    stop.release_signals();
+  }
+
+  async::task<void> keep_header_current() {
+    asio::steady_timer timer(control_);
+    for (;;) {
+      timer.expires_after(std::chrono::seconds(1));
+      co_await timer.async_wait(asio::use_awaitable);
+      header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
+    }
+  }
+
+  // Drains every ring and ends the streaming threads; returns the first write failure.
+  std::exception_ptr stop_streaming() {
+    events_->disable();
+    for (auto& t : threads_) t->stream.stop();
+    std::exception_ptr failure;
+    for (auto& t : threads_) {
+      try {
+        t->thread.join();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    for (auto& t : threads_) {
+      total_.merge(t->stream.stats());
+      auto [in, out] = t->stream.compression_totals();
+      compression_.bytes_in += in;
+      compression_.bytes_out += out;
+    }
+    failed_ = static_cast<bool>(failure);
+    return failure;
+  }
+
+  int reap_workload() {
+    if (!child_) return 0;
+    if (stopping_signal_ || options_.duration_s || failed_) child_->terminate();
+    return child_->wait();
+  }
+
+  io::perf::feature_set features(const stream_stats& stats,
+                                 const compression_totals& compression) const {
+    io::perf::feature_set set = final_features(options_, entries_, stats, directory(), command_line_);
+    if (options_.compression_level > 0)
+      // perf's reader sizes its decompression buffer from mmap_len: one ring's worth at most.
+      set.set(io::perf::feature_compressed,
+              io::perf::compressed_payload(static_cast<std::uint32_t>(options_.compression_level),
+                                           static_cast<std::uint32_t>(compression.ratio() + 0.5),
+                                           static_cast<std::uint32_t>(ring_bytes() + page_size_)));
+    return set;
+  }
+
+  void finalize() {
+    // Only what is completely written counts: after a failed write the rest is not there.
+    std::uint64_t data_end = directory() ? header_end_ : threads_.front()->stream.durable_offset();
+    if (directory() && failed_) {
+      // data.N has no size field: a record cut by a short write would break its reader.
+      for (std::size_t i = 0; i < threads_.size(); ++i)
+        io::check_syscall(::ftruncate(output_->stream_fd(i),
+                                      static_cast<off_t>(threads_[i]->stream.durable_offset())),
+                          "ftruncate", output_->stream_path(i));
+    }
+    try {
+      header_->write_epilogue(data_end - data_offset_, features(total_, compression_));
+    } catch (const std::system_error&) {
+      if (!failed_) throw;
+      // The disk is full: no room for the features, but the data size fits in place.
+      header_->update_data_size(data_end - data_offset_);
+    }
+    print_summary(options_, *output_, threads_, total_, compression_);
+  }
+
+  const record_options& options_;
+  std::span<const std::string> command_line_;
+  std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<int> cpus_;
+  thread_layout layout_;
+  std::optional<workload> child_;
+  std::optional<event_set> events_;
+  std::vector<io::perf::event_entry> entries_;
+  std::optional<recording_output> output_;
+  std::optional<io::perf::perf_file_writer> header_;
+  std::uint64_t data_offset_ = 0;
+  std::uint64_t header_end_ = 0;
+  asio::io_context control_{1};
+  std::vector<std::unique_ptr<streaming_thread>> threads_;
+  int stopping_signal_ = 0;
+  bool failed_ = false;
+  stream_stats total_;
+  compression_totals compression_;
+};
+
+}  // namespace
+
+int run_session(const record_options& options, std::span<const std::string> command_line) {
+  return recording(options, command_line).run();
 }
 
 }  // namespace arec::record

@@ -31,6 +31,11 @@ stop_conditions::stop_conditions(asio::io_context& control, std::optional<double
   for (auto& exit : watched_) asio::co_spawn(control, await_exit(*this, *exit), asio::detached);
 }
 
+void stop_conditions::release_signals() {
+  std::error_code ignored;
+  signals_.clear(ignored);
+}
+
 std::vector<io::unique_fd> open_pidfds(const std::vector<int>& pids) {
   std::vector<io::unique_fd> fds;
   for (int pid : pids) {

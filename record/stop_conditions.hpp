@@ -21,6 +21,8 @@ class stop_conditions {
                   std::vector<int> exit_fds);
   // The signal that stopped the recording, or 0.
   int stopping_signal() const { return stopping_signal_; }
+  // Gives the stop signals back to their default action: a second Ctrl-C ends arec at once.
+  void release_signals();
   // True when every watched process exited.
   bool targets_exited() const { return exited_ == watched_.size() && !watched_.empty(); }
 

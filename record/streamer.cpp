@@ -42,9 +42,11 @@ struct streamer::ring_state {
   bool finished = false;
 };
 
-streamer::streamer(async::executor_thread& thread, const streamer_config& config)
+streamer::streamer(async::executor_thread& thread, const streamer_config& config,
+                   std::function<void()> on_failure)
     : thread_(thread),
       config_(config),
+      on_failure_(std::move(on_failure)),
       round_timer_(thread.executor()),
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()) {
@@ -71,7 +73,10 @@ std::vector<int> streamer::cpus() const {
 
 void streamer::start(std::unique_ptr<io::append_writer> writer) {
   auto executor = thread_.executor();
-  stream_.emplace(executor, std::move(writer));
+  stream_.emplace(executor, std::move(writer), [this] {
+    on_stop();
+    if (on_failure_) on_failure_();
+  });
   rings_running_ = rings_.size();
   asio::co_spawn(executor, stream_->pump(), thread_.completion());
   for (auto& ring : rings_) asio::co_spawn(executor, drain_ring(*ring), thread_.completion());
@@ -115,7 +120,7 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
     }
   }
   // The final drain takes everything, whatever --mmap-flush says.
-  while (ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
+  while (!stream_->failed() && ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
   ring.finished = true;
   round_acked_.set();
   if (--rings_running_ == 0) stream_->close();
@@ -129,12 +134,10 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
-  scan_records(chunk, ring.stats);
-  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
+  stream_stats drained = note_drain(chunk);
   co_await stream_->write(chunk.pieces, ring.written);
-  ring.stats.bytes_out += chunk.size();
-  bytes_since_round_ += chunk.size();
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+  count_written(ring, drained, chunk.size());
 }
 
 async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
@@ -144,14 +147,27 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
-  scan_records(chunk, ring.stats);
-  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
+  stream_stats drained = note_drain(chunk);
   std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
   reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free
   std::array<std::span<const std::byte>, 1> pieces{std::span{ring.compressed.data(), size}};
   co_await stream_->write(pieces, ring.written);
-  ring.stats.bytes_out += size;
-  bytes_since_round_ += size;
+  count_written(ring, drained, size);
+}
+
+stream_stats streamer::note_drain(const ring_chunk& chunk) {
+  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus)
+    ran_on_.set(static_cast<std::size_t>(cpu));
+  stream_stats drained;
+  scan_records(chunk, drained);
+  return drained;
+}
+
+// Counted once on the file, so the summary never claims what a failed write lost.
+void streamer::count_written(ring_state& ring, stream_stats& drained, std::size_t bytes) {
+  drained.bytes_out = bytes;
+  ring.stats.merge(drained);
+  bytes_since_round_ += bytes;
 }
 
 std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {

@@ -6,6 +6,7 @@
 
 #include <asio/steady_timer.hpp>
 #include <bitset>
+#include <functional>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -32,7 +33,10 @@ struct streamer_config {
 
 class streamer {
  public:
-  streamer(async::executor_thread& thread, const streamer_config& config);
+  // `on_failure` runs on the streaming thread when a write fails; the streamer then stops by
+  // itself and join() reports the error.
+  streamer(async::executor_thread& thread, const streamer_config& config,
+           std::function<void()> on_failure = {});
   ~streamer();
 
   // Maps the ring of `owner` (the event owning cpu's ring) from the streaming thread, so the
@@ -49,6 +53,8 @@ class streamer {
   // Valid after the thread was joined.
   stream_stats stats() const;
   std::uint64_t file_offset() const { return stream_->offset(); }
+  // How far the data file is completely written; readable from any thread once started.
+  std::uint64_t durable_offset() const { return stream_->durable_offset(); }
   std::size_t ring_count() const { return rings_.size(); }
   std::vector<int> cpus() const;
   // Bytes given to and produced by the compressor (both 0 without -z); valid after join.
@@ -62,6 +68,8 @@ class streamer {
   async::task<void> drain_ring(ring_state& ring);
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
+  stream_stats note_drain(const ring_chunk& chunk);
+  void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
   async::task<void> run_rounds();
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
@@ -69,8 +77,11 @@ class streamer {
 
   async::executor_thread& thread_;
   streamer_config config_;
-  std::optional<data_stream> stream_;
+  std::function<void()> on_failure_;
+  // Rings before the stream: the stream (its writer) dies first, and it waits for writes that
+  // still read from the ring mappings.
   std::vector<std::unique_ptr<ring_state>> rings_;
+  std::optional<data_stream> stream_;
   asio::steady_timer round_timer_;
   async::event round_acked_;
   async::event round_record_written_;

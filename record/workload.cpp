@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "io/system_error.hpp"
@@ -33,9 +35,31 @@ std::pair<io::unique_fd, io::unique_fd> make_pipe() {
   return {io::unique_fd{fds[0]}, io::unique_fd{fds[1]}};
 }
 
+// Finds `command` as execvp will, so that a command that cannot run is reported before
+// anything is opened or created. Returns 0 or the errno execvp would fail with.
+int find_executable(const std::string& command) {
+  if (command.find('/') != std::string::npos)
+    return ::access(command.c_str(), X_OK) == 0 ? 0 : errno;
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  int error = ENOENT;
+  while (true) {
+    auto colon = dirs.find(':');
+    std::string candidate{dirs.substr(0, colon)};
+    candidate += candidate.empty() ? "./" : "/";
+    candidate += command;
+    if (::access(candidate.c_str(), X_OK) == 0) return 0;
+    if (errno == EACCES) error = EACCES;
+    if (colon == std::string_view::npos) return error;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
 }  // namespace
 
 workload workload::prepare(std::span<const std::string> argv) {
+  if (int error = find_executable(argv[0]); error != 0)
+    throw workload_error("cannot run '" + argv[0] + "': " + std::strerror(error));
   auto [go_read, go_write] = make_pipe();
   auto [error_read, error_write] = make_pipe();
   pid_t pid = io::check_syscall(::fork(), "fork", argv[0]);
