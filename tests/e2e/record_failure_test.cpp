@@ -1,0 +1,127 @@
+// A recorder on a machine in trouble: the disk fills up, arec is killed. What reached the disk
+// stays readable by perf, and arec says what went wrong in one line.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "arec_summary.hpp"
+#include "child_process.hpp"
+#include "perf_report.hpp"
+#include "perf_script.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A small tmpfs of our own, so the disk that fills up is only the test's.
+class small_filesystem {
+ public:
+  explicit small_filesystem(const std::string& size) {
+    if (::mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0)
+      error_ = std::string("mount tmpfs: ") + std::strerror(errno);
+  }
+  ~small_filesystem() {
+    if (error_.empty()) ::umount2(dir_.path().c_str(), MNT_DETACH);
+  }
+  const std::string& error() const { return error_; }
+  std::string file(const std::string& name) const { return dir_.file(name); }
+
+ private:
+  temp_dir dir_;
+  std::string error_;
+};
+
+// Records system-wide at a high rate with call chains into `output` until the disk is full.
+command_result record_until_full(const std::vector<std::string>& extra, const std::string& output) {
+  recorder rec = recorder::from_environment();
+  std::vector<std::string> args{"-a", "-g", "-F", "20000", "-o", output, "--duration", "30"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_command(rec.command(args), 40s);
+}
+
+void expect_readable_with_samples(const std::string& data) {
+  perf_report report = run_perf_report(data);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  perf_script script = run_perf_script(data);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  EXPECT_GT(script.samples.size(), 100u);
+}
+
+class RecordFailure : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!recorder::from_environment().is_arec()) GTEST_SKIP() << "arec's own behaviour";
+    if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  }
+};
+
+TEST_F(RecordFailure, FullDiskStopsWithOneMessageAndAReadableFile) {
+  small_filesystem disk("3m");
+  if (!disk.error().empty()) GTEST_SKIP() << disk.error();
+  const std::string data = disk.file("full.data");
+  command_result run = record_until_full({}, data);
+  ASSERT_FALSE(run.timed_out) << "arec kept running on a full disk: " << run.describe();
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_NE(run.err.find("arec: error: write " + data + ": No space left on device"),
+            std::string::npos)
+      << run.err;
+  expect_readable_with_samples(data);
+}
+
+TEST_F(RecordFailure, FullDiskWithThreadsCutsEveryDataFileToWholeRecords) {
+  small_filesystem disk("3m");
+  if (!disk.error().empty()) GTEST_SKIP() << disk.error();
+  const std::string data = disk.file("full-dir.data");
+  command_result run = record_until_full({"--threads=cpu"}, data);
+  ASSERT_FALSE(run.timed_out) << run.describe();
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_NE(run.err.find("No space left on device"), std::string::npos) << run.err;
+  expect_readable_with_samples(data);
+}
+
+// kill -9 leaves no chance to finalize: the header written at start and its data size, kept
+// current every second, must be enough for perf.
+void kill_during_recording(const std::vector<std::string>& extra) {
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("killed.data");
+  std::vector<std::string> args{"-a", "-g", "-o", data, "--duration", "30"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  child_process recording = child_process::spawn(rec.command(args));
+  std::this_thread::sleep_for(2500ms);
+  ASSERT_FALSE(recording.has_exited());
+  recording.send_signal(SIGKILL);
+  command_result run = recording.wait(10s);
+  EXPECT_EQ(run.term_signal, SIGKILL) << run.describe();
+  expect_readable_with_samples(data);
+}
+
+TEST_F(RecordFailure, KillNineLeavesAFilePerfReads) { kill_during_recording({}); }
+
+TEST_F(RecordFailure, SighupStopsCleanly) {
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("hangup.data");
+  child_process recording = child_process::spawn(rec.command({"-a", "-o", data, "--duration", "30"}));
+  std::this_thread::sleep_for(1s);
+  recording.send_signal(SIGHUP);
+  command_result run = recording.wait(10s);
+  ASSERT_FALSE(run.timed_out) << run.describe();
+  EXPECT_EQ(run.exit_code, 0) << run.describe();
+  auto summary = find_arec_summary(run.err);
+  ASSERT_TRUE(summary) << run.err;
+  perf_script script = run_perf_script(data);
+  EXPECT_EQ(script.samples.size(), summary->samples);
+}
+
+}  // namespace
+}  // namespace arec::e2e
