@@ -172,6 +172,11 @@ void print_summary(const record_options& options, const recording_output& output
                    static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
     }
   }
+  for (const auto& t : threads)
+    for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
+      if (stats.lost > 0)
+        std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
+                     static_cast<unsigned long long>(stats.lost));
   std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
                static_cast<unsigned long long>(total.samples),
                static_cast<unsigned long long>(total.lost),

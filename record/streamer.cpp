@@ -213,6 +213,12 @@ std::vector<int> streamer::ran_on() const {
   return cpus;
 }
 
+std::vector<std::pair<int, stream_stats>> streamer::stats_by_cpu() const {
+  std::vector<std::pair<int, stream_stats>> by_cpu;
+  for (const auto& ring : rings_) by_cpu.emplace_back(ring->cpu, ring->stats);
+  return by_cpu;
+}
+
 stream_stats streamer::stats() const {
   stream_stats total;
   for (const auto& ring : rings_) total.merge(ring->stats);
