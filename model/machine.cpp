@@ -29,13 +29,21 @@ void machine::on_comm(pid_t pid, pid_t tid, std::string_view comm) {
   find_or_add_thread(pid, tid)->set_comm(comm);
 }
 
-void machine::on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid) {
+void machine::on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_maps) {
+  // /proc lists a process's threads in any order: a synthesized leader may come after threads
+  // that already created it, with the address space they share.
+  if (!copy_maps)
+    if (auto known = threads_.find(tid); known && known->pid() == pid) return;
   // As perf does, an unknown parent is created: the child must see the same address space
   // whichever of the two we hear of first.
   std::shared_ptr<thread> parent = find_or_add_thread(ppid, ptid);
-  std::shared_ptr<maps> space = parent->pid() == pid
-                                    ? parent->address_space()
-                                    : std::make_shared<maps>(*parent->address_space());
+  std::shared_ptr<maps> space;
+  if (parent->pid() == pid)
+    space = parent->address_space();
+  else if (copy_maps)
+    space = std::make_shared<maps>(*parent->address_space());
+  else
+    space = std::make_shared<maps>();
   auto child = std::make_shared<thread>(pid, tid, std::move(space));
   child->set_comm(parent->comm());
   threads_.insert(std::move(child));

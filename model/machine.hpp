@@ -46,8 +46,10 @@ class machine {
   // COMM: names `tid`.
   void on_comm(pid_t pid, pid_t tid, std::string_view comm);
   // FORK: `tid` of `pid` was created by `ptid` of `ppid`. A new thread of the same process
-  // shares the parent's address space; a new process starts with a copy of it.
-  void on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+  // shares the parent's address space; a new process starts with a copy of it when
+  // `copy_maps` (a real fork), with an empty one otherwise (a synthesized FORK, whose own
+  // MMAPs follow).
+  void on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_maps = true);
   // EXIT: `tid` is gone and leaves the table (its maps live on while other threads use them).
   void on_exit(pid_t pid, pid_t tid);
   // MMAP/MMAP2: adds the mapping to its process's (or the kernel's) address space, finding or
