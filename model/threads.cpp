@@ -19,13 +19,11 @@ std::shared_ptr<thread> threads::find(pid_t tid) const {
   return found == s.by_tid.end() ? nullptr : found->second;
 }
 
-std::shared_ptr<thread> threads::find_or_add(
-    pid_t tid, const std::function<std::shared_ptr<thread>()>& make) {
-  if (auto found = find(tid)) return found;
-  std::shared_ptr<thread> created = make();  // outside the lock: it may allocate and copy maps
+std::shared_ptr<thread> threads::insert_if_absent(std::shared_ptr<thread> task) {
+  pid_t tid = task->tid();
   shard& s = shard_of(tid);
   exclusive_lock lock{s.mutex};
-  auto [place, inserted] = s.by_tid.try_emplace(tid, std::move(created));
+  auto [place, inserted] = s.by_tid.try_emplace(tid, std::move(task));
   return place->second;
 }
 

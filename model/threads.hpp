@@ -25,8 +25,12 @@ class threads {
   std::shared_ptr<thread> find(pid_t tid) const;
   // The thread `tid`; when it is unknown, it is created by `make()` (which must return a thread
   // with that tid) and inserted. When two callers race, one thread wins and both get it.
-  std::shared_ptr<thread> find_or_add(pid_t tid,
-                                      const std::function<std::shared_ptr<thread>()>& make);
+  // A template so that a hit costs no std::function: nothing is allocated unless `make` runs.
+  template <typename Make>
+  std::shared_ptr<thread> find_or_add(pid_t tid, Make&& make) {
+    if (auto found = find(tid)) return found;
+    return insert_if_absent(make());  // made outside the lock: it may allocate and copy maps
+  }
   // Inserts `task`, replacing a thread with the same tid (a tid the kernel reused).
   void insert(std::shared_ptr<thread> task);
   // Removes `tid`; returns whether it was there. Holders of the thread keep it valid.
@@ -37,6 +41,9 @@ class threads {
   void for_each(const std::function<void(const thread&)>& visit) const;
 
  private:
+  // Inserts `task` unless its tid is present; returns the thread the table holds.
+  std::shared_ptr<thread> insert_if_absent(std::shared_ptr<thread> task);
+
   struct shard {
     mutable shared_mutex mutex;
     std::unordered_map<pid_t, std::shared_ptr<thread>> by_tid AREC_GUARDED_BY(mutex);

@@ -19,8 +19,11 @@
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
+#include "model/machine.hpp"
+#include "record/build_id_table.hpp"
 #include "record/event_set.hpp"
 #include "record/kernel_map.hpp"
+#include "record/model_feed.hpp"
 #include "record/recording_output.hpp"
 #include "record/stop_conditions.hpp"
 #include "record/stream_layout.hpp"
@@ -34,6 +37,8 @@ namespace arec::record {
 namespace {
 
 constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root
+// Default --num-thread-synthesize: the online cpus, but /proc scanning stops scaling early.
+constexpr std::size_t max_synthesis_threads = 8;
 
 void say(const record_options& options, const std::string& line) {
   if (!options.quiet) std::fprintf(stderr, "%s\n", line.c_str());
@@ -124,12 +129,18 @@ void write_finished_init(io::record_sink& sink) {
 }
 
 // What runs already: written before streaming starts, so it precedes every sample needing it.
+// Every synthesized record also goes into `machine`, for the BUILD_ID feature at the end.
 std::uint64_t synthesize(const record_options& options, const std::optional<workload>& child,
-                         bool per_task, int fd, std::uint64_t offset, const std::string& path) {
+                         bool per_task, int fd, std::uint64_t offset, const std::string& path,
+                         model::machine& machine, std::size_t online_cpus) {
   auto sink = std::make_unique<io::file_sink>(fd, offset, path);
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
-  synthesize_kernel_maps(*sink, synthesis);
+  synthesis.model = &machine;
+  synthesis.threads = options.synthesize_threads.value_or(
+      static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
+  model_feed_sink kernel_sink{machine, *sink};
+  synthesize_kernel_maps(kernel_sink, synthesis);
   if (!options.pids.empty())
     synthesize_processes(*sink, options.pids, synthesis);
   else if (per_task)
@@ -221,6 +232,9 @@ int run_session(const record_options& options, std::span<const std::string> comm
   streamer_config stream_config;
   stream_config.write_rounds = !directory;  // perf 6.1 breaks on FINISHED_ROUND in data.N
   stream_config.compression_level = options.compression_level;
+  // The tasks and dsos seen, shared by synthesis and every streaming thread (it must outlive them).
+  model::machine machine;
+  stream_config.model = &machine;
   std::size_t pages = options.mmap_pages.value_or(default_data_pages);
   std::size_t page_size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
@@ -234,7 +248,7 @@ int run_session(const record_options& options, std::span<const std::string> comm
   events.redirect_into_rings();
 
   std::uint64_t header_end = synthesize(options, child, per_task, output.header_fd(), data_offset,
-                                        output.header_path());
+                                        output.header_path(), machine, online.size());
   bool said_fallback = false;
   for (std::size_t i = 0; i < threads.size(); ++i) {
     auto [writer, choice] = io::make_append_writer(output.stream_fd(i), output.stream_path(i),
@@ -285,6 +299,8 @@ int run_session(const record_options& options, std::span<const std::string> comm
                      static_cast<std::uint32_t>(options.compression_level),
                      static_cast<std::uint32_t>(compression.ratio() + 0.5),
                      static_cast<std::uint32_t>((pages + 1) * page_size)));
+  features.set(io::perf::feature_build_id,
+               io::perf::build_id_payload(collect_build_ids(machine)));
   header.write_epilogue(data_size, features);
   print_summary(options, output, threads, total, compression);
   return status;

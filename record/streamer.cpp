@@ -49,6 +49,7 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()) {
   if (config.compression_level > 0) compressor_.emplace(config.compression_level);
+  if (config.model) feed_.emplace(*config.model);
 }
 
 streamer::~streamer() = default;
@@ -130,6 +131,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   scan_records(chunk, ring.stats);
+  if (feed_) feed_->scan(chunk);
   if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
   co_await stream_->write(chunk.pieces, ring.written);
   ring.stats.bytes_out += chunk.size();
@@ -145,6 +147,7 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   scan_records(chunk, ring.stats);
+  if (feed_) feed_->scan(chunk);
   if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus) ran_on_.set(static_cast<std::size_t>(cpu));
   std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
   reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free

@@ -72,5 +72,17 @@ TEST(Machine, AnonymousMemoryHasNoDso) {
   EXPECT_EQ(world.objects().size(), 0u);
 }
 
+TEST(Machine, SynthesizedForkStartsWithEmptyMapsAndKeepsAKnownLeader) {
+  machine world;
+  world.on_mmap(mmap_of(1, 0x1000, 0x1000, "/sbin/init"));
+  world.on_fork(300, 300, 301, 300, false);  // a thread listed before its leader
+  world.on_fork(300, 1, 300, 1, false);
+  world.on_mmap(mmap_of(300, 0x5000, 0x1000, "/usr/bin/daemon"));
+  auto leader = world.tasks().find(300);
+  EXPECT_FALSE(leader->address_space()->find(0x1000)) << "no copy of init's maps";
+  EXPECT_EQ(world.tasks().find(301)->address_space(), leader->address_space());
+  EXPECT_TRUE(world.tasks().find(301)->address_space()->find(0x5000));
+}
+
 }  // namespace
 }  // namespace arec::model
