@@ -15,7 +15,7 @@ std::string thread::comm() const {
 }
 
 void thread::set_comm(std::string_view name) {
-  std::size_t size = std::min(name.size(), comm_.size() - 1);
+  std::size_t size = std::min(name.size(), comm_capacity - 1);
   exclusive_lock lock{mutex_};
   std::memcpy(comm_.data(), name.data(), size);
   comm_[size] = '\0';

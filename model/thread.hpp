@@ -35,7 +35,8 @@ class thread {
   const pid_t tid_;
   const std::shared_ptr<maps> maps_;
   mutable mutex mutex_;
-  std::array<char, 16> comm_ AREC_GUARDED_BY(mutex_){};
+  static constexpr std::size_t comm_capacity = 16;  // TASK_COMM_LEN
+  std::array<char, comm_capacity> comm_ AREC_GUARDED_BY(mutex_){};
 };
 
 }  // namespace arec::model
