@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/build_id.hpp"
 #include "io/perf_abi.hpp"
 
 namespace arec::io::perf {
@@ -79,6 +80,17 @@ std::vector<std::byte> compressed_payload(std::uint32_t level, std::uint32_t rat
 std::vector<std::byte> cmdline_payload(std::span<const std::string> argv);
 // VERSION: a perf string of compatible_perf_version.
 std::vector<std::byte> version_payload();
+
+// One DSO in the BUILD_ID feature.
+struct build_id_entry {
+  std::uint16_t cpumode = 0;  // PERF_RECORD_MISC_KERNEL (1) or PERF_RECORD_MISC_USER (2)
+  build_id id;
+  std::string filename;
+};
+// BUILD_ID (§3.3): per entry u32 type 0, u16 misc cpumode|BUILD_ID_SIZE, u16 size, s32 pid -1
+// (the host), the 20 build-id bytes, u8 size, 3 reserved bytes, the filename NUL-terminated and
+// zero padded to a multiple of 64. Entries are written in the order given (kernel first).
+std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries);
 
 // The attr as it is written to the file: its first attr_size_written bytes with `size` set
 // to attr_size_written.

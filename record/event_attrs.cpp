@@ -76,6 +76,7 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.disabled = config.workload ? 1 : 0;
   attr.mmap = 1;
   attr.mmap2 = 1;
+  attr.build_id = 1;  // MMAP2 carries the build-id (Linux 5.12+); event_set drops it if refused
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;

@@ -65,14 +65,24 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
         try {
           fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
         } catch (const std::system_error& error) {
-          auto fallback = tracking ? std::nullopt : software_fallback(events[e]);
-          if (!is_unsupported(error) || !fallback || !described.ids.empty())
-            explain_and_rethrow(error, task);
-          notice("arec: " + described.name + " is not supported here (" +
-                 error.code().message() + "); falling back to " + fallback->name);
-          described.attr = sampling_attr(*fallback, config);
-          described.name = fallback->name;
-          fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
+          if (tracking && described.attr.build_id && described.ids.empty() &&
+              (error.code().value() == EINVAL || error.code().value() == E2BIG)) {
+            // A kernel before 5.12 rejects the bit: MMAP2 then carries inodes and the
+            // build-ids are read from the files at the end.
+            notice("arec: the kernel does not put build-ids in MMAP2 records (" +
+                   error.code().message() + "); reading them from the files instead");
+            described.attr.build_id = 0;
+            fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
+          } else {
+            auto fallback = tracking ? std::nullopt : software_fallback(events[e]);
+            if (!is_unsupported(error) || !fallback || !described.ids.empty())
+              explain_and_rethrow(error, task);
+            notice("arec: " + described.name + " is not supported here (" +
+                   error.code().message() + "); falling back to " + fallback->name);
+            described.attr = sampling_attr(*fallback, config);
+            described.name = fallback->name;
+            fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
+          }
         }
         described.ids.push_back(fd->id());
         set.ring_owners_.try_emplace(cpu, set.fds_.size());

@@ -22,8 +22,11 @@
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
+#include "model/machine.hpp"
+#include "record/build_id_table.hpp"
 #include "record/event_set.hpp"
 #include "record/kernel_map.hpp"
+#include "record/model_feed.hpp"
 #include "record/recording_output.hpp"
 #include "record/stop_conditions.hpp"
 #include "record/stream_layout.hpp"
@@ -37,6 +40,8 @@ namespace arec::record {
 namespace {
 
 constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root
+// Default --num-thread-synthesize: the online cpus, but /proc scanning stops scaling early.
+constexpr std::size_t max_synthesis_threads = 8;
 
 void say(const record_options& options, const std::string& line) {
   if (!options.quiet) std::fprintf(stderr, "%s\n", line.c_str());
@@ -129,12 +134,18 @@ void write_finished_init(io::record_sink& sink) {
 }
 
 // What runs already: written before streaming starts, so it precedes every sample needing it.
+// Every synthesized record also goes into `machine`, for the BUILD_ID feature at the end.
 std::uint64_t synthesize(const record_options& options, const std::optional<workload>& child,
-                         bool per_task, int fd, std::uint64_t offset, const std::string& path) {
+                         bool per_task, int fd, std::uint64_t offset, const std::string& path,
+                         model::machine& machine, std::size_t online_cpus) {
   auto sink = std::make_unique<io::file_sink>(fd, offset, path);
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
-  synthesize_kernel_maps(*sink, synthesis);
+  synthesis.model = &machine;
+  synthesis.threads = options.synthesize_threads.value_or(
+      static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
+  model_feed_sink kernel_sink{machine, *sink};
+  synthesize_kernel_maps(kernel_sink, synthesis);
   if (!options.pids.empty())
     synthesize_processes(*sink, options.pids, synthesis);
   else if (per_task)
@@ -200,6 +211,7 @@ class recording {
 
   int run() {
     std::vector<int> online = online_cpus();
+    online_cpu_count_ = online.size();
     cpus_ = monitored_cpus(options_, online);
     layout_ = plan_stream_threads(options_, cpus_, online);
     if (options_.verbose)
@@ -253,8 +265,9 @@ class recording {
     data_offset_ = header_->write_prologue(entries_);
   }
 
-  streamer_config stream_config() const {
+  streamer_config stream_config() {
     streamer_config config;
+    config.model = &machine_;
     config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
     config.compression_level = options_.compression_level;
     // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
@@ -274,7 +287,7 @@ class recording {
     }
     events_->redirect_into_rings();
     header_end_ = synthesize(options_, child_, per_task(), output_->header_fd(), data_offset_,
-                             output_->header_path());
+                             output_->header_path(), machine_, online_cpu_count_);
     make_recoverable();
     bool said_fallback = false;
     for (std::size_t i = 0; i < threads_.size(); ++i) {
@@ -363,6 +376,11 @@ class recording {
     return set;
   }
 
+  // The BUILD_ID feature comes from the model the streams fed: no second pass over the data.
+  void add_build_ids(io::perf::feature_set& set) {
+    set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+  }
+
   void finalize() {
     // Only what is completely written counts: after a failed write the rest is not there.
     std::uint64_t data_end = directory() ? header_end_ : threads_.front()->stream.durable_offset();
@@ -374,7 +392,9 @@ class recording {
                           "ftruncate", output_->stream_path(i));
     }
     try {
-      header_->write_epilogue(data_end - data_offset_, features(total_, compression_));
+      io::perf::feature_set final_set = features(total_, compression_);
+      add_build_ids(final_set);
+      header_->write_epilogue(data_end - data_offset_, final_set);
     } catch (const std::system_error&) {
       if (!failed_) throw;
       // The disk is full: no room for the features, but the data size fits in place.
@@ -387,6 +407,7 @@ class recording {
   std::span<const std::string> command_line_;
   std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   std::vector<int> cpus_;
+  std::size_t online_cpu_count_ = 0;
   thread_layout layout_;
   std::optional<workload> child_;
   std::optional<event_set> events_;
@@ -396,6 +417,8 @@ class recording {
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;
   asio::io_context control_{1};
+  // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
+  model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;
   int stopping_signal_ = 0;
   bool failed_ = false;

@@ -51,6 +51,7 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()) {
   if (config.compression_level > 0) compressor_.emplace(config.compression_level);
+  if (config.model) feed_.emplace(*config.model);
 }
 
 streamer::~streamer() = default;
@@ -160,6 +161,7 @@ stream_stats streamer::note_drain(const ring_chunk& chunk) {
     ran_on_.set(static_cast<std::size_t>(cpu));
   stream_stats drained;
   scan_records(chunk, drained);
+  if (feed_) feed_->scan(chunk);
   return drained;
 }
 

@@ -18,6 +18,7 @@
 #include "io/cpu_list.hpp"
 #include "record/compressor.hpp"
 #include "record/data_stream.hpp"
+#include "record/model_feed.hpp"
 #include "record/perf_event.hpp"
 #include "record/ring_buffer.hpp"
 #include "record/stream_stats.hpp"
@@ -29,6 +30,7 @@ struct streamer_config {
   std::uint64_t mmap_flush = 1;  // bytes a ring must hold before a wakeup drains it
   std::chrono::milliseconds round_interval{250};
   int compression_level = 0;     // 0: write ring bytes as they are; 1..22: zstd (-z)
+  model::machine* model = nullptr;  // when set, side-band records drained are applied to it
 };
 
 class streamer {
@@ -92,7 +94,8 @@ class streamer {
   std::size_t rings_running_ = 0;
   bool stopping_ = false;
   std::bitset<io::max_cpus> ran_on_;
-  std::optional<compressor> compressor_;  // one zstd stream per thread, as one per data file
+  std::optional<compressor> compressor_;
+  std::optional<model_feed> feed_;  // this thread's view into the shared model  // one zstd stream per thread, as one per data file
 };
 
 }  // namespace arec::record

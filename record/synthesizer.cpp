@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
@@ -16,6 +19,9 @@
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
+#include "model/annotated_mutex.hpp"
+#include "record/model_feed.hpp"
+#include "record/worker_pool.hpp"
 
 namespace arec::record {
 namespace {
@@ -170,8 +176,10 @@ io::unique_fd open_dir_at(int dir_fd, const char* path) {
 class task_scanner {
  public:
   task_scanner(io::record_sink& sink, const synthesis_config& config)
-      : sink_(sink), config_(config) {
+      : config_(config) {
     check_sample_id_size(config.sample_id_size);
+    if (config.model) feed_.emplace(*config.model, sink);
+    sink_ = feed_ ? static_cast<io::record_sink*>(&*feed_) : &sink;
   }
 
   // Every task in /proc/<pid>/task of one process. `with_fork` selects system-wide records.
@@ -206,9 +214,9 @@ class task_scanner {
     if (with_fork) {
       // The leader's parent is its PPid; other threads are taken to be forked by the leader.
       auto parent = leader ? static_cast<std::uint32_t>(status.ppid) : tgid;
-      sink_.write(encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
+      sink_->write(encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
     }
-    sink_.write(encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
+    sink_->write(encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
     ++counts.threads;
     if (!leader) return;
     ++counts.processes;
@@ -248,27 +256,122 @@ class task_scanner {
       } else if (!entry->path_truncated) {
         if (auto size = io::decode_maps_path(entry->path, path_)) name = {path_, *size};
       }
-      sink_.write(encode_mmap2(record_, fields, name, config_.sample_id_size));
+      sink_->write(encode_mmap2(record_, fields, name, config_.sample_id_size));
       ++counts.mmaps;
       if (timed_out) break;
     }
   }
 
-  io::record_sink& sink_;
   const synthesis_config& config_;
+  std::optional<model_feed_sink> feed_;
+  io::record_sink* sink_;
   record_buffer record_;
   char status_text_[4096];
   char path_[PATH_MAX];
   char maps_text_[PATH_MAX + 8192];  // holds a maximal line and then some
 };
 
-io::unique_fd open_proc() { return io::unique_fd::open("/proc", O_RDONLY | O_DIRECTORY); }
+io::unique_fd open_proc(const char* root) {
+  return io::unique_fd::open(root, O_RDONLY | O_DIRECTORY);
+}
+
+// The processes of /proc handed out one at a time to the synthesis workers: one shared
+// directory listing, so no list of pids is built.
+class process_queue {
+ public:
+  explicit process_queue(const char* root) : reader_(open_proc(root)) { fd_ = reader_.fd(); }
+
+  // Copies the next process's directory name into `name`; false at the end.
+  bool next(std::array<char, 16>& name, std::size_t& size) AREC_EXCLUDES(mutex_) {
+    model::exclusive_lock lock{mutex_};
+    while (auto entry = reader_.next()) {
+      if (!all_digits(entry->name) || entry->name.size() >= name.size()) continue;
+      size = entry->name.size();
+      std::memcpy(name.data(), entry->name.data(), size);
+      return true;
+    }
+    return false;
+  }
+  int fd() const noexcept { return fd_; }
+
+ private:
+  model::mutex mutex_;
+  io::dir_reader reader_ AREC_GUARDED_BY(mutex_);
+  int fd_;  // reader_'s fd, constant: workers open paths relative to it without the lock
+};
+
+// The sink every worker hands its batches to; one batch at a time reaches the real sink.
+class shared_sink {
+ public:
+  explicit shared_sink(io::record_sink& target) : target_(target) {}
+  // Writes each record of `batch` (whole records back to back) to the target.
+  void write_batch(std::span<const std::byte> batch) AREC_EXCLUDES(mutex_) {
+    model::exclusive_lock lock{mutex_};
+    while (!batch.empty()) {
+      std::uint16_t size;
+      std::memcpy(&size, batch.data() + 6, sizeof size);
+      target_.write(batch.first(size));
+      batch = batch.subspan(size);
+    }
+  }
+
+ private:
+  model::mutex mutex_;
+  io::record_sink& target_;  // guarded by mutex_ (a reference: not annotatable)
+};
+
+// One worker's buffer: records collect here and go to the shared sink in batches, so workers
+// meet on the lock once per batch instead of once per record.
+class batching_sink : public io::record_sink {
+ public:
+  static constexpr std::size_t capacity = 256 * 1024;
+  explicit batching_sink(shared_sink& target)
+      : target_(target), buffer_(std::make_unique<std::byte[]>(capacity)) {}
+  void write(std::span<const std::byte> record) override {
+    if (used_ + record.size() > capacity) flush();
+    std::memcpy(buffer_.get() + used_, record.data(), record.size());
+    used_ += record.size();
+  }
+  void flush() {
+    target_.write_batch({buffer_.get(), used_});
+    used_ = 0;
+  }
+
+ private:
+  shared_sink& target_;
+  std::unique_ptr<std::byte[]> buffer_;
+  std::size_t used_ = 0;
+};
+
+synthesis_counts synthesize_in_parallel(io::record_sink& sink, const synthesis_config& config) {
+  process_queue queue{config.proc_root};
+  shared_sink shared{sink};
+  std::vector<synthesis_counts> counts(config.threads);
+  run_workers(config.threads, [&](unsigned worker) {
+    batching_sink batch{shared};
+    auto scanner = std::make_unique<task_scanner>(batch, config);  // ~16 KiB of buffers
+    std::array<char, 16> name;
+    std::size_t size = 0;
+    while (queue.next(name, size)) scanner->process(queue.fd(), {name.data(), size}, true);
+    batch.flush();
+    counts[worker] = scanner->counts;
+  });
+  synthesis_counts total;
+  for (const synthesis_counts& part : counts) {
+    total.processes += part.processes;
+    total.threads += part.threads;
+    total.mmaps += part.mmaps;
+  }
+  return total;
+}
 
 }  // namespace
 
 synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_config& config) {
+  check_sample_id_size(config.sample_id_size);
+  if (config.threads > 1) return synthesize_in_parallel(sink, config);
   task_scanner scanner{sink, config};
-  io::dir_reader processes{open_proc()};
+  io::dir_reader processes{open_proc(config.proc_root)};
   while (auto entry = processes.next()) {
     if (!all_digits(entry->name)) continue;
     scanner.process(processes.fd(), entry->name, true);
@@ -279,7 +382,7 @@ synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_con
 synthesis_counts synthesize_processes(io::record_sink& sink, std::span<const int> pids,
                                       const synthesis_config& config) {
   task_scanner scanner{sink, config};
-  io::unique_fd proc = open_proc();
+  io::unique_fd proc = open_proc(config.proc_root);
   std::vector<int> done;  // per target process, not per task: -p lists are short
   for (int pid : pids) {
     int tgid = scanner.tgid_of(proc.get(), pid);

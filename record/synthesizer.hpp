@@ -14,6 +14,10 @@
 
 #include "io/record_sink.hpp"
 
+namespace arec::model {
+class machine;
+}
+
 namespace arec::record {
 
 struct synthesis_config {
@@ -25,6 +29,14 @@ struct synthesis_config {
   // perf's --proc-map-timeout: a process whose maps take longer is cut short and its last
   // MMAP2 carries misc PROC_MAP_PARSE_TIMEOUT.
   std::chrono::milliseconds proc_map_timeout{500};
+  // Workers scanning processes in parallel in synthesize_all_tasks (--num-thread-synthesize).
+  // The SET of records does not depend on it; their order across processes does.
+  unsigned threads = 1;
+  // When set, every synthesized record is also applied to this model, by the worker that
+  // built it (the model is safe to share).
+  model::machine* model = nullptr;
+  // Where /proc is; tests point it at a fixture tree.
+  const char* proc_root = "/proc";
 };
 
 struct synthesis_counts {
@@ -39,7 +51,10 @@ struct synthesis_counts {
 // misc MMAP_DATA|USER if config.data_mmaps). Tasks that vanish mid-scan and maps we may not read
 // are skipped silently. Allocates nothing per task or mapping. Throws std::system_error only
 // when /proc itself cannot be read, std::invalid_argument for a bad sample_id_size, and
-// whatever the sink throws.
+// whatever the sink throws. With config.threads > 1 the processes are shared out to that many
+// threads (the caller's included), each building records into a buffer of its own and handing
+// whole batches to `sink` under a lock, so `sink` is only ever called by one thread at a time;
+// that path allocates its buffers once per scan, still nothing per task or mapping.
 synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_config& config);
 
 // For -p and workload targets: COMM for every thread of each given process (a pid that is a

@@ -95,6 +95,7 @@ std::vector<event_entry> two_events() {
 class record_builder {
  public:
   explicit record_builder(std::uint32_t type, std::uint16_t misc = 0) {
+    bytes_.reserve(128);  // also spares g++ 12 a false -Wstringop-overflow on the first insert
     record_header header{type, misc, 0};
     append(header);
   }

@@ -1,0 +1,59 @@
+// dso: one mapped object (an executable, a library, the kernel, a module) as the recording saw
+// it: its name, how the kernel identified it, and its build-id once known.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/build_id.hpp"
+#include "model/annotated_mutex.hpp"
+
+namespace arec::model {
+
+enum class dso_kind : std::uint8_t {
+  user,            // a file mapped by a process, or a pseudo-mapping such as [vdso]
+  kernel,          // [kernel.kallsyms]
+  kernel_module,   // a loaded module, named by its path (or "[name]")
+};
+
+// How the kernel identified the mapped file: device and inode (MMAP2 without build_id), or the
+// build-id itself (MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID). All zero when neither is known.
+struct dso_id {
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  std::uint64_t inode = 0;
+  std::uint64_t inode_generation = 0;
+  io::build_id build_id;
+  friend auto operator<=>(const dso_id&, const dso_id&) = default;
+};
+
+class dso {
+ public:
+  // A build-id in `id` is also the dso's build-id.
+  dso(std::string name, const dso_id& id, dso_kind kind);
+
+  const std::string& name() const noexcept { return name_; }
+  const dso_id& id() const noexcept { return id_; }
+  dso_kind kind() const noexcept { return kind_; }
+
+  // The build-id, or an empty one when not (yet) known.
+  io::build_id build_id() const AREC_EXCLUDES(mutex_);
+  // Records the build-id read for this dso; the first one set wins.
+  void set_build_id(const io::build_id& id) AREC_EXCLUDES(mutex_);
+  // True exactly once per dso, for the caller that should try to read the build-id from the
+  // file: so each file is opened with libelf at most once, however many threads ask.
+  bool claim_build_id_read() AREC_EXCLUDES(mutex_);
+
+ private:
+  const std::string name_;
+  const dso_id id_;
+  const dso_kind kind_;
+  mutable mutex mutex_;
+  io::build_id build_id_ AREC_GUARDED_BY(mutex_);
+  bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
+};
+
+}  // namespace arec::model

@@ -1,0 +1,36 @@
+// dsos: every dso the recording saw, in one array sorted by (name, id) and searched by binary
+// search, shared by the synthesis workers and the streaming threads.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "model/annotated_mutex.hpp"
+#include "model/dso.hpp"
+
+namespace arec::model {
+
+class dsos {
+ public:
+  // The dso named `name` with identity `id`, created with `kind` when there is none. A hit
+  // allocates nothing and takes mutex_ shared only.
+  std::shared_ptr<dso> find_or_add(std::string_view name, const dso_id& id, dso_kind kind)
+      AREC_EXCLUDES(mutex_);
+  // The dso with exactly this name and id, or nullptr.
+  std::shared_ptr<dso> find(std::string_view name, const dso_id& id) const AREC_EXCLUDES(mutex_);
+  // Every dso, in (name, id) order.
+  std::vector<std::shared_ptr<dso>> all() const AREC_EXCLUDES(mutex_);
+  std::size_t size() const AREC_EXCLUDES(mutex_);
+
+ private:
+  std::vector<std::shared_ptr<dso>>::const_iterator lower_bound(std::string_view name,
+                                                                const dso_id& id) const
+      AREC_REQUIRES_SHARED(mutex_);
+
+  mutable shared_mutex mutex_;
+  std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
+};
+
+}  // namespace arec::model

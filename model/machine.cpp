@@ -1,0 +1,74 @@
+#include "model/machine.hpp"
+
+#include <utility>
+
+namespace arec::model {
+namespace {
+
+constexpr std::string_view kernel_map_prefix = "[kernel.kallsyms]";
+
+bool anonymous(std::string_view name) {
+  return name.empty() || name == "//anon" || name.starts_with("/anon_hugepage") ||
+         name.starts_with("/dev/zero") || name.starts_with("/SYSV");
+}
+
+}  // namespace
+
+std::shared_ptr<thread> machine::find_or_add_thread(pid_t pid, pid_t tid) {
+  return threads_.find_or_add(tid, [&] {
+    // A thread shares its leader's address space; an unknown leader is created too, as perf
+    // does, so that the process's mmaps (made under its pid) reach this thread.
+    std::shared_ptr<maps> space = pid > 0 && pid != tid
+                                      ? find_or_add_thread(pid, pid)->address_space()
+                                      : std::make_shared<maps>();
+    return std::make_shared<thread>(pid, tid, std::move(space));
+  });
+}
+
+void machine::on_comm(pid_t pid, pid_t tid, std::string_view comm) {
+  find_or_add_thread(pid, tid)->set_comm(comm);
+}
+
+void machine::on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_maps) {
+  // /proc lists a process's threads in any order: a synthesized leader may come after threads
+  // that already created it, with the address space they share.
+  if (!copy_maps)
+    if (auto known = threads_.find(tid); known && known->pid() == pid) return;
+  // As perf does, an unknown parent is created: the child must see the same address space
+  // whichever of the two we hear of first.
+  std::shared_ptr<thread> parent = find_or_add_thread(ppid, ptid);
+  std::shared_ptr<maps> space;
+  if (parent->pid() == pid)
+    space = parent->address_space();
+  else if (copy_maps)
+    space = std::make_shared<maps>(*parent->address_space());
+  else
+    space = std::make_shared<maps>();
+  auto child = std::make_shared<thread>(pid, tid, std::move(space));
+  child->set_comm(parent->comm());
+  threads_.insert(std::move(child));
+}
+
+void machine::on_exit(pid_t, pid_t tid) { threads_.remove(tid); }
+
+void machine::on_mmap(const mapping_event& event) {
+  map entry;
+  entry.start = event.start;
+  entry.end = event.start + event.len;
+  entry.pgoff = event.pgoff;
+  entry.prot = event.prot;
+  entry.flags = event.flags;
+  if (event.pid == -1) {
+    // perf names the kernel map "[kernel.kallsyms]_text" (after its reference symbol); the
+    // dso is "[kernel.kallsyms]". Everything else under pid -1 is a module.
+    bool kernel = event.name.starts_with(kernel_map_prefix);
+    entry.object = dsos_.find_or_add(kernel ? kernel_name : event.name, event.id,
+                                     kernel ? dso_kind::kernel : dso_kind::kernel_module);
+    kernel_maps_.insert(entry);
+    return;
+  }
+  if (!anonymous(event.name)) entry.object = dsos_.find_or_add(event.name, event.id, dso_kind::user);
+  find_or_add_thread(event.pid, event.pid)->address_space()->insert(entry);
+}
+
+}  // namespace arec::model

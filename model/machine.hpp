@@ -1,0 +1,65 @@
+// machine: the recorded machine as the side-band records describe it: its tasks with their
+// address spaces, the kernel's address space, and every dso mapped anywhere. Safe to update
+// from several threads at once (synthesis workers, streaming threads).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "model/dsos.hpp"
+#include "model/maps.hpp"
+#include "model/threads.hpp"
+
+namespace arec::model {
+
+// A new mapping as an MMAP or MMAP2 record states it.
+struct mapping_event {
+  pid_t pid = 0;  // -1: the kernel's address space
+  pid_t tid = 0;
+  std::uint64_t start = 0;
+  std::uint64_t len = 0;
+  std::uint64_t pgoff = 0;
+  std::uint32_t prot = 0;
+  std::uint32_t flags = 0;
+  dso_id id;                // identity of the file (inode or build-id), zero if unknown
+  std::string_view name;    // file name or pseudo name ("//anon", "[vdso]", "[kernel.kallsyms]_text")
+};
+
+class machine {
+ public:
+  // Name of the kernel's dso, as perf calls it.
+  static constexpr std::string_view kernel_name = "[kernel.kallsyms]";
+
+  threads& tasks() noexcept { return threads_; }
+  const threads& tasks() const noexcept { return threads_; }
+  dsos& objects() noexcept { return dsos_; }
+  const dsos& objects() const noexcept { return dsos_; }
+  maps& kernel_maps() noexcept { return kernel_maps_; }
+
+  // The thread `tid` of `pid`, created if unknown: a leader with a fresh address space, any
+  // other thread with its leader's (the leader is created too when unknown).
+  std::shared_ptr<thread> find_or_add_thread(pid_t pid, pid_t tid);
+
+  // COMM: names `tid`.
+  void on_comm(pid_t pid, pid_t tid, std::string_view comm);
+  // FORK: `tid` of `pid` was created by `ptid` of `ppid`. A new thread of the same process
+  // shares the parent's address space; a new process starts with a copy of it when
+  // `copy_maps` (a real fork), with an empty one otherwise (a synthesized FORK, whose own
+  // MMAPs follow).
+  void on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_maps = true);
+  // EXIT: `tid` is gone and leaves the table (its maps live on while other threads use them).
+  void on_exit(pid_t pid, pid_t tid);
+  // MMAP/MMAP2: adds the mapping to its process's (or the kernel's) address space, finding or
+  // creating its dso. Anonymous memory ("//anon", empty name) gets no dso.
+  void on_mmap(const mapping_event& event);
+
+ private:
+  threads threads_;
+  dsos dsos_;
+  maps kernel_maps_;
+};
+
+}  // namespace arec::model

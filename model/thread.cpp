@@ -1,0 +1,24 @@
+#include "model/thread.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace arec::model {
+
+thread::thread(pid_t pid, pid_t tid, std::shared_ptr<maps> address_space)
+    : pid_(pid), tid_(tid), maps_(std::move(address_space)) {}
+
+std::string thread::comm() const {
+  exclusive_lock lock{mutex_};
+  return std::string{comm_.data()};
+}
+
+void thread::set_comm(std::string_view name) {
+  std::size_t size = std::min(name.size(), comm_capacity - 1);
+  exclusive_lock lock{mutex_};
+  std::memcpy(comm_.data(), name.data(), size);
+  comm_[size] = '\0';
+}
+
+}  // namespace arec::model

@@ -1,0 +1,92 @@
+// dsos: one entry per (name, identity), found by binary search; a dso's build-id is set once.
+#include "model/dsos.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace arec::model {
+namespace {
+
+dso_id inode_id(std::uint64_t inode) {
+  dso_id id;
+  id.major = 8;
+  id.minor = 1;
+  id.inode = inode;
+  return id;
+}
+
+TEST(Dsos, FindOrAddReturnsTheSameDsoForTheSameNameAndId) {
+  dsos table;
+  auto first = table.find_or_add("/usr/lib/libc.so.6", inode_id(5), dso_kind::user);
+  auto again = table.find_or_add("/usr/lib/libc.so.6", inode_id(5), dso_kind::user);
+  EXPECT_EQ(first, again);
+  EXPECT_EQ(table.size(), 1u);
+}
+
+TEST(Dsos, SameNameWithAnotherInodeIsAnotherDso) {
+  dsos table;
+  auto old_file = table.find_or_add("/opt/app", inode_id(5), dso_kind::user);
+  auto new_file = table.find_or_add("/opt/app", inode_id(6), dso_kind::user);
+  EXPECT_NE(old_file, new_file);
+  EXPECT_EQ(table.find("/opt/app", inode_id(6)), new_file);
+  EXPECT_EQ(table.find("/opt/app", inode_id(7)), nullptr);
+}
+
+TEST(Dsos, AllIsSortedByName) {
+  dsos table;
+  for (const char* name : {"/z", "/a", "/m", "[vdso]", "/b"})
+    table.find_or_add(name, dso_id{}, dso_kind::user);
+  std::vector<std::string> names;
+  for (const auto& entry : table.all()) names.push_back(entry->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"/a", "/b", "/m", "/z", "[vdso]"}));
+  EXPECT_EQ(table.find("/m", dso_id{})->name(), "/m");
+  EXPECT_EQ(table.find("/c", dso_id{}), nullptr);
+}
+
+TEST(Dsos, BuildIdFromTheKernelIsTheIdentityAndTheBuildId) {
+  dsos table;
+  dso_id id;
+  id.build_id.size = 20;
+  id.build_id.bytes[0] = 0xab;
+  auto entry = table.find_or_add("/bin/sh", id, dso_kind::user);
+  EXPECT_EQ(entry->build_id(), id.build_id);
+  EXPECT_FALSE(entry->claim_build_id_read()) << "no file read needed when the kernel told us";
+}
+
+TEST(Dsos, BuildIdIsReadOnceAndTheFirstOneWins) {
+  dso entry{"/bin/true", dso_id{}, dso_kind::user};
+  EXPECT_TRUE(entry.build_id().empty());
+  EXPECT_TRUE(entry.claim_build_id_read());
+  EXPECT_FALSE(entry.claim_build_id_read());
+  io::build_id first;
+  first.size = 4;
+  first.bytes[0] = 1;
+  io::build_id second = first;
+  second.bytes[0] = 2;
+  entry.set_build_id(first);
+  entry.set_build_id(second);
+  EXPECT_EQ(entry.build_id(), first);
+}
+
+TEST(ConcurrentDsos, ParallelFindOrAddCreatesEachDsoOnce) {
+  dsos table;
+  std::vector<std::vector<std::shared_ptr<dso>>> seen(4);
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t w = 0; w < seen.size(); ++w)
+      pool.emplace_back([&, w] {
+        for (int i = 0; i < 300; ++i)
+          seen[w].push_back(table.find_or_add("/lib/l" + std::to_string(i), dso_id{}, dso_kind::user));
+      });
+  }
+  EXPECT_EQ(table.size(), 300u);
+  for (std::size_t w = 1; w < seen.size(); ++w) EXPECT_EQ(seen[w], seen[0]);
+}
+
+}  // namespace
+}  // namespace arec::model

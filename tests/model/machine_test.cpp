@@ -1,0 +1,88 @@
+// machine: side-band records update tasks, address spaces and dsos as perf's machine does.
+#include "model/machine.hpp"
+
+#include <gtest/gtest.h>
+
+namespace arec::model {
+namespace {
+
+mapping_event mmap_of(pid_t pid, std::uint64_t start, std::uint64_t len, std::string_view name) {
+  mapping_event event;
+  event.pid = pid;
+  event.tid = pid;
+  event.start = start;
+  event.len = len;
+  event.name = name;
+  return event;
+}
+
+TEST(Machine, ThreadsOfOneProcessShareTheAddressSpace) {
+  machine world;
+  world.on_comm(100, 100, "app");
+  world.on_fork(100, 100, 101, 100);
+  world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/bin/app"));
+  auto worker = world.tasks().find(101);
+  ASSERT_TRUE(worker);
+  EXPECT_EQ(worker->address_space(), world.tasks().find(100)->address_space());
+  EXPECT_EQ(worker->comm(), "app");
+  ASSERT_TRUE(worker->address_space()->find(0x1800));
+}
+
+TEST(Machine, ForkedProcessGetsACopyOfItsParentsMaps) {
+  machine world;
+  world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/bin/app"));
+  world.on_fork(200, 100, 200, 100);
+  world.on_mmap(mmap_of(200, 0x1000, 0x1000, "/usr/bin/other"));
+  EXPECT_EQ(world.tasks().find(100)->address_space()->find(0x1000)->object->name(), "/usr/bin/app");
+  EXPECT_EQ(world.tasks().find(200)->address_space()->find(0x1000)->object->name(), "/usr/bin/other");
+}
+
+TEST(Machine, ExitRemovesTheThreadButItsProcessKeepsTheMaps) {
+  machine world;
+  world.on_fork(100, 100, 101, 100);
+  world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/lib/libx.so"));
+  auto space = world.tasks().find(101)->address_space();
+  world.on_exit(100, 100);
+  EXPECT_FALSE(world.tasks().find(100));
+  ASSERT_TRUE(world.tasks().find(101));
+  EXPECT_TRUE(space->find(0x1000));
+  world.on_exit(100, 101);
+  EXPECT_EQ(world.tasks().size(), 0u);
+  EXPECT_EQ(world.objects().size(), 1u) << "dsos outlive the tasks that mapped them";
+}
+
+TEST(Machine, KernelMapsGoToTheKernelAddressSpace) {
+  machine world;
+  mapping_event kernel = mmap_of(-1, 0xffffffff81000000, 0x1000000, "[kernel.kallsyms]_text");
+  world.on_mmap(kernel);
+  world.on_mmap(mmap_of(-1, 0xffffffffc0000000, 0x4000, "/lib/modules/6.1/kernel/fs/ext4.ko"));
+  auto text = world.kernel_maps().find(0xffffffff81000010);
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->object->name(), machine::kernel_name);
+  EXPECT_EQ(text->object->kind(), dso_kind::kernel);
+  EXPECT_EQ(world.kernel_maps().find(0xffffffffc0000000)->object->kind(), dso_kind::kernel_module);
+  EXPECT_EQ(world.tasks().size(), 0u);
+}
+
+TEST(Machine, AnonymousMemoryHasNoDso) {
+  machine world;
+  world.on_mmap(mmap_of(1, 0x1000, 0x1000, "//anon"));
+  ASSERT_TRUE(world.tasks().find(1)->address_space()->find(0x1000));
+  EXPECT_EQ(world.tasks().find(1)->address_space()->find(0x1000)->object, nullptr);
+  EXPECT_EQ(world.objects().size(), 0u);
+}
+
+TEST(Machine, SynthesizedForkStartsWithEmptyMapsAndKeepsAKnownLeader) {
+  machine world;
+  world.on_mmap(mmap_of(1, 0x1000, 0x1000, "/sbin/init"));
+  world.on_fork(300, 300, 301, 300, false);  // a thread listed before its leader
+  world.on_fork(300, 1, 300, 1, false);
+  world.on_mmap(mmap_of(300, 0x5000, 0x1000, "/usr/bin/daemon"));
+  auto leader = world.tasks().find(300);
+  EXPECT_FALSE(leader->address_space()->find(0x1000)) << "no copy of init's maps";
+  EXPECT_EQ(world.tasks().find(301)->address_space(), leader->address_space());
+  EXPECT_TRUE(world.tasks().find(301)->address_space()->find(0x5000));
+}
+
+}  // namespace
+}  // namespace arec::model
