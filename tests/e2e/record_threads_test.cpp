@@ -111,6 +111,37 @@ TEST(RecordThreads, VerboseShowsTheSingleStreamingThread) {
   EXPECT_TRUE(S_ISREG(info.st_mode)) << "without --threads the output is one file";
 }
 
+// A streaming thread whose rings stay empty (the attached process sleeps throughout) still ran
+// its start-up and final drain: its line says where, within its affinity.
+TEST(RecordThreads, IdleThreadsStillReportWhereTheyRan) {
+  if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "arec's summary lines";
+  child_process sleeper = child_process::spawn({"sleep", "30"});
+  temp_dir dir;
+  const std::string out = dir.file("idle.data");
+
+  command_result run = run_command(
+      rec.command({"--threads=cpu", "-p", std::to_string(sleeper.pid()), "-o", out, "--duration",
+                   "0.3"}),
+      30s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::optional<arec_summary> summary = find_arec_summary(run.err);
+  ASSERT_TRUE(summary) << run.err;
+  EXPECT_EQ(summary->samples, 0u) << "a sleeping process is never sampled";
+  std::vector<thread_summary> threads;
+  ASSERT_NO_THROW(threads = find_thread_summaries(run.err));
+  ASSERT_EQ(threads.size(), online_cpus().size()) << run.err;
+  for (const thread_summary& t : threads) {
+    SCOPED_TRACE("thread " + std::to_string(t.index));
+    EXPECT_EQ(t.samples, 0u);
+    EXPECT_FALSE(t.ran_on.empty()) << "a thread that ran must say where:\n" << run.err;
+    EXPECT_TRUE(
+        std::includes(t.affinity.begin(), t.affinity.end(), t.ran_on.begin(), t.ran_on.end()))
+        << run.err;
+  }
+}
+
 // A user mask that leaves some monitored cpus to no thread (`--threads=0/0 -a` on a machine
 // with more cpus). perf records the covered cpus; arec may do the same or refuse the spec as a
 // usage error, but it must not fail half-way with a system error and a partial directory.
