@@ -121,10 +121,10 @@ TEST(RecordThreads, IdleThreadsStillReportWhereTheyRan) {
   temp_dir dir;
   const std::string out = dir.file("idle.data");
 
-  command_result run = run_command(
-      rec.command({"--threads=cpu", "-p", std::to_string(sleeper.pid()), "-o", out, "--duration",
-                   "0.3"}),
-      30s);
+  command_result run =
+      run_command(rec.command({"--threads=cpu", "-p", std::to_string(sleeper.pid()), "-o", out,
+                               "--duration", "0.3"}),
+                  30s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::optional<arec_summary> summary = find_arec_summary(run.err);
   ASSERT_TRUE(summary) << run.err;
