@@ -269,31 +269,10 @@ void apply_duration(record_state& state, const option_use& use) {
 }
 
 // perf's --threads specs: a topology level, or CPUS/AFFINITY masks joined by ':'.
+// The spec is checked against the machine's topology by record/thread_masks, before anything
+// is opened: one validator, which also knows -C, whatever order the options come in.
 void apply_threads(record_state& state, const option_use& use) {
-  std::string_view spec = use.value;
-  bool named =
-      spec.empty() || spec == "cpu" || spec == "core" || spec == "package" || spec == "numa";
-  if (!named) {
-    std::string_view rest = spec;
-    for (;;) {
-      auto colon = rest.find(':');
-      std::string_view entry = rest.substr(0, colon);
-      auto slash = entry.find('/');
-      bool good = slash != std::string_view::npos;
-      try {
-        good = good && !io::parse_cpu_list(entry.substr(0, slash)).empty() &&
-               !io::parse_cpu_list(entry.substr(slash + 1)).empty();
-      } catch (const std::invalid_argument&) {
-        good = false;
-      }
-      if (!good)
-        reject(use, "unknown thread spec " + quoted(entry) +
-                        " (expected cpu, core, package, numa or CPUS/AFFINITY[:CPUS/AFFINITY...])");
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
-  }
-  state.options.threads_spec = std::string(spec);
+  state.options.threads_spec = std::string(use.value);
 }
 
 void apply_mmap_flush(record_state& state, const option_use& use) {
@@ -370,7 +349,8 @@ constexpr std::array record_table{
                 "AFFINITY); bare --threads means cpu",
                 "one streaming thread", buffers, apply_threads},
     record_spec{"num-thread-synthesize", 0, required, "N",
-                "use N threads to synthesize the existing processes at startup", "1", buffers,
+                "use N threads to synthesize the existing processes at startup",
+                "online cpus, at most 8", buffers,
                 apply_synthesize_threads},
     record_spec{"duration", 0, required, "SECONDS", "stop after SECONDS (fractions allowed)",
                 "until COMMAND exits or Ctrl-C", control, apply_duration},

@@ -3,7 +3,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
@@ -216,6 +218,7 @@ class recording {
     layout_ = plan_stream_threads(options_, cpus_, online);
     if (options_.verbose)
       for (const std::string& note : layout_.dropped) say(options_, "arec: " + note);
+    record_only_drained_cpus();
     if (options_.dry_run) {
       std::fputs(format_thread_layout(layout_).c_str(), stdout);
       return 0;
@@ -237,6 +240,23 @@ class recording {
            (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
   }
   bool directory() const { return options_.threads_spec.has_value(); }
+
+  // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
+  // thread drains is not recorded at all (an event there would have no ring).
+  void record_only_drained_cpus() {
+    std::vector<int> drained;
+    for (const stream_thread_mask& thread : layout_.threads)
+      drained.insert(drained.end(), thread.cpus.begin(), thread.cpus.end());
+    std::sort(drained.begin(), drained.end());
+    if (drained != cpus_ && options_.verbose) {
+      std::vector<int> left;
+      std::set_difference(cpus_.begin(), cpus_.end(), drained.begin(), drained.end(),
+                          std::back_inserter(left));
+      say(options_, "arec: cpus " + io::format_cpu_list(left) +
+                        " are in no --threads mask and are not recorded");
+    }
+    cpus_ = std::move(drained);
+  }
 
   void open_events() {
     std::vector<event_spec> specs = options_.events;

@@ -156,9 +156,13 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   count_written(ring, drained, size);
 }
 
-stream_stats streamer::note_drain(const ring_chunk& chunk) {
+void streamer::note_cpu() {
   if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus)
     ran_on_.set(static_cast<std::size_t>(cpu));
+}
+
+stream_stats streamer::note_drain(const ring_chunk& chunk) {
+  note_cpu();
   stream_stats drained;
   scan_records(chunk, drained);
   if (feed_) feed_->scan(chunk);
@@ -179,6 +183,7 @@ std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
 
 async::task<void> streamer::run_rounds() {
   while (!stopping_) {
+    note_cpu();  // a thread with idle rings still shows where it runs
     std::error_code cancelled;
     round_timer_.expires_after(config_.round_interval);
     co_await round_timer_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));

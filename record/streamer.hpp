@@ -72,6 +72,7 @@ class streamer {
   async::task<void> drain_ring(ring_state& ring);
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
+  void note_cpu();
   stream_stats note_drain(const ring_chunk& chunk);
   void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
   async::task<void> run_rounds();

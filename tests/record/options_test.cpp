@@ -368,15 +368,6 @@ TEST(RecordOptions, ThreadsValueOnlyWithEquals) {
   EXPECT_EQ(parse({"--threads=0-3/3:4-7/4"}).threads_spec, "0-3/3:4-7/4");
 }
 
-TEST(RecordOptions, BadThreadsSpecIsNamed) {
-  const char* expected_forms =
-      " (expected cpu, core, package, numa or CPUS/AFFINITY[:CPUS/AFFINITY...])";
-  EXPECT_EQ(error_of({"--threads=bogus"}),
-            std::string("--threads=bogus: unknown thread spec 'bogus'") + expected_forms);
-  EXPECT_EQ(error_of({"--threads=0-3/3:4-7"}),
-            std::string("--threads=0-3/3:4-7: unknown thread spec '4-7'") + expected_forms);
-}
-
 TEST(RecordOptions, SynthesizeThreads) {
   EXPECT_EQ(parse({"--num-thread-synthesize=4"}).synthesize_threads, 4u);
   EXPECT_EQ(error_of({"--num-thread-synthesize", "0"}),
