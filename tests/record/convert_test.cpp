@@ -65,7 +65,7 @@ std::vector<std::byte> record(std::uint32_t type, Words... words) {
   std::vector<std::byte> out(8 + 8 * body.size());
   io::perf::record_header header{type, 0, static_cast<std::uint16_t>(out.size())};
   std::memcpy(out.data(), &header, sizeof header);
-  std::memcpy(out.data() + 8, body.data(), 8 * body.size());
+  if (!body.empty()) std::memcpy(out.data() + 8, body.data(), 8 * body.size());
   return out;
 }
 
