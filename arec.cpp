@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "record/convert_command.hpp"
 #include "record/options.hpp"
 #include "record/session.hpp"
 #include "record/workload.hpp"
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> command_line(argv, argv + argc);
   std::span<const char* const> args(argv + 1, static_cast<std::size_t>(argc - 1));
   try {
+    if (!args.empty() && std::strcmp(args[0], "convert") == 0)
+      return arec::record::run_convert_command(args.subspan(1));
     return record(args, command_line);
   } catch (const arec::record::usage_error& error) {
     return fail(error.what(), exit_usage);

@@ -1,0 +1,118 @@
+// `arec convert` on real recordings of hot_loop: the samples perf script sees (time, cpu, tid,
+// ip) are the same multiset before and after, and hotspot's parser reads the output with every
+// sample and no sample out of time order. Also the command line: errors exit 1 with one line.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child_process.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+constexpr const char* hotspot_parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
+
+bool exists(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0;
+}
+
+// perf script's "time cpu tid ip" lines (call chains hidden: one line per sample), sorted: the
+// sample multiset of a file or directory.
+std::vector<std::string> sample_multiset(const std::string& input, std::string& err) {
+  command_result run =
+      run_command({"perf", "script", "-i", input, "-F", "time,cpu,tid,ip", "-G"});
+  err = run.describe();
+  std::vector<std::string> lines;
+  if (run.exit_code != 0) return lines;
+  std::istringstream in(run.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// The value of "NAME: N" in hotspot-perfparser --print-stats output, or -1.
+long stat_value(const std::string& text, const std::string& name) {
+  auto at = text.find(name + ": ");
+  if (at == std::string::npos) return -1;
+  return std::stol(text.substr(at + name.size() + 2));
+}
+
+struct convert_case {
+  const char* name;
+  std::vector<std::string> record_args;
+};
+
+class ConvertRecording : public ::testing::TestWithParam<convert_case> {};
+
+TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "convert is arec's own command";
+  temp_dir dir;
+  const std::string data = dir.file("rec.data");
+  const std::string out = dir.file("rec.perf");
+  std::vector<std::string> args{"-o", data, "-F", "2000"};
+  args.insert(args.end(), GetParam().record_args.begin(), GetParam().record_args.end());
+  args.insert(args.end(), {"--", test_program("hot_loop"), "500"});
+  command_result recorded = run_command(rec.command(args));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+
+  command_result converted = run_command({AREC_BINARY, "convert", "-i", data, "-o", out});
+  ASSERT_EQ(converted.exit_code, 0) << converted.describe();
+  EXPECT_EQ(converted.err.find("warning"), std::string::npos) << converted.err;
+
+  std::string before_err, after_err;
+  std::vector<std::string> before = sample_multiset(data, before_err);
+  std::vector<std::string> after = sample_multiset(out, after_err);
+  ASSERT_GE(before.size(), 100u) << before_err;
+  EXPECT_EQ(after, before) << after_err;
+
+  if (!exists(hotspot_parser)) GTEST_SKIP() << hotspot_parser << " is not installed";
+  command_result parsed = run_command({hotspot_parser, "--input", out, "--print-stats"});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
+  std::string stats = parsed.out + parsed.err;
+  EXPECT_EQ(stat_value(stats, "samples"), static_cast<long>(before.size())) << stats;
+  EXPECT_EQ(stat_value(stats, "samples time violations"), 0) << stats;
+  EXPECT_EQ(stat_value(stats, "mmaps time violations"), 0) << stats;
+  EXPECT_EQ(stats.find("unhandled event type"), std::string::npos) << stats;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Recordings, ConvertRecording,
+    ::testing::Values(convert_case{"SingleFile", {}},
+                      convert_case{"ThreadsCpuDirectory", {"--threads=cpu"}},
+                      convert_case{"Compressed", {"-z"}},
+                      convert_case{"CompressedDirectory", {"--threads=cpu", "-z"}},
+                      convert_case{"CallGraph", {"-g"}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {
+  temp_dir dir;
+  const std::string bad = std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/bad_magic.data";
+  const std::string out = dir.file("out.perf");
+  command_result run = run_command({AREC_BINARY, "convert", "-i", bad, "-o", out});
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_EQ(run.err, "arec: error: " + bad + ": offset 0: bad magic: not a perf.data file (no PERFILE2)\n");
+  EXPECT_FALSE(exists(out));
+}
+
+TEST(ConvertCommand, MissingInputNamesIt) {
+  temp_dir dir;
+  command_result run =
+      run_command({AREC_BINARY, "convert", "-i", dir.file("nope.data"), "-o", dir.file("o")});
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_NE(run.err.find(dir.file("nope.data")), std::string::npos) << run.err;
+  EXPECT_FALSE(exists(dir.file("o")));
+}
+
+}  // namespace
+}  // namespace arec::e2e
