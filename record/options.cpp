@@ -386,7 +386,7 @@ constexpr std::array convert_table{
                    s.options.output = std::string(use.value);
                  }},
     convert_spec{"keep-compressed", 0, none, "",
-                 "copy compressed records as they are instead of decompressing them", "", output,
+                 "keep the output compressed, at the recording's zstd level", "", output,
                  [](convert_state& s, const option_use&) { s.options.keep_compressed = true; }},
     convert_spec{"compress", 'z', none, "", "compress the output with zstd level 1", "off", output,
                  [](convert_state& s, const option_use&) {
