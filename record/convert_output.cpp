@@ -77,6 +77,12 @@ void convert_output::append(std::span<const std::byte> record) {
 
 void convert_output::commit(io::perf::feature_set features) {
   write_batch();
+  if (data_bytes() == 0) {
+    // perf refuses a data size of 0 ("not properly terminated?"); a lone round marker says
+    // "nothing was recorded" in a file it reads, e.g. after salvaging a recording killed early.
+    std::array<std::span<const std::byte>, 1> pieces{round_bytes()};
+    write(pieces);
+  }
   if (compressor_) {
     double ratio = compressor_->bytes_out() ? static_cast<double>(compressor_->bytes_in()) /
                                                   static_cast<double>(compressor_->bytes_out())

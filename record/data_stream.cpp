@@ -26,10 +26,12 @@ async::task<void> data_stream::wait_for_slot() {
   }
 }
 
-std::size_t data_stream::take_slot(async::event& done) {
+std::size_t data_stream::take_slot(async::event& done, std::uint64_t size,
+                                   std::uint64_t samples) {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
-    if (pending_[i].done == nullptr) {
-      pending_[i] = {&done, writer_->offset()};
+    if (pending_[i].state == pending_write::state::free) {
+      std::uint64_t start = writer_->offset();
+      pending_[i] = {pending_write::state::in_flight, &done, start, start + size, samples};
       return i;
     }
   }
@@ -37,11 +39,13 @@ std::size_t data_stream::take_slot(async::event& done) {
 }
 
 async::task<void> data_stream::write(std::span<const std::span<const std::byte>> pieces,
-                                     async::event& done) {
+                                     async::event& done, std::uint64_t samples) {
   co_await wait_for_slot();
   throw_if_failed();
   done.reset();
-  writer_->submit(pieces, take_slot(done));
+  std::uint64_t size = 0;
+  for (auto piece : pieces) size += piece.size();
+  writer_->submit(pieces, take_slot(done, size, samples));
   if (writer_->completion_fd() < 0)
     reap();  // the plain backend finished inside submit()
   else
@@ -60,8 +64,8 @@ void data_stream::reap() {
   }
   for (std::size_t i = 0; i < n; ++i) {
     pending_write& finished = pending_[finished_[i]];
+    finished.state = pending_write::state::completed;
     finished.done->set();
-    finished.done = nullptr;
   }
   if (n > 0) {
     publish_durable_offset();
@@ -69,10 +73,23 @@ void data_stream::reap() {
   }
 }
 
+// Completed writes join the durable prefix in file order: a write finished early waits for the
+// ones before it (io_uring completes in any order).
 void data_stream::publish_durable_offset() {
-  std::uint64_t durable = writer_->offset();
-  for (const pending_write& write : pending_)
-    if (write.done) durable = std::min(durable, write.start);
+  std::uint64_t durable = durable_.load(std::memory_order_relaxed);
+  std::uint64_t samples = durable_samples_.load(std::memory_order_relaxed);
+  for (bool advanced = true; advanced;) {
+    advanced = false;
+    for (pending_write& write : pending_) {
+      if (write.state == pending_write::state::completed && write.start == durable) {
+        durable = write.end;
+        samples += write.samples;
+        write.state = pending_write::state::free;
+        advanced = true;
+      }
+    }
+  }
+  durable_samples_.store(samples, std::memory_order_relaxed);
   durable_.store(durable, std::memory_order_release);
 }
 
@@ -81,7 +98,7 @@ void data_stream::fail(std::exception_ptr failure) {
   failure_ = failure;
   // Wake everyone who waits on this stream; they see the failure and end.
   for (pending_write& write : pending_)
-    if (write.done) write.done->set();
+    if (write.state == pending_write::state::in_flight) write.done->set();
   slot_freed_.set();
   close();
   if (on_failure_) on_failure_();

@@ -26,9 +26,11 @@ class data_stream {
               std::function<void()> on_failure);
 
   // Appends `pieces` at the end of the file and returns once they are written. `done` is the
-  // caller's own completion event (one per writer of the stream, reused for every write).
+  // caller's own completion event (one per writer of the stream, reused for every write);
+  // `samples` is how many samples the bytes hold, counted once they are durable.
   // Throws the write's std::system_error when the stream failed.
-  async::task<void> write(std::span<const std::span<const std::byte>> pieces, async::event& done);
+  async::task<void> write(std::span<const std::span<const std::byte>> pieces, async::event& done,
+                          std::uint64_t samples = 0);
   // Returns once a write can start without waiting; a write() right after it, with no
   // suspension between, keeps the order in which callers prepared their bytes.
   async::task<void> wait_for_slot();
@@ -41,17 +43,23 @@ class data_stream {
   // The end of the prefix of the file that is completely written: everything before it is on
   // the file, whatever order io_uring completed the writes in. Readable from any thread.
   std::uint64_t durable_offset() const { return durable_.load(std::memory_order_acquire); }
+  // Samples within the durable prefix. Readable from any thread.
+  std::uint64_t durable_samples() const { return durable_samples_.load(std::memory_order_relaxed); }
   bool failed() const { return static_cast<bool>(failure_); }
   io::writer_backend backend() const { return writer_->backend(); }
 
  private:
+  // A write from submission until the file is complete up to its end.
   struct pending_write {
-    async::event* done = nullptr;  // null: the slot is free
+    enum class state { free, in_flight, completed } state = state::free;
+    async::event* done = nullptr;
     std::uint64_t start = 0;
+    std::uint64_t end = 0;
+    std::uint64_t samples = 0;
   };
   static constexpr std::size_t max_pending = 64;
 
-  std::size_t take_slot(async::event& done);
+  std::size_t take_slot(async::event& done, std::uint64_t size, std::uint64_t samples);
   void reap();
   void fail(std::exception_ptr failure);
   void publish_durable_offset();
@@ -67,6 +75,7 @@ class data_stream {
   std::array<pending_write, max_pending> pending_{};
   std::array<std::uint64_t, max_pending> finished_{};
   std::atomic<std::uint64_t> durable_{0};
+  std::atomic<std::uint64_t> durable_samples_{0};
 };
 
 }  // namespace arec::record

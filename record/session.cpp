@@ -339,7 +339,7 @@ class recording {
     if (child_) exit_fds.push_back(child_->exit_fd());
     for (const io::unique_fd& fd : target_exits) exit_fds.push_back(fd.get());
     stop_conditions stop(control_, options_.duration_s, exit_fds);
-    if (!directory()) asio::co_spawn(control_, keep_header_current(), asio::detached);
+    asio::co_spawn(control_, keep_header_current(), asio::detached);
     if (child_) child_->start();
     control_.run();
     stopping_signal_ = stop.stopping_signal();
@@ -347,12 +347,21 @@ class recording {
     stop.release_signals();
   }
 
+  // Every second: a single file's header learns its durable data size, and with -v the user
+  // learns how many samples are safely on disk (what any crash would still keep).
   async::task<void> keep_header_current() {
     asio::steady_timer timer(control_);
     for (;;) {
       timer.expires_after(std::chrono::seconds(1));
       co_await timer.async_wait(asio::use_awaitable);
-      header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
+      if (!directory())
+        header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
+      if (options_.verbose && !options_.quiet) {
+        std::uint64_t samples = 0;
+        for (const auto& t : threads_) samples += t->stream.durable_samples();
+        std::fprintf(stderr, "arec: progress: %llu samples on disk\n",
+                     static_cast<unsigned long long>(samples));
+      }
     }
   }
 

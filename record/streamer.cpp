@@ -136,7 +136,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   stream_stats drained = note_drain(chunk);
-  co_await stream_->write(chunk.pieces, ring.written);
+  co_await stream_->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
   count_written(ring, drained, chunk.size());
 }
@@ -152,7 +152,7 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
   reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free
   std::array<std::span<const std::byte>, 1> pieces{std::span{ring.compressed.data(), size}};
-  co_await stream_->write(pieces, ring.written);
+  co_await stream_->write(pieces, ring.written, drained.samples);
   count_written(ring, drained, size);
 }
 

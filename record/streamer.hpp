@@ -59,6 +59,8 @@ class streamer {
   std::uint64_t file_offset() const { return stream_->offset(); }
   // How far the data file is completely written; readable from any thread once started.
   std::uint64_t durable_offset() const { return stream_->durable_offset(); }
+  // Samples within that prefix; readable from any thread once started.
+  std::uint64_t durable_samples() const { return stream_->durable_samples(); }
   std::size_t ring_count() const { return rings_.size(); }
   std::vector<int> cpus() const;
   // Bytes given to and produced by the compressor (both 0 without -z); valid after join.

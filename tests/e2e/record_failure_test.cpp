@@ -107,6 +107,61 @@ void kill_during_recording(const std::vector<std::string>& extra) {
 
 TEST_F(RecordFailure, KillNineLeavesAFilePerfReads) { kill_during_recording({}); }
 
+// The last "samples on disk" progress count arec printed (-v) before it was killed.
+std::uint64_t last_progress(const std::string& err) {
+  const std::string marker = "arec: progress: ";
+  std::uint64_t samples = 0;
+  for (std::size_t at = err.find(marker); at != std::string::npos; at = err.find(marker, at + 1))
+    samples = std::stoull(err.substr(at + marker.size()));
+  return samples;
+}
+
+// kill -9 at `when`, then `arec convert --salvage`: perf must read the result, and it must hold
+// at least every sample arec had reported on disk.
+void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milliseconds when) {
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("killed.data");
+  const std::string salvaged = dir.file("salvaged.data");
+  std::vector<std::string> args{"-v", "-a", "-g", "-o", data, "--duration", "30"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  child_process recording = child_process::spawn(rec.command(args));
+  std::this_thread::sleep_for(when);
+  recording.send_signal(SIGKILL);
+  command_result run = recording.wait(10s);
+  ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
+  std::uint64_t on_disk = last_progress(run.err);
+
+  command_result salvage = run_command(
+      {AREC_BINARY, "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
+  ASSERT_EQ(salvage.exit_code, 0) << salvage.describe();
+  perf_report report = run_perf_report(salvaged);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  perf_script script = run_perf_script(salvaged);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  EXPECT_GE(script.samples.size(), on_disk) << run.err;
+  if (when >= 2s) {
+    EXPECT_GT(on_disk, 0u) << "no progress line in 2 s: " << run.err;
+  }
+}
+
+TEST_F(RecordFailure, KillNineWhileStreamingIsSalvaged) { kill_then_salvage({}, 2500ms); }
+
+TEST_F(RecordFailure, KillNineWhileStreamingCompressedIsSalvaged) {
+  kill_then_salvage({"-z"}, 2500ms);
+}
+
+TEST_F(RecordFailure, KillNineWhileStreamingThreadsIsSalvaged) {
+  kill_then_salvage({"--threads=cpu"}, 2500ms);
+}
+
+TEST_F(RecordFailure, KillNineWhileStreamingCompressedThreadsIsSalvaged) {
+  kill_then_salvage({"--threads=cpu", "-z"}, 2500ms);
+}
+
+// Synthesis is the first few tens of milliseconds; the header is written before it starts.
+TEST_F(RecordFailure, KillNineDuringStartUpIsSalvaged) { kill_then_salvage({}, 40ms); }
+
 TEST_F(RecordFailure, SighupStopsCleanly) {
   recorder rec = recorder::from_environment();
   temp_dir dir;
