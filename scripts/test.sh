@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export JOBS=${JOBS:-2}
-tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record'}
+tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record|Fuzz'}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
 

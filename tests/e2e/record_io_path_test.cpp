@@ -108,58 +108,15 @@ TEST_F(RecordIoPath, UringWritesPrintNoNotice) {
   }
 }
 
-// Sets kernel.io_uring_disabled for the guard's lifetime and restores the old value after.
-class io_uring_disabled_sysctl {
- public:
-  static constexpr const char* path = "/proc/sys/kernel/io_uring_disabled";
-
-  // Reads the current value; nullopt with the reason when the sysctl is absent or unwritable.
-  static std::optional<std::string> why_unusable() {
-    if (::access(path, F_OK) != 0) return std::string(path) + ": " + std::strerror(errno);
-    if (::access(path, W_OK) != 0) return std::string(path) + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-
-  explicit io_uring_disabled_sysctl(const std::string& value) {
-    std::ifstream in(path);
-    std::getline(in, old_);
-    write(value);
-  }
-  ~io_uring_disabled_sysctl() { write(old_); }
-  io_uring_disabled_sysctl(const io_uring_disabled_sysctl&) = delete;
-  io_uring_disabled_sysctl& operator=(const io_uring_disabled_sysctl&) = delete;
-
-  const std::string& old_value() const { return old_; }
-
- private:
-  static void write(const std::string& value) {
-    std::ofstream out(path);
-    out << value << '\n';
-    out.flush();
-    EXPECT_TRUE(out.good()) << "writing " << value << " to " << path;
-  }
-  std::string old_;
-};
-
-TEST_F(RecordIoPath, FallsBackWhenSysctlDisablesIoUring) {
-  if (auto why = io_uring_disabled_sysctl::why_unusable()) GTEST_SKIP() << *why;
-  const std::string out = dir_.file("sysctl.data");
-  command_result run;
-  std::string before;
-  {
-    io_uring_disabled_sysctl disabled("2");
-    before = disabled.old_value();
-    ASSERT_TRUE(io_uring_unavailable()) << "io_uring_disabled=2 still lets io_uring_setup work";
-    run = run_command(env_command({"-u", "AREC_FORCE_PLAIN_IO"}, rec_.command(workload_args(out))),
-                      60s);
-  }
-  std::ifstream restored(io_uring_disabled_sysctl::path);
-  std::string value;
-  std::getline(restored, value);
-  EXPECT_EQ(value, before) << "kernel.io_uring_disabled was not restored";
-
+// A container whose seccomp profile blocks io_uring: arec says so once and records anyway.
+TEST_F(RecordIoPath, FallsBackWhenSeccompBlocksIoUring) {
+  const std::string out = dir_.file("seccomp.data");
+  std::vector<std::string> command{test_program("without_io_uring")};
+  for (std::string& arg : rec_.command(workload_args(out))) command.push_back(std::move(arg));
+  command_result run = run_command(env_command({"-u", "AREC_FORCE_PLAIN_IO"}, command), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(notice_lines(run.err), 1u) << run.err;
+  EXPECT_NE(run.err.find("Operation not permitted"), std::string::npos) << run.err;
   check_recording(out, run);
 }
 

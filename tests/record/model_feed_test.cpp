@@ -78,7 +78,8 @@ TEST(ModelFeed, ChunkRecordsStraddlingTheWrapAreApplied) {
   EXPECT_EQ(space->find(0x1000)->object->name(), "/lib/a.so");
 }
 
-TEST(ModelFeed, KnownThreadAndDsoAllocateNothing) {
+TEST(ModelFeed, KnownTaskAndDsoAllocateNothing) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
   model::machine world;
   model_feed feed{world};
   auto record = mmap2_with_build_id(5, 0x1000, "/lib/a.so", 1);

@@ -385,6 +385,7 @@ TEST(Synthesizer, TasksExitingMidScanAreNoError) {
 }
 
 TEST(Synthesizer, ScanningAllTasksAllocatesNothing) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
   // Threads and a child make the scan walk several tasks per process and a real maps file.
   oddly_named_child child;
   counting_sink sink;

@@ -6,6 +6,21 @@
 namespace {
 thread_local std::uint64_t new_calls = 0;
 thread_local std::uint64_t c_calls = 0;
+}  // namespace
+
+namespace arec::test {
+std::uint64_t operator_new_calls() { return new_calls; }
+std::uint64_t malloc_calls() { return c_calls; }
+bool counting_works() {
+  std::uint64_t before = new_calls;
+  void* probe = ::operator new(16);  // a direct call: the compiler may not elide it
+  ::operator delete(probe);
+  return new_calls == before + 1;
+}
+}  // namespace arec::test
+
+#ifndef AREC_TEST_NO_ALLOCATION_COUNTING
+namespace {
 
 void* counted(std::size_t size) {
   ++new_calls;
@@ -22,10 +37,6 @@ void* counted_aligned(std::size_t size, std::align_val_t alignment) {
 }
 }  // namespace
 
-namespace arec::test {
-std::uint64_t operator_new_calls() { return new_calls; }
-std::uint64_t malloc_calls() { return c_calls; }
-}  // namespace arec::test
 
 #ifndef AREC_TEST_SANITIZED_MALLOC
 extern "C" {
@@ -72,3 +83,4 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#endif  // AREC_TEST_NO_ALLOCATION_COUNTING
