@@ -23,26 +23,73 @@ int read_paranoid() {
   return level;
 }
 
-// Turns a permission error into a message that names the sysctl and the value needed.
+// Turns a refusal into one message that says what to do. The system_error's own text already
+// ends with strerror, so the explanation is appended to it in a plain runtime_error.
 [[noreturn]] void explain_and_rethrow(const std::system_error& error, pid_t task) {
   int code = error.code().value();
   if (code == EACCES || code == EPERM) {
-    int needed = task == -1 ? 0 : 1;
-    throw std::system_error(
-        error.code(),
-        std::string(error.what()) + " (kernel.perf_event_paranoid is " +
-            std::to_string(read_paranoid()) + "; this recording needs " + std::to_string(needed) +
-            " or less, or CAP_PERFMON: sysctl -w kernel.perf_event_paranoid=" +
-            std::to_string(needed) + ")");
+    int needed = task == -1 ? 0 : 2;
+    throw std::runtime_error(std::string(error.what()) + " (kernel.perf_event_paranoid is " +
+                             std::to_string(read_paranoid()) + "; this recording needs " +
+                             std::to_string(needed) + " or less, or CAP_PERFMON: sysctl -w " +
+                             "kernel.perf_event_paranoid=" + std::to_string(needed) + ")");
   }
   if (code == EMFILE)
-    throw std::system_error(error.code(),
-                            std::string(error.what()) +
-                                " (too many open files: raise the limit with ulimit -n)");
+    throw std::runtime_error(std::string(error.what()) +
+                             " (too many open files: raise the limit with ulimit -n)");
   if (code == ESRCH && task != -1)
-    throw std::system_error(error.code(),
-                            "pid " + std::to_string(task) + " does not exist (it may have exited)");
+    throw std::runtime_error("pid " + std::to_string(task) + " does not exist (it may have exited)");
   throw error;
+}
+
+// perf's answers to a refused perf_event_open, tried in this order. Each changes the event and
+// is announced once; anything else is an error.
+bool apply_fallback(const std::system_error& error, opened_event& event,
+                    const std::optional<event_spec>& software_twin, const sampling_config& config,
+                    pid_t task, const event_set::notice_fn& notice) {
+  int code = error.code().value();
+  bool first_fd = event.ids.empty();
+  if (event.tracking && event.attr.build_id && first_fd && (code == EINVAL || code == E2BIG)) {
+    // A kernel before 5.12 rejects the bit: MMAP2 then carries inodes and the build-ids are
+    // read from the files at the end.
+    notice("arec: the kernel does not put build-ids in MMAP2 records (" + error.code().message() +
+           "); reading them from the files instead");
+    event.attr.build_id = 0;
+    return true;
+  }
+  if (!event.tracking && software_twin && first_fd && is_unsupported(error)) {
+    notice("arec: " + event.name + " is not supported here (" + error.code().message() +
+           "); falling back to " + software_twin->name);
+    perf_event_attr twin = sampling_attr(*software_twin, config);
+    twin.exclude_kernel |= event.attr.exclude_kernel;  // keep what an earlier fallback decided
+    twin.exclude_hv |= event.attr.exclude_hv;
+    event.attr = twin;
+    event.name = software_twin->name;
+    return true;
+  }
+  if (task != -1 && first_fd && !event.attr.exclude_kernel && (code == EACCES || code == EPERM)) {
+    // perf_event_paranoid 2 lets a user profile its own tasks in user space only.
+    if (!event.tracking)
+      notice("arec: kernel.perf_event_paranoid=" + std::to_string(read_paranoid()) +
+             " forbids kernel samples of " + event.name + "; recording user space only");
+    event.attr.exclude_kernel = 1;
+    event.attr.exclude_hv = 1;
+    return true;
+  }
+  return false;
+}
+
+perf_event open_with_fallbacks(opened_event& event, const std::optional<event_spec>& software_twin,
+                               const sampling_config& config, pid_t task, int cpu,
+                               const event_set::notice_fn& notice) {
+  for (;;) {
+    try {
+      return perf_event::open(event.attr, task, cpu, event.name);
+    } catch (const std::system_error& error) {
+      if (!apply_fallback(error, event, software_twin, config, task, notice))
+        explain_and_rethrow(error, task);
+    }
+  }
 }
 
 }  // namespace
@@ -50,48 +97,25 @@ int read_paranoid() {
 event_set event_set::open(std::span<const event_spec> events, const sampling_config& config,
                           const event_target& target, const notice_fn& notice) {
   event_set set;
-  std::vector<std::pair<perf_event_attr, std::string>> attrs;
-  for (const event_spec& spec : events)
-    attrs.emplace_back(sampling_attr(spec, config), spec.name);
-  attrs.emplace_back(tracking_attr(config), "dummy:u");
+  std::vector<opened_event> requested;
+  for (const event_spec& spec : events) requested.push_back({spec.name, sampling_attr(spec, config), {}, false});
+  requested.push_back({"dummy:u", tracking_attr(config), {}, true});
 
-  for (std::size_t e = 0; e < attrs.size(); ++e) {
-    auto& [attr, name] = attrs[e];
-    bool tracking = e + 1 == attrs.size();
-    opened_event described{name, attr, {}, tracking};
+  for (std::size_t e = 0; e < requested.size(); ++e) {
+    opened_event& event = requested[e];
+    std::optional<event_spec> software_twin =
+        event.tracking ? std::nullopt : software_fallback(events[e]);
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
-        std::optional<perf_event> fd;
-        try {
-          fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
-        } catch (const std::system_error& error) {
-          if (tracking && described.attr.build_id && described.ids.empty() &&
-              (error.code().value() == EINVAL || error.code().value() == E2BIG)) {
-            // A kernel before 5.12 rejects the bit: MMAP2 then carries inodes and the
-            // build-ids are read from the files at the end.
-            notice("arec: the kernel does not put build-ids in MMAP2 records (" +
-                   error.code().message() + "); reading them from the files instead");
-            described.attr.build_id = 0;
-            fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
-          } else {
-            auto fallback = tracking ? std::nullopt : software_fallback(events[e]);
-            if (!is_unsupported(error) || !fallback || !described.ids.empty())
-              explain_and_rethrow(error, task);
-            notice("arec: " + described.name + " is not supported here (" +
-                   error.code().message() + "); falling back to " + fallback->name);
-            described.attr = sampling_attr(*fallback, config);
-            described.name = fallback->name;
-            fd.emplace(perf_event::open(described.attr, task, cpu, described.name));
-          }
-        }
-        described.ids.push_back(fd->id());
+        perf_event fd = open_with_fallbacks(event, software_twin, config, task, cpu, notice);
+        event.ids.push_back(fd.id());
         set.ring_owners_.try_emplace(cpu, set.fds_.size());
         set.fd_cpus_.push_back(cpu);
-        if (!tracking) set.sampling_fds_.push_back(set.fds_.size());
-        set.fds_.push_back(std::move(*fd));
+        if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
+        set.fds_.push_back(std::move(fd));
       }
     }
-    set.events_.push_back(std::move(described));
+    set.events_.push_back(std::move(event));
   }
   return set;
 }

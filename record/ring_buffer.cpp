@@ -17,11 +17,11 @@ ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, in
   } catch (const std::system_error& error) {
     if (error.code().value() != EPERM) throw;
     // Ring pages are locked memory, charged to perf_event_mlock_kb and then RLIMIT_MEMLOCK.
-    throw std::system_error(error.code(),
-                            std::string(error.what()) + " (each ring needs " +
-                                std::to_string(length / 1024) +
-                                " KiB of locked memory: raise ulimit -l or "
-                                "kernel.perf_event_mlock_kb, or use a smaller -m)");
+    // error.what() already ends with strerror: append the remedy in a plain runtime_error.
+    throw std::runtime_error(std::string(error.what()) + " (each ring needs " +
+                             std::to_string(length / 1024) +
+                             " KiB of locked memory: raise ulimit -l or "
+                             "kernel.perf_event_mlock_kb, or use a smaller -m)");
   }
   auto* control = reinterpret_cast<perf_event_mmap_page*>(mapping.data());
   std::span<std::byte> data{mapping.data() + page, data_pages * page};

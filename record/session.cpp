@@ -31,6 +31,7 @@
 #include "record/model_feed.hpp"
 #include "record/recording_output.hpp"
 #include "record/stop_conditions.hpp"
+#include "record/stream_sink.hpp"
 #include "record/stream_layout.hpp"
 #include "record/streamer.hpp"
 #include "record/synthesizer.hpp"
@@ -135,27 +136,25 @@ void write_finished_init(io::record_sink& sink) {
   sink.write(std::as_bytes(std::span{&finished_init, 1}));
 }
 
-// What runs already: written before streaming starts, so it precedes every sample needing it.
-// Every synthesized record also goes into `machine`, for the BUILD_ID feature at the end.
-std::uint64_t synthesize(const record_options& options, const std::optional<workload>& child,
-                         bool per_task, int fd, std::uint64_t offset, const std::string& path,
-                         model::machine& machine, std::size_t online_cpus) {
-  auto sink = std::make_unique<io::file_sink>(fd, offset, path);
+// What runs already. Its records have time 0: perf applies them as it reads them, so they only
+// have to come before the first FINISHED_ROUND after the samples that need them.
+void synthesize(const record_options& options, const std::optional<workload>& child,
+                bool per_task, io::record_sink& sink, model::machine& machine,
+                std::size_t online_cpus) {
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
   synthesis.model = &machine;
   synthesis.threads = options.synthesize_threads.value_or(
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
-  model_feed_sink kernel_sink{machine, *sink};
+  model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
   if (!options.pids.empty())
-    synthesize_processes(*sink, options.pids, synthesis);
+    synthesize_processes(sink, options.pids, synthesis);
   else if (per_task)
-    synthesize_workload_comm(*sink, child->pid(), options.workload.front());
+    synthesize_workload_comm(sink, child->pid(), options.workload.front());
   else
-    synthesize_all_tasks(*sink, synthesis);
-  write_finished_init(*sink);
-  return sink->flush();
+    synthesize_all_tasks(sink, synthesis);
+  write_finished_init(sink);
 }
 
 struct compression_totals {
@@ -223,7 +222,10 @@ class recording {
       std::fputs(format_thread_layout(layout_).c_str(), stdout);
       return 0;
     }
+    // Everything that can fail on bad input or limits (events, ring mappings) comes before the
+    // first file is created, so such a failure leaves nothing half-written.
     open_events();
+    map_rings();
     create_output();
     start_streaming();
     wait_for_stop();
@@ -297,7 +299,7 @@ class recording {
   std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
   std::size_t ring_bytes() const { return ring_pages() * page_size_; }
 
-  void start_streaming() {
+  void map_rings() {
     for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
       auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
       threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i,
@@ -306,13 +308,14 @@ class recording {
         threads_.back()->stream.add_ring(cpu, events_->ring_owner(cpu), ring_pages());
     }
     events_->redirect_into_rings();
-    header_end_ = synthesize(options_, child_, per_task(), output_->header_fd(), data_offset_,
-                             output_->header_path(), machine_, online_cpu_count_);
-    make_recoverable();
+  }
+
+  // The rings drain from here on, while what already runs is synthesized.
+  void start_streaming() {
     bool said_fallback = false;
     for (std::size_t i = 0; i < threads_.size(); ++i) {
       auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
-                                                     directory() ? 0 : header_end_);
+                                                     directory() ? 0 : data_offset_);
       if (!choice.fallback_reason.empty() && !said_fallback) {
         said_fallback = true;
         say(options_, "arec: io_uring is unavailable (" + choice.fallback_reason +
@@ -321,16 +324,31 @@ class recording {
       threads_[i]->stream.start(std::move(writer));
     }
     if (!(per_task() && child_)) events_->enable_sampling();
+    synthesize_what_runs();
+    make_recoverable();
+  }
+
+  // A directory's synthesized records go to its header file; a single file's go through the
+  // streaming thread that owns the file's end, between its drains.
+  void synthesize_what_runs() {
+    if (directory()) {
+      auto sink = std::make_unique<io::file_sink>(output_->header_fd(), data_offset_,
+                                                  output_->header_path());
+      synthesize(options_, child_, per_task(), *sink, machine_, online_cpu_count_);
+      header_end_ = sink->flush();
+    } else {
+      stream_sink sink(threads_.front()->stream);
+      synthesize(options_, child_, per_task(), sink, machine_, online_cpu_count_);
+      sink.flush();
+    }
+    for (auto& t : threads_) t->stream.release_rounds();
   }
 
   // From here on, a crash leaves files perf reads. A directory's header file is complete once
   // synthesis is written (its features are rewritten at the end with the final counts); a
   // single file's data size is kept current while recording (keep_header_current).
   void make_recoverable() {
-    if (directory())
-      header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
-    else
-      header_->update_data_size(header_end_ - data_offset_);
+    if (directory()) header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
   }
 
   void wait_for_stop() {

@@ -89,6 +89,30 @@ void streamer::stop() {
   asio::post(thread_.executor(), [this] { on_stop(); });
 }
 
+std::future<void> streamer::write_records(std::span<const std::byte> bytes) {
+  auto written = std::make_shared<std::promise<void>>();
+  std::future<void> result = written->get_future();
+  asio::co_spawn(thread_.executor(), write_external(bytes),
+                 [written](std::exception_ptr failure) {
+                   if (failure)
+                     written->set_exception(failure);
+                   else
+                     written->set_value();
+                 });
+  return result;
+}
+
+async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
+  async::event written(thread_.executor());
+  std::array<std::span<const std::byte>, 1> pieces{bytes};
+  co_await stream_->write(pieces, written);
+  bytes_since_round_ += bytes.size();
+}
+
+void streamer::release_rounds() {
+  asio::post(thread_.executor(), [this] { rounds_held_ = false; });
+}
+
 void streamer::on_stop() {
   stopping_ = true;
   for (auto& ring : rings_) request_drain(*ring);
@@ -192,7 +216,7 @@ async::task<void> streamer::run_rounds() {
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);
     if (stopping_) break;
-    if (config_.write_rounds && bytes_since_round_ > 0) {
+    if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
       // Every record written after this marker is newer than all records before the previous
       // one: each ring was drained after the previous marker was written.
       bytes_since_round_ = 0;

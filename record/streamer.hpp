@@ -7,6 +7,7 @@
 #include <asio/steady_timer.hpp>
 #include <bitset>
 #include <functional>
+#include <future>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -50,6 +51,13 @@ class streamer {
   void start(std::unique_ptr<io::append_writer> writer);
   // Asks for the final drain; callable from any thread.
   void stop();
+  // Appends `bytes` (whole records) to this thread's data file, between drains; callable from
+  // any thread once started. `bytes` must stay valid until the future is ready; the future
+  // carries the write's error. Used to write synthesized records while the rings drain.
+  std::future<void> write_records(std::span<const std::byte> bytes);
+  // Lets FINISHED_ROUND records be written (held back while synthesized records still come:
+  // perf applies those as it reads them, samples only at a round). Callable from any thread.
+  void release_rounds();
 
   async::executor_thread& thread() { return thread_; }
   // Valid after the thread was joined.
@@ -78,6 +86,7 @@ class streamer {
   stream_stats note_drain(const ring_chunk& chunk);
   void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
   async::task<void> run_rounds();
+  async::task<void> write_external(std::span<const std::byte> bytes);
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
   void on_stop();
@@ -96,6 +105,7 @@ class streamer {
   std::uint64_t bytes_since_round_ = 0;
   std::size_t rings_running_ = 0;
   bool stopping_ = false;
+  bool rounds_held_ = true;
   std::bitset<io::max_cpus> ran_on_;
   std::optional<compressor> compressor_;
   std::optional<model_feed> feed_;  // this thread's view into the shared model  // one zstd stream per thread, as one per data file
