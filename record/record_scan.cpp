@@ -10,10 +10,22 @@
 namespace arec::record {
 namespace {
 
-std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
-  std::uint64_t value;
-  chunk.copy_out(offset, std::as_writable_bytes(std::span{&value, 1}));
+// Loads the 8 bytes at an 8-aligned `offset`. The wrap point is 8-aligned too (records are
+// 8-byte multiples in a power-of-two ring), so such a load lies in one piece: a fixed-size copy,
+// not copy_out's general one (the scan's main cost when it was).
+template <typename T>
+T load_aligned(const ring_chunk& chunk, std::size_t offset) {
+  static_assert(sizeof(T) == 8);
+  std::size_t first = chunk.pieces[0].size();
+  const std::byte* at =
+      offset < first ? chunk.pieces[0].data() + offset : chunk.pieces[1].data() + (offset - first);
+  T value;
+  std::memcpy(&value, at, sizeof value);
   return value;
+}
+
+std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
+  return load_aligned<std::uint64_t>(chunk, offset);
 }
 
 }  // namespace
@@ -21,11 +33,8 @@ std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
 void scan_records(const ring_chunk& chunk, stream_stats& stats) {
   std::size_t size = chunk.size();
   std::size_t offset = 0;
-  // Records are 8-byte multiples and the ring size is a power of two, so a header never
-  // straddles the wrap; a body may, hence copy_out for the fields read.
   while (offset + sizeof(io::perf::record_header) <= size) {
-    io::perf::record_header header;
-    chunk.copy_out(offset, std::as_writable_bytes(std::span{&header, 1}));
+    auto header = load_aligned<io::perf::record_header>(chunk, offset);
     if (header.size < sizeof header || offset + header.size > size) break;
     const std::size_t body = offset + sizeof header;
     switch (header.type) {
