@@ -76,6 +76,9 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.disabled = config.workload ? 1 : 0;
   attr.mmap = 1;
   attr.mmap2 = 1;
+  // perf's DWARF unwinder finds the stack and heap through data mappings: without their MMAP2
+  // records a dwarf call chain stops at the sampled function.
+  attr.mmap_data = config.call_graph == call_graph_mode::dwarf ? 1 : 0;
   attr.build_id = 1;  // MMAP2 carries the build-id (Linux 5.12+); event_set drops it if refused
   attr.comm = 1;
   attr.comm_exec = 1;

@@ -143,6 +143,7 @@ void synthesize(const record_options& options, const std::optional<workload>& ch
                 std::size_t online_cpus) {
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
+  synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf;  // as the tracking event
   synthesis.model = &machine;
   synthesis.threads = options.synthesize_threads.value_or(
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
@@ -275,6 +276,10 @@ class recording {
     ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
                     3 * layout_.threads.size() + 64);
     sampling_config sampling = make_sampling_config(options_, per_task() && child_.has_value());
+    // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
+    // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
+    if (options_.call_graph == call_graph_mode::dwarf)
+      sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));
     entries_ = file_events(*events_);

@@ -1,4 +1,4 @@
-// Frame-pointer call graphs (-g, --call-graph fp): each hot_function sample carries the chain
+// Call graphs (-g, --call-graph fp|dwarf): each hot_function sample carries the chain
 // of its callers, so perf can show that caller_function called it.
 #include <gtest/gtest.h>
 
@@ -64,6 +64,18 @@ TEST(RecordCallGraph, DashGChainsShowCallerOfHotFunction) {
 TEST(RecordCallGraph, CallGraphFpChainsShowCallerOfHotFunction) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   expect_callers_recorded({"--call-graph", "fp"});
+}
+
+}  // namespace
+}  // namespace arec::e2e
+
+namespace arec::e2e {
+namespace {
+
+// DWARF call graphs: perf unwinds the copied user stack, which needs the data mappings too.
+TEST(RecordCallGraph, CallGraphDwarfChainsShowCallerOfHotFunction) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  expect_callers_recorded({"--call-graph", "dwarf"});
 }
 
 }  // namespace
