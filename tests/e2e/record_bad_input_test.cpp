@@ -110,7 +110,7 @@ TEST_F(RecordBadInput, UnprivilegedWorkloadIsRecordedInUserSpaceOnly) {
   if (paranoid_level() != 2) GTEST_SKIP() << "the user-space fallback is for perf_event_paranoid 2";
   const std::string data = dir_.file("user.data");
   command_result run = record_unprivileged(
-      {}, {"-F", "1000", "-o", data, "--", test_program("hot_loop"), "300"});
+      {}, {"-F", "1000", "-o", data, "--", test_program("hot_loop"), "1000"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_NE(run.err.find("recording user space only"), std::string::npos) << run.err;
   // perf reads only files of its own user (or root): the test, root, takes the file over.
