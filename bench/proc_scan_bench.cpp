@@ -4,7 +4,10 @@
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "io/dir_reader.hpp"
@@ -40,6 +43,24 @@ void bm_synthesize_all_tasks(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(counts.threads) * state.iterations());
 }
 BENCHMARK(bm_synthesize_all_tasks)->Unit(benchmark::kMillisecond);
+
+// The same measurement as `perf bench internals synthesize`: the benchmark's own process
+// described (COMM and MMAP2 of its threads and mappings), without and with data mappings.
+// Compare its time per event (1 / items_per_second) with perf's "Average time per event".
+void bm_synthesize_own_process(benchmark::State& state) {
+  arec::record::synthesis_config config;
+  config.data_mmaps = state.range(0) != 0;
+  std::array<int, 1> self{static_cast<int>(::getpid())};
+  counting_sink sink;
+  for (auto _ : state) arec::record::synthesize_processes(sink, self, config);
+  double events = static_cast<double>(sink.records) / static_cast<double>(state.iterations());
+  state.counters["events"] = events;
+  // Seconds per event, as perf prints it: the inverse of an events-per-second rate.
+  state.counters["s_per_event"] = benchmark::Counter(
+      static_cast<double>(sink.records), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.SetItemsProcessed(static_cast<std::int64_t>(sink.records));
+}
+BENCHMARK(bm_synthesize_own_process)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 bool is_pid(std::string_view name) {
   return !name.empty() && name.front() >= '0' && name.front() <= '9';
