@@ -4,27 +4,25 @@
 
 #include <cstdio>
 
+#include "io/dir_reader.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::io {
 namespace {
 
-void remove_tree(const std::string& path);
-
-void remove_directory_entries(const std::string& path) {
-  // Only arec's own layout (data, data.N) is expected in an old output directory.
-  unique_fd dir = unique_fd::open(path.c_str(), O_RDONLY | O_DIRECTORY);
-  for (int i = -1; i < 4096; ++i) {
-    std::string name = i < 0 ? "data" : "data." + std::to_string(i);
-    ::unlinkat(dir.get(), name.c_str(), 0);
-  }
+// An old output directory holds arec's layout only (data, data.N): files, no subdirectories.
+void remove_directory_files(const std::string& path) {
+  dir_reader entries{unique_fd::open(path.c_str(), O_RDONLY | O_DIRECTORY)};
+  while (auto entry = entries.next())
+    check_syscall(::unlinkat(entries.fd(), entry->name.data(), 0), "unlink",
+                  path + "/" + std::string(entry->name));
 }
 
 void remove_tree(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
-    remove_directory_entries(path);
+    remove_directory_files(path);
     check_syscall(::rmdir(path.c_str()), "rmdir", path);
   } else {
     check_syscall(::unlink(path.c_str()), "unlink", path);
