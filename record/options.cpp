@@ -339,7 +339,7 @@ constexpr std::array record_table{
     record_spec{"mmap-pages", 'm', required, "PAGES|SIZE",
                 "ring buffer size per CPU: a power of two number of pages, or a size like 512K "
                 "or 2M (rounded up to a power of two pages)",
-                "chosen at startup", buffers, apply_mmap_pages},
+                "128 pages, 512K", buffers, apply_mmap_pages},
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},
