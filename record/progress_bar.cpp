@@ -54,7 +54,7 @@ progress_bar::~progress_bar() { clear(); }
 void progress_bar::update(std::uint64_t done, std::uint64_t total) {
   if (!active_) return;
   auto now = std::chrono::steady_clock::now();
-  if (drawn_ && now - last_draw_ < redraw_interval) return;
+  if (drawn_ && done < total && now - last_draw_ < redraw_interval) return;  // the end always shows
   last_draw_ = now;
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - started_);
   std::string text = "\r" + format_progress(done, total, elapsed, terminal_width(fd_)) + "\x1b[K";

@@ -25,7 +25,7 @@ class progress_bar {
   ~progress_bar();
 
   bool active() const { return active_; }
-  // Redraws when 100 ms passed since the last redraw.
+  // Redraws when 100 ms passed since the last redraw, and always once `done` reaches `total`.
   void update(std::uint64_t done, std::uint64_t total);
   // Erases the bar; later updates do nothing.
   void clear();

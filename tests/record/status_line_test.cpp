@@ -158,11 +158,13 @@ TEST(ProgressBar, DrawsOnATerminalAtMostTenTimesASecondAndErasesItself) {
     ASSERT_TRUE(bar.active());
     bar.update(1, 4);
     bar.update(2, 4);  // within 100 ms of the first: not drawn
+    bar.update(4, 4);  // the end: drawn whenever it comes
   }
   std::string shown = drain(pty.master.get());
   EXPECT_TRUE(shown.starts_with("\rarec: converting [#####...............]  25% 1 B of 4 B"))
       << shown;
   EXPECT_EQ(shown.find(" 50%"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("] 100% 4 B of 4 B"), std::string::npos) << shown;
   EXPECT_TRUE(shown.ends_with("\x1b[K\r\x1b[K")) << "erased when destroyed";
 }
 
