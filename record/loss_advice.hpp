@@ -12,12 +12,12 @@ namespace arec::record {
 // How a recording that lost samples was set up.
 struct loss_context {
   std::uint64_t lost = 0;
-  std::uint64_t ring_pages = 0;        // -m, per cpu
+  std::uint64_t ring_pages = 0;  // -m, per cpu
   std::size_t streaming_threads = 1;
-  std::size_t cpus = 1;                // rings drained
-  bool threads_given = false;          // --threads was on the command line
-  bool compressed = false;             // -z
-  std::uint64_t bytes_per_second = 0;  // written to the file
+  std::size_t cpus = 1;                       // rings drained
+  bool threads_given = false;                 // --threads was on the command line
+  bool compressed = false;                    // -z
+  std::uint64_t bytes_per_second = 0;         // written to the file
   std::optional<std::uint64_t> frequency_hz;  // -F in effect (hardware/software events)
   std::optional<std::uint64_t> period;        // -c in effect
 };

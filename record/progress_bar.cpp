@@ -46,10 +46,11 @@ std::string format_progress(std::uint64_t done, std::uint64_t total,
   return line;
 }
 
-progress_bar::progress_bar(int fd, bool enabled)
-    : fd_(fd), active_(enabled && ::isatty(fd) == 1) {}
+progress_bar::progress_bar(int fd, bool enabled) : fd_(fd), active_(enabled && ::isatty(fd) == 1) {}
 
-progress_bar::~progress_bar() { clear(); }
+progress_bar::~progress_bar() {
+  clear();
+}
 
 void progress_bar::update(std::uint64_t done, std::uint64_t total) {
   if (!active_) return;

@@ -72,7 +72,8 @@ std::string format_status(const status_snapshot& status, std::size_t width) {
   if (status.compression_ratio)
     std::snprintf(ratio, sizeof ratio, " (x%.1f)", *status.compression_ratio);
   std::snprintf(text, sizeof text,
-                "arec: %s | %" PRIu64 " samples | %s written%s | %" PRIu64 " %s | fullest ring %u%%",
+                "arec: %s | %" PRIu64 " samples | %s written%s | %" PRIu64
+                " %s | fullest ring %u%%",
                 format_elapsed(status.elapsed).c_str(), status.samples, written.c_str(), ratio,
                 status.lost, status.lost ? "LOST" : "lost",
                 static_cast<unsigned>((status.fullest_ring_permille + 5) / 10));
@@ -83,7 +84,9 @@ std::string format_status(const status_snapshot& status, std::size_t width) {
 
 status_line::status_line(int fd, bool enabled) : fd_(fd), active_(enabled && ::isatty(fd) == 1) {}
 
-status_line::~status_line() { clear(); }
+status_line::~status_line() {
+  clear();
+}
 
 std::size_t status_line::terminal_width() const {
   winsize size{};

@@ -3,14 +3,13 @@
 // from a pure function, so what it says is tested without a terminal.
 #pragma once
 
+#include <asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-
-#include <asio/io_context.hpp>
 
 namespace arec::record {
 

@@ -136,10 +136,9 @@ TEST_F(RecordTerminal, QuietShowsNoStatusLine) {
 
 TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
   const std::string out = dir_.file("piped.data");
-  command_result run = run_command(
-      rec_.command({"-e", "cpu-clock", "-o", out, "-F", "1000", "--", test_program("hot_loop"),
-                    "1200"}),
-      60s);
+  command_result run = run_command(rec_.command({"-e", "cpu-clock", "-o", out, "-F", "1000", "--",
+                                                 test_program("hot_loop"), "1200"}),
+                                   60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(run.err.find('\r'), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
@@ -157,15 +156,15 @@ TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
 TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
   const std::string data = dir_.file("bar.data");
   const std::string converted = dir_.file("bar.perf.data");
-  command_result recorded = run_command(
-      rec_.command({"-q", "-o", data, "--", test_program("hot_loop"), "300"}), 60s);
+  command_result recorded =
+      run_command(rec_.command({"-q", "-o", data, "--", test_program("hot_loop"), "300"}), 60s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   terminal_run run = run_on_terminal({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(run.exit_code, 0) << run.shown;
   std::size_t bar = run.shown.find("\rarec: converting [");
   ASSERT_NE(bar, std::string::npos) << run.shown;
   EXPECT_NE(run.shown.find("] 100% ", bar), std::string::npos) << "the last update is the end:\n"
-                                                              << run.shown;
+                                                               << run.shown;
   std::size_t erased = run.shown.find(erase_line, bar);
   ASSERT_NE(erased, std::string::npos) << run.shown;
   EXPECT_TRUE(run.shown.substr(erased + erase_line.size()).starts_with("arec: converted "))
@@ -181,10 +180,10 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
 TEST_F(RecordTerminal, LossHintAppearsWhenSamplesWereLostAndOnlyThen) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("flood.data");
-  command_result flood = run_command(
-      rec_.command({"-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--", "perf", "bench",
-                    "sched", "pipe", "-l", "30000"}),
-      120s);
+  command_result flood =
+      run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--",
+                                "perf", "bench", "sched", "pipe", "-l", "30000"}),
+                  120s);
   ASSERT_EQ(flood.exit_code, 0) << flood.describe();
   std::optional<arec_summary> summary = find_arec_summary(flood.err);
   ASSERT_TRUE(summary) << flood.err;
@@ -197,12 +196,12 @@ TEST_F(RecordTerminal, LossHintAppearsWhenSamplesWereLostAndOnlyThen) {
       << flood.err;
   EXPECT_NE(flood.err.find(" samples (the ring was full)\n"), std::string::npos) << flood.err;
   EXPECT_EQ(flood.err.find("less often"), std::string::npos)
-      << "-F does not thin out a tracepoint:\n" << flood.err;
+      << "-F does not thin out a tracepoint:\n"
+      << flood.err;
 
-  command_result calm = run_command(
-      rec_.command({"-e", "sched:sched_switch", "-a", "-o", dir_.file("calm.data"), "--", "sleep",
-                    "0.3"}),
-      60s);
+  command_result calm = run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-o",
+                                                  dir_.file("calm.data"), "--", "sleep", "0.3"}),
+                                    60s);
   ASSERT_EQ(calm.exit_code, 0) << calm.describe();
   std::optional<arec_summary> calm_summary = find_arec_summary(calm.err);
   ASSERT_TRUE(calm_summary) << calm.err;

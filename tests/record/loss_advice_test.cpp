@@ -33,7 +33,8 @@ TEST(LossAdvice, TinyRingOneThreadManyCpusAndHighFrequency) {
 TEST(LossAdvice, RingGrowsFourfoldUpToALimit) {
   loss_context context = lossy();
   context.ring_pages = 1024;
-  EXPECT_EQ(loss_remedies(context).front(), "use bigger ring buffers: -m 4096 (now 1024 pages per cpu)");
+  EXPECT_EQ(loss_remedies(context).front(),
+            "use bigger ring buffers: -m 4096 (now 1024 pages per cpu)");
   context.ring_pages = max_advised_ring_pages;
   EXPECT_EQ(loss_remedies(context).front().find("-m"), std::string::npos);
 }

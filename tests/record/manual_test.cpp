@@ -23,7 +23,9 @@ std::string read_source_file(const std::string& relative) {
   return text.str();
 }
 
-name_set as_set(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
+name_set as_set(const std::vector<std::string>& names) {
+  return {names.begin(), names.end()};
+}
 
 // Option names in `text`: "-a", "--all-cpus" (not the "-3" of "0-3" nor a word's hyphen).
 name_set option_names_in(const std::string& text) {
@@ -103,9 +105,10 @@ TEST(Manual, PageListsTheSameConvertOptionsAsHelp) {
 
 TEST(Manual, PageShowsTheDefaultsHelpShows) {
   std::string manual = read_source_file("docs/arec.1");
-  for (const char* text : {"(default: 4000 Hz)", "(default: arec.data)", "(default: arec.perf.data)",
-                           "(default: 128 pages, 512K)", "arec \\-\\-threads=core \\-a",
-                           "arec \\-\\-threads=0\\-3/3:4\\-7/4 \\-\\- ./app"})
+  for (const char* text :
+       {"(default: 4000 Hz)", "(default: arec.data)", "(default: arec.perf.data)",
+        "(default: 128 pages, 512K)", "arec \\-\\-threads=core \\-a",
+        "arec \\-\\-threads=0\\-3/3:4\\-7/4 \\-\\- ./app"})
     EXPECT_NE(manual.find(text), std::string::npos) << text;
   // Help wraps its lines: compare with every run of blanks as one space.
   std::string help = std::regex_replace(record_help_text(), std::regex(R"(\s+)"), " ");

@@ -42,7 +42,8 @@ TEST(StatusLine, MarksLostSamplesAndShowsTheCompressionRatio) {
 TEST(StatusLine, LongRecordingsShowMinutesAndHours) {
   status_snapshot status = busy_recording();
   status.elapsed = 125s;
-  EXPECT_TRUE(format_status(status, 200).starts_with("arec: 2m05s | ")) << format_status(status, 200);
+  EXPECT_TRUE(format_status(status, 200).starts_with("arec: 2m05s | "))
+      << format_status(status, 200);
   status.elapsed = 3h + 2min + 5s;
   EXPECT_TRUE(format_status(status, 200).starts_with("arec: 3h02m05s | "));
 }
