@@ -666,8 +666,12 @@ std::vector<std::string> option_names(const std::array<option_spec<State>, N>& t
   return names;
 }
 
-std::vector<std::string> record_option_names() { return option_names(record_table); }
+std::vector<std::string> record_option_names() {
+  return option_names(record_table);
+}
 
-std::vector<std::string> convert_option_names() { return option_names(convert_table); }
+std::vector<std::string> convert_option_names() {
+  return option_names(convert_table);
+}
 
 }  // namespace arec::record

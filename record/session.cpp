@@ -172,7 +172,8 @@ loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
                      const std::vector<std::unique_ptr<streaming_thread>>& threads,
                      const stream_stats& total, const compression_totals& compression,
                      std::uint64_t bytes_written) {
-  loss_context context{.lost = total.lost, .ring_pages = ring_pages,
+  loss_context context{.lost = total.lost,
+                       .ring_pages = ring_pages,
                        .streaming_threads = threads.size(),
                        .threads_given = options.threads_spec.has_value(),
                        .compressed = compression.bytes_in > 0};
@@ -183,8 +184,9 @@ loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
         static_cast<double>(bytes_written) * 1e9 /
         static_cast<double>(total.last_sample_time - total.first_sample_time));
   // Tracepoints record every event: -F and -c do not thin them out.
-  bool all_tracepoints = std::all_of(options.events.begin(), options.events.end(),
-                                     [](const event_spec& spec) { return spec.tracepoint.has_value(); });
+  bool all_tracepoints =
+      std::all_of(options.events.begin(), options.events.end(),
+                  [](const event_spec& spec) { return spec.tracepoint.has_value(); });
   if (!all_tracepoints) {
     sampling rate = effective_sampling(options);
     (rate.use_frequency ? context.frequency_hz : context.period) = rate.value;
@@ -233,8 +235,8 @@ void print_summary(const record_options& options, const recording_output& output
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
                  static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
-  std::vector<std::string> remedies =
-      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.total_bytes()));
+  std::vector<std::string> remedies = loss_remedies(
+      loss_of(options, ring_pages, threads, total, compression, output.total_bytes()));
   if (!remedies.empty()) {
     std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
                  static_cast<unsigned long long>(total.lost));
@@ -242,7 +244,9 @@ void print_summary(const record_options& options, const recording_output& output
   }
   const std::string& path = output.path();
   std::string converted = converted_name(path);
-  std::fprintf(stderr, "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o %s' then 'hotspot %s'\n",
+  std::fprintf(stderr,
+               "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
+               "%s' then 'hotspot %s'\n",
                path.c_str(), path.c_str(), converted.c_str(), converted.c_str());
 }
 
@@ -444,7 +448,8 @@ class recording {
       sum.lost += progress.lost;
       sum.ring_bytes += progress.ring_bytes;
       sum.file_bytes += progress.file_bytes;
-      status.fullest_ring_permille = std::max(status.fullest_ring_permille, progress.fullest_permille);
+      status.fullest_ring_permille =
+          std::max(status.fullest_ring_permille, progress.fullest_permille);
     }
     status.lost = sum.lost;
     if (options_.compression_level > 0 && sum.file_bytes > 0)

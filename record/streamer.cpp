@@ -3,9 +3,9 @@
 #include <poll.h>
 #include <sched.h>
 
-#include <asio/redirect_error.hpp>
 #include <algorithm>
 #include <array>
+#include <asio/redirect_error.hpp>
 
 #include "io/perf_abi.hpp"
 #include "record/record_scan.hpp"
@@ -210,13 +210,15 @@ void streamer::count_written(ring_state& ring, stream_stats& drained, std::size_
 // A drain sees its ring at its fullest (what it takes is what piled up); so does a round.
 void streamer::note_fill(std::uint64_t unread, std::size_t capacity) {
   if (capacity == 0) return;
-  auto permille = static_cast<std::uint32_t>(std::min<std::uint64_t>(unread * 1000 / capacity, 1000));
+  auto permille =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(unread * 1000 / capacity, 1000));
   round_fullest_permille_ = std::max(round_fullest_permille_, permille);
 }
 
 // Once a round: the fullest fill seen since the previous one becomes what others read.
 void streamer::publish_fill() {
-  for (auto& ring : rings_) note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
+  for (auto& ring : rings_)
+    note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
   fullest_permille_.store(round_fullest_permille_, std::memory_order_relaxed);
   round_fullest_permille_ = 0;
 }

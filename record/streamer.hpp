@@ -7,9 +7,9 @@
 #include <asio/steady_timer.hpp>
 #include <atomic>
 #include <bitset>
+#include <chrono>
 #include <functional>
 #include <future>
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -39,10 +39,10 @@ struct streamer_config {
 // thread with relaxed atomic stores, read from any thread without locks (each number on its own
 // may be a moment old; together they need not be from the same instant).
 struct streamer_progress {
-  std::uint64_t lost = 0;               // samples the kernel dropped (LOST, LOST_SAMPLES)
-  std::uint64_t ring_bytes = 0;         // ring bytes written (before compression)
-  std::uint64_t file_bytes = 0;         // bytes those became in the file (after -z)
-  std::uint32_t fullest_permille = 0;   // the fullest ring's fill in the last round, 0..1000
+  std::uint64_t lost = 0;              // samples the kernel dropped (LOST, LOST_SAMPLES)
+  std::uint64_t ring_bytes = 0;        // ring bytes written (before compression)
+  std::uint64_t file_bytes = 0;        // bytes those became in the file (after -z)
+  std::uint32_t fullest_permille = 0;  // the fullest ring's fill in the last round, 0..1000
 };
 
 class streamer {
