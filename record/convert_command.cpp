@@ -1,5 +1,7 @@
 #include "record/convert_command.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "record/converter.hpp"
 #include "record/options.hpp"
+#include "record/progress_bar.hpp"
 
 namespace arec::record {
 namespace {
@@ -23,9 +26,14 @@ int run_convert_command(std::span<const char* const> args) {
   }
   const convert_options& options = std::get<convert_options>(parsed);
   convert_settings settings;
-  // The progress bar for terminals is a later issue; settings.progress is its hook.
+  progress_bar bar(STDERR_FILENO, !options.quiet);
+  if (bar.active())
+    settings.progress = [&bar](const convert_progress& progress) {
+      bar.update(progress.bytes_read, progress.bytes_total);
+    };
   auto start = std::chrono::steady_clock::now();
   convert_report report = convert(options, settings);
+  bar.clear();  // an error thrown above is printed after the destructor erased the bar
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.quiet) return 0;
 

@@ -339,7 +339,7 @@ constexpr std::array record_table{
     record_spec{"mmap-pages", 'm', required, "PAGES|SIZE",
                 "ring buffer size per CPU: a power of two number of pages, or a size like 512K "
                 "or 2M (rounded up to a power of two pages)",
-                "chosen at startup", buffers, apply_mmap_pages},
+                "128 pages, 512K", buffers, apply_mmap_pages},
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},
@@ -627,7 +627,16 @@ std::string record_help_text() {
       "  arec -a -e sched:sched_switch sleep 1   record every context switch for 1 second\n"
       "  arec --threads=core -a                  stream with one thread per CPU core\n"
       "  arec --threads=0-3/3:4-7/4 -- ./app     two threads: one drains CPUs 0-3 running on\n"
-      "                                          CPU 3, the other CPUs 4-7 running on CPU 4\n";
+      "                                          CPU 3, the other CPUs 4-7 running on CPU 4\n"
+      "  arec -z -g -- ./app                     record ./app compressed, with call graphs,\n"
+      "  arec convert -i arec.data -o arec.perf.data\n"
+      "                                          then make one plain time-ordered file of it\n"
+      "  perf report -i arec.perf.data           and read it with perf report\n"
+      "  hotspot arec.perf.data                  or with hotspot\n"
+      "\n"
+      "While recording on a terminal, one status line shows the time, samples, bytes written,\n"
+      "lost samples and the fullest ring buffer (not with -q). At the end one summary line\n"
+      "says what was recorded; when samples were lost it suggests how to lose fewer.\n";
   return out;
 }
 
@@ -639,18 +648,30 @@ std::string convert_help_text() {
   append_option_groups(out, convert_table);
   out +=
       "\nExamples:\n"
-      "  arec convert -i arec.data -o perf.data\n"
-      "  arec convert --salvage -i crashed.data -o perf.data\n";
+      "  arec convert -i arec.data -o arec.perf.data && hotspot arec.perf.data\n"
+      "  arec convert --salvage -i crashed.data -o perf.data && perf report -i perf.data\n"
+      "\n"
+      "On a terminal a progress bar shows the bytes converted, the rate and the time left\n"
+      "(not with -q).\n";
   return out;
 }
 
-std::vector<std::string> record_option_names() {
+template <typename State, std::size_t N>
+std::vector<std::string> option_names(const std::array<option_spec<State>, N>& table) {
   std::vector<std::string> names;
-  for (const record_spec& spec : record_table) {
+  for (const option_spec<State>& spec : table) {
     if (spec.short_name) names.push_back(std::string{'-', spec.short_name});
     if (!spec.long_name.empty()) names.push_back("--" + std::string(spec.long_name));
   }
   return names;
+}
+
+std::vector<std::string> record_option_names() {
+  return option_names(record_table);
+}
+
+std::vector<std::string> convert_option_names() {
+  return option_names(convert_table);
 }
 
 }  // namespace arec::record

@@ -88,5 +88,7 @@ std::string convert_help_text();
 
 // Every option name the record parser accepts, spelled with dashes ("-a", "--all-cpus").
 std::vector<std::string> record_option_names();
+// Every option name the convert parser accepts ("-i", "--input").
+std::vector<std::string> convert_option_names();
 
 }  // namespace arec::record

@@ -28,8 +28,10 @@
 #include "record/build_id_table.hpp"
 #include "record/event_set.hpp"
 #include "record/kernel_map.hpp"
+#include "record/loss_advice.hpp"
 #include "record/model_feed.hpp"
 #include "record/recording_output.hpp"
+#include "record/status_line.hpp"
 #include "record/stop_conditions.hpp"
 #include "record/stream_sink.hpp"
 #include "record/stream_layout.hpp"
@@ -166,9 +168,45 @@ struct compression_totals {
   }
 };
 
+// What to try when samples were lost, from how this recording was set up.
+loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
+                     const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                     const stream_stats& total, const compression_totals& compression,
+                     std::uint64_t bytes_written) {
+  loss_context context{.lost = total.lost,
+                       .ring_pages = ring_pages,
+                       .streaming_threads = threads.size(),
+                       .threads_given = options.threads_spec.has_value(),
+                       .compressed = compression.bytes_in > 0};
+  context.cpus = 0;
+  for (const auto& t : threads) context.cpus += t->stream.ring_count();
+  if (total.samples > 1 && total.last_sample_time > total.first_sample_time)
+    context.bytes_per_second = static_cast<std::uint64_t>(
+        static_cast<double>(bytes_written) * 1e9 /
+        static_cast<double>(total.last_sample_time - total.first_sample_time));
+  // Tracepoints record every event: -F and -c do not thin them out.
+  bool all_tracepoints =
+      std::all_of(options.events.begin(), options.events.end(),
+                  [](const event_spec& spec) { return spec.tracepoint.has_value(); });
+  if (!all_tracepoints) {
+    sampling rate = effective_sampling(options);
+    (rate.use_frequency ? context.frequency_hz : context.period) = rate.value;
+  }
+  return context;
+}
+
+// "arec.data" is looked at as "arec.perf.data" once converted; anything else gets a suffix.
+std::string converted_name(const std::string& path) {
+  constexpr std::string_view suffix = ".data";
+  if (path.size() > suffix.size() && path.ends_with(suffix))
+    return path.substr(0, path.size() - suffix.size()) + ".perf.data";
+  return path + ".perf.data";
+}
+
 void print_summary(const record_options& options, const recording_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
-                   const stream_stats& total, const compression_totals& compression) {
+                   const stream_stats& total, const compression_totals& compression,
+                   std::uint64_t ring_pages) {
   if (options.quiet) return;
   if (options.threads_spec || options.verbose) {
     for (std::size_t i = 0; i < threads.size(); ++i) {
@@ -198,6 +236,19 @@ void print_summary(const record_options& options, const recording_output& output
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
                  static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
+  std::vector<std::string> remedies = loss_remedies(
+      loss_of(options, ring_pages, threads, total, compression, output.total_bytes()));
+  if (!remedies.empty()) {
+    std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
+                 static_cast<unsigned long long>(total.lost));
+    for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
+  }
+  const std::string& path = output.path();
+  std::string converted = converted_name(path);
+  std::fprintf(stderr,
+               "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
+               "%s' then 'hotspot %s'\n",
+               path.c_str(), path.c_str(), converted.c_str(), converted.c_str());
 }
 
 }  // namespace
@@ -364,7 +415,9 @@ class recording {
     stop_conditions stop(control_, options_.duration_s, exit_fds);
     asio::co_spawn(control_, keep_header_current(), asio::detached);
     if (child_) child_->start();
+    status_.start(control_, [this] { return live_status(); });
     control_.run();
+    status_.clear();  // before anything else is said
     stopping_signal_ = stop.stopping_signal();
     // A second Ctrl-C now ends arec at once; what is on disk stays salvageable.
     stop.release_signals();
@@ -380,12 +433,34 @@ class recording {
       if (!directory())
         header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
       if (options_.verbose && !options_.quiet) {
+        status_.erase();
         std::uint64_t samples = 0;
         for (const auto& t : threads_) samples += t->stream.durable_samples();
         std::fprintf(stderr, "arec: progress: %llu samples on disk\n",
                      static_cast<unsigned long long>(samples));
       }
     }
+  }
+
+  // What the status line shows; reads only what the streaming threads publish atomically.
+  status_snapshot live_status() const {
+    status_snapshot status;
+    streamer_progress sum;
+    for (const auto& t : threads_) {
+      streamer_progress progress = t->stream.progress();
+      status.samples += t->stream.durable_samples();
+      status.bytes_written += t->stream.durable_offset();
+      sum.lost += progress.lost;
+      sum.ring_bytes += progress.ring_bytes;
+      sum.file_bytes += progress.file_bytes;
+      status.fullest_ring_permille =
+          std::max(status.fullest_ring_permille, progress.fullest_permille);
+    }
+    status.lost = sum.lost;
+    if (options_.compression_level > 0 && sum.file_bytes > 0)
+      status.compression_ratio =
+          static_cast<double>(sum.ring_bytes) / static_cast<double>(sum.file_bytes);
+    return status;
   }
 
   // Drains every ring and ends the streaming threads; returns the first write failure.
@@ -452,7 +527,7 @@ class recording {
       // The disk is full: no room for the features, but the data size fits in place.
       header_->update_data_size(data_end - data_offset_);
     }
-    print_summary(options_, *output_, threads_, total_, compression_);
+    print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
   }
 
   const record_options& options_;
@@ -472,6 +547,8 @@ class recording {
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
   model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;
+  // On a terminal's stderr while recording (not with -q); redrawn from control_.
+  status_line status_{STDERR_FILENO, !options_.quiet};
   int stopping_signal_ = 0;
   bool failed_ = false;
   stream_stats total_;

@@ -3,8 +3,9 @@
 #include <poll.h>
 #include <sched.h>
 
-#include <asio/redirect_error.hpp>
+#include <algorithm>
 #include <array>
+#include <asio/redirect_error.hpp>
 
 #include "io/perf_abi.hpp"
 #include "record/record_scan.hpp"
@@ -159,6 +160,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(chunk);
   co_await stream_->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
@@ -172,6 +174,7 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(chunk);
   std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
   reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free
@@ -198,6 +201,32 @@ void streamer::count_written(ring_state& ring, stream_stats& drained, std::size_
   drained.bytes_out = bytes;
   ring.stats.merge(drained);
   bytes_since_round_ += bytes;
+  // Only this thread writes them: a relaxed add is a plain store others may read at any time.
+  lost_.fetch_add(drained.lost, std::memory_order_relaxed);
+  ring_bytes_.fetch_add(drained.bytes_in, std::memory_order_relaxed);
+  file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+// A drain sees its ring at its fullest (what it takes is what piled up); so does a round.
+void streamer::note_fill(std::uint64_t unread, std::size_t capacity) {
+  if (capacity == 0) return;
+  auto permille =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(unread * 1000 / capacity, 1000));
+  round_fullest_permille_ = std::max(round_fullest_permille_, permille);
+}
+
+// Once a round: the fullest fill seen since the previous one becomes what others read.
+void streamer::publish_fill() {
+  for (auto& ring : rings_)
+    note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
+  fullest_permille_.store(round_fullest_permille_, std::memory_order_relaxed);
+  round_fullest_permille_ = 0;
+}
+
+streamer_progress streamer::progress() const {
+  return {lost_.load(std::memory_order_relaxed), ring_bytes_.load(std::memory_order_relaxed),
+          file_bytes_.load(std::memory_order_relaxed),
+          fullest_permille_.load(std::memory_order_relaxed)};
 }
 
 std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
@@ -212,6 +241,7 @@ async::task<void> streamer::run_rounds() {
     round_timer_.expires_after(config_.round_interval);
     co_await round_timer_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
     if (stopping_) break;
+    publish_fill();
     ++round_;
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);

@@ -5,10 +5,11 @@
 #pragma once
 
 #include <asio/steady_timer.hpp>
+#include <atomic>
 #include <bitset>
+#include <chrono>
 #include <functional>
 #include <future>
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -32,6 +33,16 @@ struct streamer_config {
   std::chrono::milliseconds round_interval{250};
   int compression_level = 0;     // 0: write ring bytes as they are; 1..22: zstd (-z)
   model::machine* model = nullptr;  // when set, side-band records drained are applied to it
+};
+
+// What a streaming thread has written so far, for the status line: published by the streaming
+// thread with relaxed atomic stores, read from any thread without locks (each number on its own
+// may be a moment old; together they need not be from the same instant).
+struct streamer_progress {
+  std::uint64_t lost = 0;              // samples the kernel dropped (LOST, LOST_SAMPLES)
+  std::uint64_t ring_bytes = 0;        // ring bytes written (before compression)
+  std::uint64_t file_bytes = 0;        // bytes those became in the file (after -z)
+  std::uint32_t fullest_permille = 0;  // the fullest ring's fill in the last round, 0..1000
 };
 
 class streamer {
@@ -69,6 +80,8 @@ class streamer {
   std::uint64_t durable_offset() const { return stream_->durable_offset(); }
   // Samples within that prefix; readable from any thread once started.
   std::uint64_t durable_samples() const { return stream_->durable_samples(); }
+  // Live counters; readable from any thread at any time, without locks.
+  streamer_progress progress() const;
   std::size_t ring_count() const { return rings_.size(); }
   std::vector<int> cpus() const;
   // Bytes given to and produced by the compressor (both 0 without -z); valid after join.
@@ -90,6 +103,8 @@ class streamer {
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
   void on_stop();
+  void note_fill(std::uint64_t unread, std::size_t capacity);
+  void publish_fill();
 
   async::executor_thread& thread_;
   streamer_config config_;
@@ -107,8 +122,14 @@ class streamer {
   bool stopping_ = false;
   bool rounds_held_ = true;
   std::bitset<io::max_cpus> ran_on_;
-  std::optional<compressor> compressor_;
-  std::optional<model_feed> feed_;  // this thread's view into the shared model  // one zstd stream per thread, as one per data file
+  std::optional<compressor> compressor_;  // one zstd stream per thread, as one per data file
+  std::optional<model_feed> feed_;        // this thread's view into the shared model
+  // Written only by the streaming thread, read by anyone (progress()).
+  std::atomic<std::uint64_t> lost_{0};
+  std::atomic<std::uint64_t> ring_bytes_{0};
+  std::atomic<std::uint64_t> file_bytes_{0};
+  std::atomic<std::uint32_t> fullest_permille_{0};
+  std::uint32_t round_fullest_permille_ = 0;  // the streaming thread's own, until published
 };
 
 }  // namespace arec::record

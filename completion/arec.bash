@@ -1,0 +1,70 @@
+# bash completion for arec: options of `arec` and `arec convert`, their values where they are
+# a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
+# option tables by tests/record/manual_test.cpp.
+
+_arec_record_options='-a --all-cpus -C --cpu -p --pid -e --event -F --freq -c --count -g
+  --call-graph -o --output -z --compress --compression-level -q --quiet -v --verbose
+  -m --mmap-pages --mmap-flush --threads --num-thread-synthesize --duration --dry-run
+  -h --help --version'
+_arec_convert_options='-i --input -o --output --keep-compressed -z --compress
+  --compression-level --salvage -q --quiet -v --verbose -h --help'
+
+_arec() {
+  local cur prev words cword
+  _init_completion -n = || return
+
+  local i convert=0
+  for ((i = 1; i < cword; i++)); do
+    if [[ ${words[i]} == -- ]]; then
+      # The workload: complete it as a command line of its own.
+      _command_offset $((i + 1))
+      return
+    fi
+    [[ $i == 1 && ${words[i]} == convert ]] && convert=1
+  done
+
+  case $prev in
+    -o | --output | -i | --input)
+      _filedir
+      return
+      ;;
+    -p | --pid)
+      _pids
+      return
+      ;;
+    -C | --cpu | -c | --count | -F | --freq | -m | --mmap-pages | --mmap-flush | \
+      --compression-level | --num-thread-synthesize | --duration)
+      [[ $prev == -F || $prev == --freq ]] && COMPREPLY=($(compgen -W 'max' -- "$cur"))
+      return
+      ;;
+    -e | --event)
+      COMPREPLY=($(compgen -W 'cycles instructions cpu-clock task-clock page-faults
+        context-switches cpu-migrations' -- "$cur"))
+      return
+      ;;
+    --call-graph)
+      COMPREPLY=($(compgen -W 'fp dwarf' -- "$cur"))
+      return
+      ;;
+  esac
+
+  if [[ $cur == --threads=* ]]; then
+    COMPREPLY=($(compgen -W 'cpu core package numa' -- "${cur#--threads=}"))
+    return
+  fi
+  if [[ $cur == -* ]]; then
+    if ((convert)); then
+      COMPREPLY=($(compgen -W "$_arec_convert_options" -- "$cur"))
+    else
+      COMPREPLY=($(compgen -W "$_arec_record_options" -- "$cur"))
+    fi
+    [[ ${COMPREPLY-} == *= ]] && compopt -o nospace
+    return
+  fi
+  if ((cword == 1)); then
+    COMPREPLY=($(compgen -W 'convert' -c -- "$cur"))
+    return
+  fi
+  ((convert)) || COMPREPLY=($(compgen -c -- "$cur"))
+}
+complete -F _arec arec
