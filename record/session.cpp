@@ -366,7 +366,8 @@ class recording {
     events_->redirect_into_rings();
   }
 
-  // The rings drain from here on, while what already runs is synthesized.
+  // The rings drain from here on, while what already runs is synthesized: the tracking
+  // event's records cannot pile up in them however long synthesis takes.
   void start_streaming() {
     bool said_fallback = false;
     for (std::size_t i = 0; i < threads_.size(); ++i) {
@@ -379,9 +380,11 @@ class recording {
       }
       threads_[i]->stream.start(std::move(writer));
     }
-    if (!(per_task() && child_)) events_->enable_sampling();
     synthesize_what_runs();
     make_recoverable();
+    // As with perf, sampling starts once what already runs is described: the tracking event
+    // saw every change meanwhile, and the samples are the workload's, not arec's start-up.
+    if (!(per_task() && child_)) events_->enable_sampling();
   }
 
   // A directory's synthesized records go to its header file; a single file's go through the
