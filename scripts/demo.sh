@@ -19,4 +19,5 @@ echo "== perf report --stdio -i arec.data --no-children --sort comm,dso,sym | he
 perf report --stdio -i arec.data --no-children --sort comm,dso,sym 2>&1 | head -40 || true
 
 echo
-echo "The profile is in $root/arec.data: open it with 'perf report -i arec.data' or 'hotspot arec.data'."
+echo "The profile is in $root/arec.data: open it with 'perf report -i arec.data', or for hotspot"
+echo "'./build/arec convert -i arec.data -o arec.perf.data' then 'hotspot arec.perf.data'."

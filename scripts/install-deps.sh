@@ -3,8 +3,10 @@
 # packages are already installed it returns at once, without touching apt.
 set -euo pipefail
 
+# libclang-rt-14-dev holds clang's TSan and libFuzzer runtimes: only recommended by clang, and
+# recommendations are not installed here.
 packages=(
-  cmake ninja-build g++ clang pkg-config
+  cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libasio-dev libgtest-dev libbenchmark-dev
   linux-perf hotspot zstd util-linux
 )
