@@ -282,8 +282,8 @@ class recording {
     start_streaming();
     wait_for_stop();
     std::exception_ptr failure = stop_streaming();
+    finalize();  // before waiting for the workload: the file is complete however that ends
     int status = reap_workload();
-    finalize();
     if (failure) std::rethrow_exception(failure);
     return status;
   }
@@ -490,7 +490,12 @@ class recording {
 
   int reap_workload() {
     if (!child_) return 0;
-    if (stopping_signal_ || options_.duration_s || failed_) child_->terminate();
+    if (stopping_signal_ || options_.duration_s || failed_) {
+      child_->terminate();
+      if (!child_->exits_within(std::chrono::milliseconds(200)))
+        say(options_, "arec: waiting for the workload (pid " + std::to_string(child_->pid()) +
+                          ") to exit; press Ctrl-C again to stop waiting");
+    }
     return child_->wait();
   }
 

@@ -1,5 +1,6 @@
 #include "record/workload.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -103,6 +104,11 @@ void workload::start() {
 
 void workload::terminate() const {
   if (pid_ > 0 && !reaped_) ::kill(pid_, SIGTERM);
+}
+
+bool workload::exits_within(std::chrono::milliseconds timeout) const {
+  pollfd exit{exit_fd_.get(), POLLIN, 0};
+  return ::poll(&exit, 1, static_cast<int>(timeout.count())) == 1;
 }
 
 int workload::wait() {

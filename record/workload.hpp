@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,8 @@ class workload {
   void start();
   // Asks the child to end (SIGTERM), as perf does when the recording is stopped early.
   void terminate() const;
+  // True when the child exits within `timeout` (it is not reaped yet).
+  bool exits_within(std::chrono::milliseconds timeout) const;
   // Reaps the child: its exit code, or 128 + the signal that killed it.
   int wait();
 

@@ -162,6 +162,31 @@ TEST_F(RecordFailure, KillNineWhileStreamingCompressedThreadsIsSalvaged) {
 // Synthesis is the first few tens of milliseconds; the header is written before it starts.
 TEST_F(RecordFailure, KillNineDuringStartUpIsSalvaged) { kill_then_salvage({}, 40ms); }
 
+// The first Ctrl-C stops the recording and completes the file; a workload that ignores the
+// SIGTERM arec then sends keeps arec waiting, and the second Ctrl-C ends that wait.
+TEST_F(RecordFailure, SecondInterruptStopsWaitingForAWorkloadThatIgnoresTermination) {
+  recorder rec = recorder::from_environment();
+  temp_dir dir;
+  const std::string data = dir.file("stubborn.data");
+  child_process recording = child_process::spawn(
+      rec.command({"-o", data, "--", "sh", "-c", "trap '' TERM INT; sleep 30"}));
+  std::this_thread::sleep_for(1s);
+  recording.send_signal(SIGINT);
+  std::this_thread::sleep_for(1500ms);
+  ASSERT_FALSE(recording.has_exited()) << "arec did not wait for its workload";
+  recording.send_signal(SIGINT);
+  command_result run = recording.wait(10s);
+  ASSERT_FALSE(run.timed_out) << "the second Ctrl-C did not end arec: " << run.describe();
+  EXPECT_EQ(run.term_signal, SIGINT) << run.describe();
+  EXPECT_NE(run.err.find("arec: waiting for the workload"), std::string::npos) << run.err;
+  auto summary = find_arec_summary(run.err);
+  ASSERT_TRUE(summary) << "the file was not finalized before the wait: " << run.err;
+  perf_report report = run_perf_report(data);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  EXPECT_EQ(run_perf_script(data).samples.size(), summary->samples);
+}
+
 TEST_F(RecordFailure, SighupStopsCleanly) {
   recorder rec = recorder::from_environment();
   temp_dir dir;
