@@ -17,7 +17,6 @@ class event {
   task<void> wait();
   void set();
   void reset() { set_ = false; }
-  bool is_set() const { return set_; }
 
  private:
   asio::steady_timer timer_;

@@ -45,7 +45,6 @@ void executor_thread::run() {
       record_failure(std::current_exception());
     }
   }
-  last_cpu_ = sched_getcpu();
   timespec used{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
   cpu_seconds_ = static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) * 1e-9;

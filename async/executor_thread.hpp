@@ -50,8 +50,7 @@ class executor_thread {
       if (failure) record_failure(failure);
     };
   }
-  // The CPU the thread last ran on, and its CPU time, sampled at the end of its run.
-  int last_cpu() const { return last_cpu_; }
+  // The thread's CPU time, sampled at the end of its run.
   double cpu_seconds() const { return cpu_seconds_; }
   const std::vector<int>& affinity() const { return affinity_; }
   // A pinning failure, if any (the thread then runs unpinned); empty when pinned.
@@ -66,7 +65,6 @@ class executor_thread {
   std::string name_;
   std::exception_ptr failure_;
   std::string pin_error_;
-  int last_cpu_ = -1;
   double cpu_seconds_ = 0;
   std::promise<void> pinned_;
   std::thread thread_;

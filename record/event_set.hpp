@@ -46,7 +46,6 @@ class event_set {
   // Sends every other event into its cpu's ring. The rings must be mapped first: the kernel
   // redirects only into an existing buffer.
   void redirect_into_rings() const;
-  std::size_t fd_count() const { return fds_.size(); }
   void enable_sampling() const;
   void disable() const;
 

@@ -360,6 +360,8 @@ class recording {
       auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
       threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i,
                                                             stream_config(), stop_recording));
+      if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
+        say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
       for (int cpu : layout_.threads[i].cpus)
         threads_.back()->stream.add_ring(cpu, events_->ring_owner(cpu), ring_pages());
     }

@@ -23,8 +23,6 @@ class stop_conditions {
   int stopping_signal() const { return stopping_signal_; }
   // Gives the stop signals back to their default action: a second Ctrl-C ends arec at once.
   void release_signals();
-  // True when every watched process exited.
-  bool targets_exited() const { return exited_ == watched_.size() && !watched_.empty(); }
 
  private:
   asio::io_context& control_;

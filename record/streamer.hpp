@@ -75,7 +75,6 @@ class streamer {
   stream_stats stats() const;
   // Each ring's own counters, by cpu; valid after the thread was joined.
   std::vector<std::pair<int, stream_stats>> stats_by_cpu() const;
-  std::uint64_t file_offset() const { return stream_->offset(); }
   // How far the data file is completely written; readable from any thread once started.
   std::uint64_t durable_offset() const { return stream_->durable_offset(); }
   // Samples within that prefix; readable from any thread once started.
