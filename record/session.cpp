@@ -527,6 +527,10 @@ class recording {
         io::check_syscall(::ftruncate(output_->stream_fd(i),
                                       static_cast<off_t>(threads_[i]->stream.durable_offset())),
                           "ftruncate", output_->stream_path(i));
+      // The header file's features from make_recoverable() are valid; rewriting them in place
+      // on a full disk could leave a feature table its header bits no longer describe.
+      print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
+      return;
     }
     try {
       io::perf::feature_set final_set = features(total_, compression_);
