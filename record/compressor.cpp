@@ -22,6 +22,11 @@ constexpr std::size_t header_size = sizeof(io::perf::record_header);
   throw std::runtime_error(std::string(what) + ": " + ZSTD_getErrorName(code));
 }
 
+void set_parameter(ZSTD_CCtx* cctx, ZSTD_cParameter parameter, int value, const char* name) {
+  if (const auto rc = ZSTD_CCtx_setParameter(cctx, parameter, value); ZSTD_isError(rc))
+    throw_zstd(name, rc);
+}
+
 void write_header(std::byte* at, std::size_t payload) {
   const io::perf::record_header header{
       .type = io::perf::record_compressed,
@@ -37,90 +42,122 @@ void compressor::cctx_deleter::operator()(ZSTD_CCtx_s* cctx) const noexcept {
   ZSTD_freeCCtx(cctx);
 }
 
-compressor::compressor(int level) : level_(level) {
+compressor::compressor(int level, int window_log) : level_(level), window_log_(window_log) {
   if (level < 1 || level > ZSTD_maxCLevel()) {
     throw std::invalid_argument("zstd compression level " + std::to_string(level) +
                                 " is outside 1.." + std::to_string(ZSTD_maxCLevel()));
   }
+  const ZSTD_bounds windows = ZSTD_cParam_getBounds(ZSTD_c_windowLog);
+  if (window_log != 0 && (window_log < windows.lowerBound || window_log > windows.upperBound))
+    throw std::invalid_argument("zstd window log " + std::to_string(window_log) +
+                                " is outside " + std::to_string(windows.lowerBound) + ".." +
+                                std::to_string(windows.upperBound));
 }
 
-ZSTD_CCtx_s* compressor::context() {
+ZSTD_CCtx* compressor::context() {
   if (cctx_) return cctx_.get();
-  std::unique_ptr<ZSTD_CCtx_s, cctx_deleter> cctx(ZSTD_createCCtx());
+  std::unique_ptr<ZSTD_CCtx, cctx_deleter> cctx(ZSTD_createCCtx());
   if (!cctx) throw std::bad_alloc();
-  if (const auto rc = ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level_);
-      ZSTD_isError(rc)) {
-    throw_zstd("ZSTD_CCtx_setParameter(compressionLevel)", rc);
-  }
+  set_parameter(cctx.get(), ZSTD_c_compressionLevel, level_, "ZSTD_CCtx_setParameter(level)");
+  if (window_log_ != 0)
+    set_parameter(cctx.get(), ZSTD_c_windowLog, window_log_, "ZSTD_CCtx_setParameter(windowLog)");
   cctx_ = std::move(cctx);
   return cctx_.get();
 }
 
 std::size_t compressor::bound(std::size_t input_size) noexcept {
-  // A flushed chunk is at most ceil(n / 128 KiB) + 1 blocks (zstd may cut a block where its
+  // A flushed segment is at most ceil(n / 128 KiB) + 1 blocks (zstd may cut a block where its
   // internal buffer wraps), each either compressed or stored raw behind a 3-byte header; the
-  // frame header comes once, on the first chunk. Records are full but the last.
+  // frame header comes once, on the first segment. Records are full but the last.
   const std::size_t blocks = input_size / ZSTD_BLOCKSIZE_MAX + 2;
   const std::size_t payload = input_size + blocks * block_header + frame_header_max;
   const std::size_t records = (payload + max_payload - 1) / max_payload;
   return payload + records * header_size;
 }
 
+void compressor::begin(std::span<std::byte> out) {
+  if (segment_open_) throw std::logic_error("compressor::begin: a segment is open");
+  out_ = out;
+  used_ = 0;
+  payload_capacity_ = 0;
+  segment_input_ = 0;
+  segment_open_ = true;
+}
+
+void compressor::open_record() {
+  // bound() makes this unreachable; the check keeps a wrong bound from overrunning the buffer.
+  if (out_.size() - used_ <= header_size) throw std::logic_error("compressor::bound too small");
+  record_ = used_;
+  used_ += header_size;
+  payload_capacity_ = std::min(max_payload, out_.size() - used_);
+  payload_size_ = 0;
+}
+
+void compressor::close_record() {
+  write_header(out_.data() + record_, payload_size_);
+  used_ += payload_size_;
+  payload_capacity_ = 0;
+}
+
+void compressor::run(std::span<const std::byte> bytes, bool flush) {
+  ZSTD_CCtx* const cctx = context();
+  ZSTD_inBuffer input{bytes.data(), bytes.size(), 0};
+  for (;;) {
+    if (payload_capacity_ == 0) open_record();
+    ZSTD_outBuffer payload{out_.data() + used_, payload_capacity_, payload_size_};
+    const std::size_t pending =
+        ZSTD_compressStream2(cctx, &payload, &input, flush ? ZSTD_e_flush : ZSTD_e_continue);
+    if (ZSTD_isError(pending)) throw_zstd("ZSTD_compressStream2", pending);
+    payload_size_ = payload.pos;
+    if (payload_size_ == payload_capacity_) close_record();
+    if (flush ? pending == 0 : input.pos == input.size) return;
+  }
+}
+
+void compressor::add(std::span<const std::span<const std::byte>> pieces) {
+  if (!segment_open_) throw std::logic_error("compressor::add: no segment is open");
+  std::size_t total = 0;
+  for (auto piece : pieces) total += piece.size();
+  if (out_.size() < bound(segment_input_ + total)) {
+    throw std::invalid_argument("compressor: segment buffer of " + std::to_string(out_.size()) +
+                                " bytes is below bound " +
+                                std::to_string(bound(segment_input_ + total)));
+  }
+  // The pieces are one logical chunk and only a segment's end is a flush point, so neither a
+  // ring wrap nor a drain costs an extra block.
+  for (auto piece : pieces)
+    if (!piece.empty()) run(piece, false);
+  segment_input_ += total;
+  bytes_in_ += total;
+}
+
+std::size_t compressor::finish() {
+  if (!segment_open_) throw std::logic_error("compressor::finish: no segment is open");
+  segment_open_ = false;
+  if (segment_input_ == 0) return 0;
+  run({}, true);
+  if (payload_capacity_ != 0) {
+    if (payload_size_ == 0)
+      used_ -= header_size;  // opened for output that never came: no empty record
+    else
+      close_record();
+  }
+  payload_capacity_ = 0;
+  segment_input_ = 0;
+  bytes_out_ += used_;
+  return used_;
+}
+
 std::size_t compressor::compress(std::span<const std::span<const std::byte>> pieces,
                                  std::span<std::byte> out) {
-  std::size_t total = 0;
-  std::size_t last = 0;  // index of the last non-empty piece: it carries the flush
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    if (!pieces[i].empty()) last = i;
-    total += pieces[i].size();
+  begin(out);
+  try {
+    add(pieces);
+  } catch (...) {
+    segment_open_ = false;  // the caller's buffer is not kept past a failed call
+    throw;
   }
-  if (total == 0) return 0;
-  if (out.size() < bound(total)) {
-    throw std::invalid_argument("compressor::compress: output of " + std::to_string(out.size()) +
-                                " bytes is below bound " + std::to_string(bound(total)));
-  }
-  ZSTD_CCtx* const cctx = context();
-
-  std::size_t used = 0;
-  std::size_t record = 0;  // offset of the open record's header in `out`
-  ZSTD_outBuffer payload{nullptr, 0, 0};
-  const auto open_record = [&] {
-    // bound() makes this unreachable; the check keeps a wrong bound from overrunning `out`.
-    if (out.size() - used <= header_size) throw std::logic_error("compressor::bound too small");
-    record = used;
-    used += header_size;
-    payload = {out.data() + used, std::min(max_payload, out.size() - used), 0};
-  };
-  const auto close_record = [&] {
-    write_header(out.data() + record, payload.pos);
-    used += payload.pos;
-    payload = {nullptr, 0, 0};
-  };
-
-  for (std::size_t i = 0; i <= last; ++i) {
-    if (pieces[i].empty()) continue;
-    ZSTD_inBuffer input{pieces[i].data(), pieces[i].size(), 0};
-    // The pieces are one logical chunk: only its end is a flush point, so a ring wrap does not
-    // cost an extra block.
-    const ZSTD_EndDirective mode = i == last ? ZSTD_e_flush : ZSTD_e_continue;
-    for (;;) {
-      if (payload.dst == nullptr) open_record();
-      const std::size_t pending = ZSTD_compressStream2(cctx, &payload, &input, mode);
-      if (ZSTD_isError(pending)) throw_zstd("ZSTD_compressStream2", pending);
-      if (payload.pos == payload.size) close_record();
-      if (mode == ZSTD_e_continue ? input.pos == input.size : pending == 0) break;
-    }
-  }
-  if (payload.dst != nullptr) {
-    if (payload.pos == 0) {
-      used -= header_size;  // opened for output that never came: no empty record
-    } else {
-      close_record();
-    }
-  }
-  bytes_in_ += total;
-  bytes_out_ += used;
-  return used;
+  return finish();
 }
 
 }  // namespace arec::record

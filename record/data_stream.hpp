@@ -46,6 +46,8 @@ class data_stream {
   // Samples within the durable prefix. Readable from any thread.
   std::uint64_t durable_samples() const { return durable_samples_.load(std::memory_order_relaxed); }
   bool failed() const { return static_cast<bool>(failure_); }
+  // Throws the error that failed the stream, if any.
+  void throw_if_failed() const;
   io::writer_backend backend() const { return writer_->backend(); }
 
  private:
@@ -63,7 +65,6 @@ class data_stream {
   void reap();
   void fail(std::exception_ptr failure);
   void publish_durable_offset();
-  void throw_if_failed() const;
 
   asio::any_io_executor executor_;
   std::unique_ptr<io::append_writer> writer_;

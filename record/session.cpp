@@ -26,6 +26,7 @@
 #include "io/tracing_data.hpp"
 #include "model/machine.hpp"
 #include "record/build_id_table.hpp"
+#include "record/compression_stage.hpp"
 #include "record/event_set.hpp"
 #include "record/kernel_map.hpp"
 #include "record/loss_advice.hpp"
@@ -505,11 +506,13 @@ class recording {
                                  const compression_totals& compression) const {
     io::perf::feature_set set = final_features(options_, entries_, stats, directory(), command_line_);
     if (options_.compression_level > 0)
-      // perf's reader sizes its decompression buffer from mmap_len: one ring's worth at most.
+      // perf's reader sizes its decompression buffer from mmap_len (the page is perf's habit).
       set.set(io::perf::feature_compressed,
-              io::perf::compressed_payload(static_cast<std::uint32_t>(options_.compression_level),
-                                           static_cast<std::uint32_t>(compression.ratio() + 0.5),
-                                           static_cast<std::uint32_t>(ring_bytes() + page_size_)));
+              io::perf::compressed_payload(
+                  static_cast<std::uint32_t>(options_.compression_level),
+                  static_cast<std::uint32_t>(compression.ratio() + 0.5),
+                  static_cast<std::uint32_t>(
+                      compression_stage::max_decoded_bytes(ring_bytes()) + page_size_)));
     return set;
   }
 

@@ -25,10 +25,11 @@ bool hung_up(int fd) {
 }  // namespace
 
 struct streamer::ring_state {
-  ring_state(const asio::any_io_executor& executor, int cpu, const perf_event& owner,
-             ring_buffer mapped)
-      : cpu(cpu), fd(owner.fd()), ring(std::move(mapped)), ready(executor, fd),
+  ring_state(const asio::any_io_executor& executor, std::size_t index, int cpu,
+             const perf_event& owner, ring_buffer mapped)
+      : index(index), cpu(cpu), fd(owner.fd()), ring(std::move(mapped)), ready(executor, fd),
         wake(executor), written(executor) {}
+  std::size_t index;  // in rings_
   int cpu;
   int fd;
   ring_buffer ring;
@@ -36,7 +37,6 @@ struct streamer::ring_state {
   async::event wake;     // a round or the stop wants this ring drained
   async::event written;  // this ring's write finished
   stream_stats stats;
-  std::vector<std::byte> compressed;  // the zstd output of one drain, until it is written
   std::uint64_t round_wanted = 0;
   std::uint64_t round_done = 0;
   bool hung_up = false;
@@ -51,7 +51,6 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_timer_(thread.executor()),
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()) {
-  if (config.compression_level > 0) compressor_.emplace(config.compression_level);
   if (config.model) feed_.emplace(*config.model);
 }
 
@@ -59,11 +58,8 @@ streamer::~streamer() = default;
 
 void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
   thread_.run_sync([&] {
-    rings_.push_back(std::make_unique<ring_state>(thread_.executor(), cpu, owner,
+    rings_.push_back(std::make_unique<ring_state>(thread_.executor(), rings_.size(), cpu, owner,
                                                   ring_buffer::map(owner, data_pages, cpu)));
-    // Sized once for the largest possible drain, so compressing allocates nothing per chunk.
-    if (compressor_)
-      rings_.back()->compressed.resize(compressor::bound(rings_.back()->ring.reader().capacity()));
   });
 }
 
@@ -79,6 +75,16 @@ void streamer::start(std::unique_ptr<io::append_writer> writer) {
     on_stop();
     if (on_failure_) on_failure_();
   });
+  if (config_.compression_level > 0) {
+    // A drain takes at most a ring's capacity: sealing at that much input bounds each record.
+    std::size_t largest_ring = 0;
+    for (const auto& ring : rings_)
+      largest_ring = std::max(largest_ring, ring->ring.reader().capacity());
+    compression_.emplace(executor, config_.compression_level, largest_ring, rings_.size(),
+                         [this](std::span<const stream_stats> by_ring, std::uint64_t bytes) {
+                           count_segment(by_ring, bytes);
+                         });
+  }
   rings_running_ = rings_.size();
   asio::co_spawn(executor, stream_->pump(), thread_.completion());
   for (auto& ring : rings_) asio::co_spawn(executor, drain_ring(*ring), thread_.completion());
@@ -149,11 +155,17 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
   while (!stream_->failed() && ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
   ring.finished = true;
   round_acked_.set();
-  if (--rings_running_ == 0) stream_->close();
+  if (--rings_running_ == 0) co_await finish_stream();
+}
+
+// The last ring is drained: what the compression stage still holds is the end of the stream.
+async::task<void> streamer::finish_stream() {
+  if (compression_ && !stream_->failed()) co_await compression_->seal(*stream_);
+  stream_->close();
 }
 
 async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
-  if (compressor_) {
+  if (compression_) {
     co_await drain_compressed(ring, min_bytes);
     co_return;
   }
@@ -168,19 +180,14 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
 }
 
 async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
-  // The thread's zstd stream must reach the file in the order it was produced: take a write
-  // slot first, so nothing suspends between compressing and submitting.
-  co_await stream_->wait_for_slot();
+  co_await compression_->ready(*stream_);
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
-  stream_stats drained = note_drain(chunk);
-  std::size_t size = compressor_->compress(chunk.pieces, ring.compressed);
-  reader.consume(chunk.end_position);  // compressed into our buffer: the ring space is free
-  std::array<std::span<const std::byte>, 1> pieces{std::span{ring.compressed.data(), size}};
-  co_await stream_->write(pieces, ring.written, drained.samples);
-  count_written(ring, drained, size);
+  compression_->add(chunk.pieces, ring.index, note_drain(chunk));
+  reader.consume(chunk.end_position);  // zstd took the bytes: the ring space is free
+  if (compression_->full()) co_await compression_->seal(*stream_);
 }
 
 void streamer::note_cpu() {
@@ -229,9 +236,22 @@ streamer_progress streamer::progress() const {
           fullest_permille_.load(std::memory_order_relaxed)};
 }
 
+// A segment holds several drains of several rings: its samples count per ring, its file bytes
+// for the thread only (compressed bytes cannot be told apart by ring).
+void streamer::count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes) {
+  for (std::size_t i = 0; i < by_ring.size(); ++i) {
+    rings_[i]->stats.merge(by_ring[i]);
+    lost_.fetch_add(by_ring[i].lost, std::memory_order_relaxed);
+    ring_bytes_.fetch_add(by_ring[i].bytes_in, std::memory_order_relaxed);
+  }
+  compressed_file_bytes_ += file_bytes;
+  bytes_since_round_ += file_bytes;
+  file_bytes_.fetch_add(file_bytes, std::memory_order_relaxed);
+}
+
 std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
-  if (!compressor_) return {0, 0};
-  return {compressor_->bytes_in(), compressor_->bytes_out()};
+  if (!compression_) return {0, 0};
+  return {compression_->totals().bytes_in(), compression_->totals().bytes_out()};
 }
 
 async::task<void> streamer::run_rounds() {
@@ -246,6 +266,11 @@ async::task<void> streamer::run_rounds() {
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);
     if (stopping_) break;
+    if (compression_) {
+      // The round's drains must be on the file before its marker.
+      co_await compression_->seal(*stream_);
+      if (stopping_) break;
+    }
     if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
       // Every record written after this marker is newer than all records before the previous
       // one: each ring was drained after the previous marker was written.
@@ -283,6 +308,7 @@ std::vector<std::pair<int, stream_stats>> streamer::stats_by_cpu() const {
 stream_stats streamer::stats() const {
   stream_stats total;
   for (const auto& ring : rings_) total.merge(ring->stats);
+  total.bytes_out += compressed_file_bytes_;
   return total;
 }
 

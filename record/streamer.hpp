@@ -18,7 +18,7 @@
 #include "async/executor_thread.hpp"
 #include "async/readiness.hpp"
 #include "io/cpu_list.hpp"
-#include "record/compressor.hpp"
+#include "record/compression_stage.hpp"
 #include "record/data_stream.hpp"
 #include "record/model_feed.hpp"
 #include "record/perf_event.hpp"
@@ -97,6 +97,8 @@ class streamer {
   void note_cpu();
   stream_stats note_drain(const ring_chunk& chunk);
   void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
+  void count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
+  async::task<void> finish_stream();
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);
   async::task<void> wait_for_round_acks(std::uint64_t round);
@@ -121,7 +123,8 @@ class streamer {
   bool stopping_ = false;
   bool rounds_held_ = true;
   std::bitset<io::max_cpus> ran_on_;
-  std::optional<compressor> compressor_;  // one zstd stream per thread, as one per data file
+  std::optional<compression_stage> compression_;  // one zstd stream per thread (per data file)
+  std::uint64_t compressed_file_bytes_ = 0;       // what the compressed segments took on the file
   std::optional<model_feed> feed_;        // this thread's view into the shared model
   // Written only by the streaming thread, read by anyone (progress()).
   std::atomic<std::uint64_t> lost_{0};
