@@ -79,7 +79,7 @@ void compressor::begin(std::span<std::byte> out) {
   if (segment_open_) throw std::logic_error("compressor::begin: a segment is open");
   out_ = out;
   used_ = 0;
-  payload_capacity_ = 0;
+  record_open_ = false;
   segment_input_ = 0;
   segment_open_ = true;
 }
@@ -89,29 +89,49 @@ void compressor::open_record() {
   if (out_.size() - used_ <= header_size) throw std::logic_error("compressor::bound too small");
   record_ = used_;
   used_ += header_size;
-  payload_capacity_ = std::min(max_payload, out_.size() - used_);
   payload_size_ = 0;
+  record_open_ = true;
 }
 
-void compressor::close_record() {
-  write_header(out_.data() + record_, payload_size_);
-  used_ += payload_size_;
-  payload_capacity_ = 0;
+void compressor::close_record(std::size_t payload) {
+  write_header(out_.data() + record_, payload);
+  used_ += payload;
+  record_open_ = false;
 }
 
+// zstd writes into the open record's payload with the whole rest of the buffer as room: given
+// room for a full block it compresses in place, where a 64 KiB record would make it stage every
+// block in a 128 KiB buffer of its own (memory and a copy). What overflows the record is then
+// moved up to leave room for the next header; the room held back for those headers keeps
+// bound() valid.
 void compressor::run(std::span<const std::byte> bytes, bool flush) {
   ZSTD_CCtx* const cctx = context();
   ZSTD_inBuffer input{bytes.data(), bytes.size(), 0};
   for (;;) {
-    if (payload_capacity_ == 0) open_record();
-    ZSTD_outBuffer payload{out_.data() + used_, payload_capacity_, payload_size_};
+    if (!record_open_) open_record();
+    const std::size_t room = out_.size() - used_;
+    const std::size_t headers = (room + max_payload - 1) / max_payload * header_size;
+    if (room <= headers + payload_size_) throw std::logic_error("compressor::bound too small");
+    ZSTD_outBuffer payload{out_.data() + used_, room - headers, payload_size_};
     const std::size_t pending =
         ZSTD_compressStream2(cctx, &payload, &input, flush ? ZSTD_e_flush : ZSTD_e_continue);
     if (ZSTD_isError(pending)) throw_zstd("ZSTD_compressStream2", pending);
     payload_size_ = payload.pos;
-    if (payload_size_ == payload_capacity_) close_record();
+    while (payload_size_ >= max_payload) cut_full_record();
     if (flush ? pending == 0 : input.pos == input.size) return;
   }
+}
+
+// Closes the open record at max_payload; the bytes after it become the next record's payload.
+void compressor::cut_full_record() {
+  std::byte* const overflow = out_.data() + used_ + max_payload;
+  const std::size_t rest = payload_size_ - max_payload;
+  close_record(max_payload);
+  payload_size_ = 0;
+  if (rest == 0) return;
+  std::memmove(overflow + header_size, overflow, rest);
+  open_record();
+  payload_size_ = rest;
 }
 
 void compressor::add(std::span<const std::span<const std::byte>> pieces) {
@@ -136,13 +156,14 @@ std::size_t compressor::finish() {
   segment_open_ = false;
   if (segment_input_ == 0) return 0;
   run({}, true);
-  if (payload_capacity_ != 0) {
-    if (payload_size_ == 0)
+  if (record_open_) {
+    if (payload_size_ == 0) {
       used_ -= header_size;  // opened for output that never came: no empty record
-    else
-      close_record();
+      record_open_ = false;
+    } else {
+      close_record(payload_size_);
+    }
   }
-  payload_capacity_ = 0;
   segment_input_ = 0;
   bytes_out_ += used_;
   return used_;

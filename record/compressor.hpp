@@ -69,7 +69,8 @@ class compressor {
   // until zstd has nothing left to write.
   void run(std::span<const std::byte> input, bool flush);
   void open_record();
-  void close_record();
+  void close_record(std::size_t payload);
+  void cut_full_record();
 
   std::unique_ptr<ZSTD_CCtx_s, cctx_deleter> cctx_;
   int level_;
@@ -80,8 +81,8 @@ class compressor {
   std::span<std::byte> out_;
   std::size_t used_ = 0;    // bytes of out_ taken by closed records and the open record's header
   std::size_t record_ = 0;  // offset of the open record's header in out_
-  std::size_t payload_capacity_ = 0;  // of the open record; 0 when no record is open
-  std::size_t payload_size_ = 0;      // bytes zstd wrote into the open record
+  std::size_t payload_size_ = 0;  // bytes zstd wrote into the open record
+  bool record_open_ = false;
   std::size_t segment_input_ = 0;
   bool segment_open_ = false;
 };
