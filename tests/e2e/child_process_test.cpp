@@ -1,6 +1,6 @@
 // The process runner the end-to-end tests rely on: output capture, exit status, signals and
 // deadlines, checked with /bin/sh.
-#include "child_process.hpp"
+#include "support/child_process.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -11,7 +11,7 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(ChildProcess, CapturesOutputAndExitStatus) {
-  command_result result = run_command({"sh", "-c", "echo out; echo err >&2; exit 7"});
+  test::command_result result = test::run_command({"sh", "-c", "echo out; echo err >&2; exit 7"});
   EXPECT_EQ(result.exit_code, 7);
   EXPECT_EQ(result.term_signal, 0);
   EXPECT_FALSE(result.timed_out);
@@ -20,13 +20,13 @@ TEST(ChildProcess, CapturesOutputAndExitStatus) {
 }
 
 TEST(ChildProcess, ReportsDeathBySignal) {
-  command_result result = run_command({"sh", "-c", "kill -TERM $$"});
+  test::command_result result = test::run_command({"sh", "-c", "kill -TERM $$"});
   EXPECT_EQ(result.exit_code, -1);
   EXPECT_EQ(result.term_signal, SIGTERM);
 }
 
 TEST(ChildProcess, KillsCommandsPastTheirDeadline) {
-  command_result result = run_command({"sleep", "30"}, 200ms);
+  test::command_result result = test::run_command({"sleep", "30"}, 200ms);
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(result.term_signal, SIGKILL);
   EXPECT_LT(result.elapsed, 5s);
@@ -34,27 +34,28 @@ TEST(ChildProcess, KillsCommandsPastTheirDeadline) {
 
 TEST(ChildProcess, DoesNotWaitForGrandchildrenHoldingItsPipes) {
   // The shell exits at once; its background sleep keeps stdout open but must not delay us.
-  command_result result = run_command({"sh", "-c", "sleep 30 & echo started"}, 20s);
+  test::command_result result = test::run_command({"sh", "-c", "sleep 30 & echo started"}, 20s);
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.out, "started\n");
   EXPECT_LT(result.elapsed, 5s);
 }
 
 TEST(ChildProcess, ReadsLinesWhileRunningAndDeliversSignals) {
-  child_process child = child_process::spawn({"sh", "-c",
-                                              "trap 'echo got-int; exit 0' INT; echo ready; "
-                                              "while :; do sleep 0.05; done"});
+  test::child_process child =
+      test::child_process::spawn({"sh", "-c",
+                                  "trap 'echo got-int; exit 0' INT; echo ready; "
+                                  "while :; do sleep 0.05; done"});
   EXPECT_EQ(child.read_stdout_line(10s), "ready\n");
   EXPECT_FALSE(child.has_exited());
   child.send_signal(SIGINT);
-  command_result result = child.wait(10s);
+  test::command_result result = child.wait(10s);
   EXPECT_FALSE(result.timed_out);
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_EQ(result.out, "ready\ngot-int\n");
 }
 
 TEST(ChildProcess, MissingProgramIsAnError) {
-  EXPECT_THROW(child_process::spawn({"/nonexistent/arec-e2e-program"}), std::system_error);
+  EXPECT_THROW(test::child_process::spawn({"/nonexistent/arec-e2e-program"}), std::system_error);
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -27,8 +27,8 @@ bool exists(const std::string& path) {
 // perf script's "time cpu tid ip" lines (call chains hidden: one line per sample), sorted: the
 // sample multiset of a file or directory.
 std::vector<std::string> sample_multiset(const std::string& input, std::string& err) {
-  command_result run =
-      run_command({"perf", "script", "-i", input, "-F", "time,cpu,tid,ip", "-G"});
+  test::command_result run =
+      test::run_command({"perf", "script", "-i", input, "-F", "time,cpu,tid,ip", "-G"});
   err = run.describe();
   std::vector<std::string> lines;
   if (run.exit_code != 0) return lines;
@@ -57,16 +57,17 @@ TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
   if (!rec.is_arec()) GTEST_SKIP() << "convert is arec's own command";
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("rec.data");
   const std::string out = dir.file("rec.perf");
   std::vector<std::string> args{"-o", data, "-F", "2000"};
   args.insert(args.end(), GetParam().record_args.begin(), GetParam().record_args.end());
   args.insert(args.end(), {"--", test_program("hot_loop"), "500"});
-  command_result recorded = run_command(rec.command(args));
+  test::command_result recorded = test::run_command(rec.command(args));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
 
-  command_result converted = run_command({AREC_BINARY, "convert", "-i", data, "-o", out});
+  test::command_result converted =
+      test::run_command({AREC_BINARY, "convert", "-i", data, "-o", out});
   ASSERT_EQ(converted.exit_code, 0) << converted.describe();
   EXPECT_EQ(converted.err.find("warning"), std::string::npos) << converted.err;
 
@@ -77,7 +78,8 @@ TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
   EXPECT_EQ(after, before) << after_err;
 
   if (!exists(hotspot_parser)) GTEST_SKIP() << hotspot_parser << " is not installed";
-  command_result parsed = run_command({hotspot_parser, "--input", out, "--print-stats"});
+  test::command_result parsed =
+      test::run_command({hotspot_parser, "--input", out, "--print-stats"});
   ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
   std::string stats = parsed.out + parsed.err;
   EXPECT_EQ(stat_value(stats, "samples"), static_cast<long>(before.size())) << stats;
@@ -96,19 +98,19 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string bad = std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/bad_magic.data";
   const std::string out = dir.file("out.perf");
-  command_result run = run_command({AREC_BINARY, "convert", "-i", bad, "-o", out});
+  test::command_result run = test::run_command({AREC_BINARY, "convert", "-i", bad, "-o", out});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_EQ(run.err, "arec: error: " + bad + ": offset 0: bad magic: not a perf.data file (no PERFILE2)\n");
   EXPECT_FALSE(exists(out));
 }
 
 TEST(ConvertCommand, MissingInputNamesIt) {
-  temp_dir dir;
-  command_result run =
-      run_command({AREC_BINARY, "convert", "-i", dir.file("nope.data"), "-o", dir.file("o")});
+  test::temp_dir dir;
+  test::command_result run =
+      test::run_command({AREC_BINARY, "convert", "-i", dir.file("nope.data"), "-o", dir.file("o")});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find(dir.file("nope.data")), std::string::npos) << run.err;
   EXPECT_FALSE(exists(dir.file("o")));

@@ -52,13 +52,13 @@ std::vector<report_row> parse_perf_report(std::string_view text) {
 
 perf_report run_perf_report(const std::string& data_file) {
   perf_report report;
-  report.run = run_command({"perf", "report", "--stdio", "-i", data_file, "--sort", "dso,sym",
-                            "--no-children", "-g", "none"});
+  report.run = test::run_command({"perf", "report", "--stdio", "-i", data_file, "--sort", "dso,sym",
+                                  "--no-children", "-g", "none"});
   report.rows = parse_perf_report(report.run.out);
   return report;
 }
 
-bool has_warning(const command_result& run) {
+bool has_warning(const test::command_result& run) {
   std::string lower = run.err;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "child_process.hpp"
+#include "support/child_process.hpp"
 
 namespace arec::e2e {
 
@@ -22,7 +22,7 @@ struct report_row {
 std::vector<report_row> parse_perf_report(std::string_view text);
 
 struct perf_report {
-  command_result run;
+  test::command_result run;
   std::vector<report_row> rows;
 };
 
@@ -31,6 +31,6 @@ struct perf_report {
 perf_report run_perf_report(const std::string& data_file);
 
 // Whether perf printed a warning (any case of "warning") on stderr.
-bool has_warning(const command_result& run);
+bool has_warning(const test::command_result& run);
 
 }  // namespace arec::e2e

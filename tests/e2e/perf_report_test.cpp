@@ -28,7 +28,7 @@ TEST(PerfReportParser, ReadsRowsAndSkipsComments) {
 }
 
 TEST(PerfReportParser, FindsWarningsInAnyCase) {
-  command_result run;
+  test::command_result run;
   run.err = "  Warning:\nProcessed 10 events and lost 2 chunks!\n";
   EXPECT_TRUE(has_warning(run));
   run.err = "WARNING: The perf.data file's data size field is 0\n";

@@ -91,7 +91,7 @@ std::vector<script_sample> parse_perf_script(std::string_view text) {
 
 perf_script run_perf_script(const std::string& data_file) {
   perf_script script;
-  script.run = run_command({"perf", "script", "-i", data_file, "-F", "comm,tid,ip,sym,dso"});
+  script.run = test::run_command({"perf", "script", "-i", data_file, "-F", "comm,tid,ip,sym,dso"});
   script.samples = parse_perf_script(script.run.out);
   return script;
 }

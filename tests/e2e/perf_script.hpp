@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "child_process.hpp"
+#include "support/child_process.hpp"
 
 namespace arec::e2e {
 
@@ -29,7 +29,7 @@ struct script_sample {
 std::vector<script_sample> parse_perf_script(std::string_view text);
 
 struct perf_script {
-  command_result run;
+  test::command_result run;
   std::vector<script_sample> samples;
 };
 

@@ -7,8 +7,8 @@
 
 #include <fstream>
 
-#include "child_process.hpp"
 #include "io/unique_fd.hpp"
+#include "support/child_process.hpp"
 
 namespace arec::e2e {
 
@@ -38,7 +38,7 @@ std::optional<std::string> probe_perf_event_open(pid_t pid, int cpu) {
 
 std::optional<std::string> missing_prerequisite(perf_scope scope) {
   try {
-    command_result version = run_command({"perf", "version"}, std::chrono::seconds(30));
+    test::command_result version = test::run_command({"perf", "version"}, std::chrono::seconds(30));
     if (version.exit_code != 0) return "`perf version` failed: " + version.describe();
   } catch (const std::system_error& error) {
     return std::string("perf is not installed (") + error.what() + ")";

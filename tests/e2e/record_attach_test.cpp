@@ -5,12 +5,12 @@
 #include <string>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -20,17 +20,18 @@ using namespace std::chrono_literals;
 TEST(RecordAttach, SamplesRunningProcessAndLeavesItRunning) {
   if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("attach.data");
 
-  child_process spinner = child_process::spawn({test_program("spin_until_killed"), "60000"});
+  test::child_process spinner =
+      test::child_process::spawn({test_program("spin_until_killed"), "60000"});
   std::optional<std::string> ready = spinner.read_stdout_line(10s);
   ASSERT_TRUE(ready) << "spin_until_killed did not report ready";
   ASSERT_EQ(*ready, "ready " + std::to_string(spinner.pid()) + "\n");
 
   std::vector<std::string> args{"-p", std::to_string(spinner.pid()), "-o", data};
   for (std::string& arg : rec.duration_args("1")) args.push_back(std::move(arg));
-  command_result run = run_command(rec.command(args), 30s);
+  test::command_result run = test::run_command(rec.command(args), 30s);
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
   EXPECT_LT(run.elapsed, 10s) << "a 1 s recording";
   EXPECT_FALSE(spinner.has_exited()) << "the recorder must detach, not end the process";

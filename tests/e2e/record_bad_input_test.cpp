@@ -8,11 +8,11 @@
 #include <cstring>
 #include <fstream>
 
-#include "child_process.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -29,11 +29,12 @@ class RecordBadInput : public ::testing::Test {
     ASSERT_EQ(::chmod(dir_.path().c_str(), 0777), 0);
   }
 
-  command_result record(std::vector<std::string> args) {
-    return run_command(rec_.command(std::move(args)), 30s);
+  test::command_result record(std::vector<std::string> args) {
+    return test::run_command(rec_.command(std::move(args)), 30s);
   }
   // Runs arec as an unprivileged user (and with `limits`, prlimit options, if any).
-  command_result record_unprivileged(std::vector<std::string> limits, std::vector<std::string> args) {
+  test::command_result record_unprivileged(std::vector<std::string> limits,
+                                           std::vector<std::string> args) {
     std::vector<std::string> command{"setpriv", "--reuid", unprivileged_uid, "--regid",
                                      unprivileged_uid, "--clear-groups", "--"};
     if (!limits.empty()) {
@@ -42,20 +43,20 @@ class RecordBadInput : public ::testing::Test {
       command.push_back("--");
     }
     for (std::string& arg : rec_.command(std::move(args))) command.push_back(std::move(arg));
-    return run_command(command, 30s);
+    return test::run_command(command, 30s);
   }
-  void expect_one_error_line_and_no_file(const command_result& run, const std::string& data) {
+  void expect_one_error_line_and_no_file(const test::command_result& run, const std::string& data) {
     EXPECT_EQ(run.err.find("arec: error: "), run.err.rfind("arec: error: ")) << run.err;
     EXPECT_NE(::access(data.c_str(), F_OK), 0) << data << " was created";
   }
 
   recorder rec_ = recorder::from_environment();
-  temp_dir dir_;
+  test::temp_dir dir_;
 };
 
 TEST_F(RecordBadInput, UnknownEventExitsTwoNamingIt) {
   const std::string data = dir_.file("x.data");
-  command_result run = record({"-e", "no-such-event", "-o", data, "--", "true"});
+  test::command_result run = record({"-e", "no-such-event", "-o", data, "--", "true"});
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   EXPECT_NE(run.err.find("arec: error: -e no-such-event: unknown event 'no-such-event'"),
             std::string::npos)
@@ -65,7 +66,8 @@ TEST_F(RecordBadInput, UnknownEventExitsTwoNamingIt) {
 
 TEST_F(RecordBadInput, MissingTracepointExitsTwoNamingIt) {
   const std::string data = dir_.file("x.data");
-  command_result run = record({"-e", "sched:no_such_tracepoint", "-a", "-o", data, "--", "true"});
+  test::command_result run =
+      record({"-e", "sched:no_such_tracepoint", "-a", "-o", data, "--", "true"});
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   EXPECT_NE(run.err.find("sched:no_such_tracepoint"), std::string::npos) << run.err;
   expect_one_error_line_and_no_file(run, data);
@@ -82,7 +84,7 @@ TEST_F(RecordBadInput, ParanoidRefusalNamesTheSysctlAndTheValueNeeded) {
   if (paranoid_level() <= 0)
     GTEST_SKIP() << "perf_event_paranoid <= 0 lets an unprivileged user record system-wide";
   const std::string data = dir_.file("x.data");
-  command_result run = record_unprivileged({}, {"-a", "-o", data, "--duration", "0.1"});
+  test::command_result run = record_unprivileged({}, {"-a", "-o", data, "--duration", "0.1"});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find("kernel.perf_event_paranoid is " + std::to_string(paranoid_level()) +
                          "; this recording needs 0 or less"),
@@ -96,7 +98,7 @@ TEST_F(RecordBadInput, LockedMemoryLimitNamesTheRingSize) {
   const std::string data = dir_.file("x.data");
   // Ring pages beyond kernel.perf_event_mlock_kb (516 KiB per online cpu by default) are
   // charged to RLIMIT_MEMLOCK, here 0: 256 data pages per cpu exceed the allowance.
-  command_result run =
+  test::command_result run =
       record_unprivileged({"--memlock=0:0"}, {"-m", "256", "-o", data, "--", "true"});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find("each ring needs 1028 KiB of locked memory"), std::string::npos)
@@ -109,8 +111,8 @@ TEST_F(RecordBadInput, LockedMemoryLimitNamesTheRingSize) {
 TEST_F(RecordBadInput, UnprivilegedWorkloadIsRecordedInUserSpaceOnly) {
   if (paranoid_level() != 2) GTEST_SKIP() << "the user-space fallback is for perf_event_paranoid 2";
   const std::string data = dir_.file("user.data");
-  command_result run = record_unprivileged(
-      {}, {"-F", "1000", "-o", data, "--", test_program("hot_loop"), "1000"});
+  test::command_result run =
+      record_unprivileged({}, {"-F", "1000", "-o", data, "--", test_program("hot_loop"), "1000"});
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_NE(run.err.find("recording user space only"), std::string::npos) << run.err;
   // perf reads only files of its own user (or root): the test, root, takes the file over.

@@ -7,11 +7,11 @@
 #include <sstream>
 #include <string>
 
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -46,7 +46,7 @@ void write_file(const std::string& path, const char* text) { std::ofstream(path)
 
 // The "Build ID: <hex>" readelf -n prints for `path`, or "" when it prints none.
 std::string readelf_build_id(const std::string& path) {
-  command_result run = run_command({"readelf", "-n", path});
+  test::command_result run = test::run_command({"readelf", "-n", path});
   std::istringstream lines(run.out);
   for (std::string line; std::getline(lines, line);)
     if (auto at = line.find("Build ID: "); at != std::string::npos) return line.substr(at + 10);
@@ -56,20 +56,21 @@ std::string readelf_build_id(const std::string& path) {
 TEST(RecordBuildId, AttachedProcessLibraryIsResolvedAndListedWithItsBuildId) {
   if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string library = dir.file("libspin_e2e.so");
   const std::string loader = dir.file("loader");
   write_file(dir.file("library.c"), library_source);
   write_file(dir.file("loader.c"), loader_source);
-  command_result built = run_command(
-      {"cc", "-O1", "-g", "-shared", "-fPIC", "-Wl,--build-id", "-o", library, dir.file("library.c")});
+  test::command_result built =
+      test::run_command({"cc", "-O1", "-g", "-shared", "-fPIC", "-Wl,--build-id", "-o", library,
+                         dir.file("library.c")});
   ASSERT_EQ(built.exit_code, 0) << built.describe();
-  built = run_command({"cc", "-O1", "-o", loader, dir.file("loader.c"), "-ldl"});
+  built = test::run_command({"cc", "-O1", "-o", loader, dir.file("loader.c"), "-ldl"});
   ASSERT_EQ(built.exit_code, 0) << built.describe();
   const std::string expected_id = readelf_build_id(library);
   ASSERT_EQ(expected_id.size(), 40u) << "readelf -n shows no 20-byte build-id";
 
-  child_process spinner = child_process::spawn({loader, library});
+  test::child_process spinner = test::child_process::spawn({loader, library});
   std::optional<std::string> ready = spinner.read_stdout_line(10s);
   ASSERT_TRUE(ready) << "the loader did not report ready";
   ASSERT_EQ(*ready, "ready\n");
@@ -77,7 +78,7 @@ TEST(RecordBuildId, AttachedProcessLibraryIsResolvedAndListedWithItsBuildId) {
   const std::string data = dir.file("build_id.data");
   std::vector<std::string> args{"-p", std::to_string(spinner.pid()), "-o", data};
   for (std::string& arg : rec.duration_args("1")) args.push_back(std::move(arg));
-  command_result run = run_command(rec.command(args), 30s);
+  test::command_result run = test::run_command(rec.command(args), 30s);
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
 
   perf_report report = run_perf_report(data);
@@ -87,7 +88,7 @@ TEST(RecordBuildId, AttachedProcessLibraryIsResolvedAndListedWithItsBuildId) {
     if (row.dso == "libspin_e2e.so" && row.symbol == "library_spin") in_library += row.percent;
   EXPECT_GE(in_library, 90.0) << report.run.out;
 
-  command_result listed = run_command({"perf", "buildid-list", "-i", data});
+  test::command_result listed = test::run_command({"perf", "buildid-list", "-i", data});
   ASSERT_EQ(listed.exit_code, 0) << listed.describe();
   EXPECT_NE(listed.out.find(expected_id + " " + library + "\n"), std::string::npos)
       << "perf buildid-list:\n" << listed.out << "expected " << expected_id << " " << library;

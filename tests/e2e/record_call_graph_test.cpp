@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -17,14 +17,14 @@ namespace {
 // Records hot_loop with `call_graph_args` and checks the chains of its hot samples.
 void expect_callers_recorded(const std::vector<std::string>& call_graph_args) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("call-graph.data");
   std::vector<std::string> args = call_graph_args;
   for (std::string arg :
        {std::string("-o"), data, std::string("--"), test_program("hot_loop"), std::string("500")}) {
     args.push_back(arg);
   }
-  command_result run = run_command(rec.command(args));
+  test::command_result run = test::run_command(rec.command(args));
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
 
   perf_script script = run_perf_script(data);

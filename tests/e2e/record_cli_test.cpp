@@ -17,13 +17,13 @@
 #include <thread>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "env_command.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "recording_check.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 #include "thread_summary.hpp"
 
 namespace arec::e2e {
@@ -63,7 +63,7 @@ std::vector<std::string> short_workload(const std::string& out) {
 }
 
 // A failed run's stderr: exactly one line, "arec: error: ..." naming every part in `named`.
-void expect_one_line_error(const command_result& run, const std::vector<std::string>& named) {
+void expect_one_line_error(const test::command_result& run, const std::vector<std::string>& named) {
   EXPECT_TRUE(run.err.starts_with("arec: error: ")) << run.err;
   EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line:\n" << run.err;
   for (const std::string& part : named)
@@ -76,7 +76,7 @@ class ArecOnly : public ::testing::Test {
     if (!rec_.is_arec()) GTEST_SKIP() << "arec's own behaviour";
   }
   recorder rec_ = recorder::from_environment();
-  temp_dir dir_;
+  test::temp_dir dir_;
 };
 
 using RecordOutput = ArecOnly;
@@ -88,7 +88,7 @@ TEST_F(RecordOutput, ExistingFileIsKeptAsOldAndNewFileIsPrivate) {
   write_file(out, "the previous recording\n");
   ASSERT_EQ(::chmod(out.c_str(), 0644), 0);
 
-  command_result run = run_command(rec_.command(short_workload(out)), 60s);
+  test::command_result run = test::run_command(rec_.command(short_workload(out)), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(read_file(out + ".old"), "the previous recording\n")
       << "the previous output becomes PATH.old, replacing an older one";
@@ -103,12 +103,12 @@ TEST_F(RecordOutput, ExistingDirectoryIsKeptAsOldWithThreads) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("kept-dir.data");
   std::vector<std::string> args{"--threads=cpu", "-a", "-o", out, "--duration", "0.3"};
-  command_result first = run_command(rec_.command(args), 60s);
+  test::command_result first = test::run_command(rec_.command(args), 60s);
   ASSERT_EQ(first.exit_code, 0) << first.describe();
   std::map<std::string, std::string> previous = contents_of(out);
   ASSERT_GE(previous.size(), 2u) << "data and at least one data.N";
 
-  command_result second = run_command(rec_.command(args), 60s);
+  test::command_result second = test::run_command(rec_.command(args), 60s);
   ASSERT_EQ(second.exit_code, 0) << second.describe();
   EXPECT_TRUE(contents_of(out + ".old") == previous)
       << "the previous directory must become PATH.old with every file unchanged";
@@ -137,7 +137,7 @@ TEST_F(RecordOutput, SymlinkAtOutputPathIsNotFollowed) {
     SCOPED_TRACE("symlink to " + target);
     const std::string out = dir_.file("link-" + std::string(file_name(target)) + ".data");
     ASSERT_EQ(::symlink(target.c_str(), out.c_str()), 0) << std::strerror(errno);
-    command_result run = run_command(rec_.command(short_workload(out)), 60s);
+    test::command_result run = test::run_command(rec_.command(short_workload(out)), 60s);
 
     EXPECT_EQ(read_file(victim), "precious\n") << "written through the symlink";
     std::optional<struct stat> victim_info = lstat_of(victim);
@@ -163,7 +163,8 @@ TEST_F(RecordCli, OfflineCpuIsUsageErrorNamingIt) {
   int cpu = 99;
   if (std::find(online.begin(), online.end(), cpu) != online.end()) cpu = online.back() + 1;
   const std::string out = dir_.file("never.data");
-  command_result run = run_command(rec_.command({"-C", std::to_string(cpu), "-o", out}));
+  test::command_result run =
+      test::run_command(rec_.command({"-C", std::to_string(cpu), "-o", out}));
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   expect_one_line_error(run, {"cpu " + std::to_string(cpu)});
   EXPECT_FALSE(lstat_of(out));
@@ -173,8 +174,8 @@ TEST_F(RecordCli, MissingPidIsUsageErrorNamingIt) {
   int pid = 999999;
   while (::kill(pid, 0) == 0 || errno != ESRCH) ++pid;
   const std::string out = dir_.file("never.data");
-  command_result run =
-      run_command(rec_.command({"-p", std::to_string(pid), "-o", out, "--duration", "1"}));
+  test::command_result run =
+      test::run_command(rec_.command({"-p", std::to_string(pid), "-o", out, "--duration", "1"}));
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   expect_one_line_error(run, {std::to_string(pid)});
   EXPECT_FALSE(lstat_of(out));
@@ -183,7 +184,8 @@ TEST_F(RecordCli, MissingPidIsUsageErrorNamingIt) {
 TEST_F(RecordCli, MissingWorkloadExits127WithReason) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("missing-workload.data");
-  command_result run = run_command(rec_.command({"-o", out, "--", "/nonexistent/program"}));
+  test::command_result run =
+      test::run_command(rec_.command({"-o", out, "--", "/nonexistent/program"}));
   EXPECT_EQ(run.exit_code, 127) << run.describe();
   std::string last_line = run.err.substr(run.err.rfind('\n', run.err.size() - 2) + 1);
   EXPECT_EQ(last_line,
@@ -193,7 +195,8 @@ TEST_F(RecordCli, MissingWorkloadExits127WithReason) {
 
 TEST_F(RecordCli, MmapPagesNotPowerOfTwoIsUsageError) {
   const std::string out = dir_.file("never.data");
-  command_result run = run_command(rec_.command({"-m", "3", "-a", "-o", out, "--duration", "1"}));
+  test::command_result run =
+      test::run_command(rec_.command({"-m", "3", "-a", "-o", out, "--duration", "1"}));
   EXPECT_EQ(run.exit_code, 2) << run.describe();
   expect_one_line_error(run, {"-m 3", "power of two"});
   EXPECT_FALSE(lstat_of(out));
@@ -204,7 +207,7 @@ TEST_F(RecordCli, MmapPagesNotPowerOfTwoIsUsageError) {
 TEST_F(RecordCli, QuietPrintsNothingOnStderr) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("quiet.data");
-  command_result run = run_command(
+  test::command_result run = test::run_command(
       rec_.command({"-q", "-o", out, "-F", "1000", "--", test_program("hot_loop"), "200"}), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(run.err, "");
@@ -213,7 +216,7 @@ TEST_F(RecordCli, QuietPrintsNothingOnStderr) {
   EXPECT_FALSE(script.samples.empty());
 
   const std::string dir_out = dir_.file("quiet-threads.data");
-  command_result busy = run_command(
+  test::command_result busy = test::run_command(
       env_command({"AREC_FORCE_PLAIN_IO=1"}, rec_.command({"-q", "-v", "-z", "--threads=cpu", "-a",
                                                            "-o", dir_out, "--duration", "0.3"})),
       60s);
@@ -225,12 +228,12 @@ TEST_F(RecordCli, QuietPrintsNothingOnStderr) {
 TEST_F(RecordCli, LowDescriptorLimitNamesDescriptorsNeeded) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("never.data");
-  command_result run = run_command({"prlimit", "--nofile=20:20", "true"}, 30s);
+  test::command_result run = test::run_command({"prlimit", "--nofile=20:20", "true"}, 30s);
   ASSERT_EQ(run.exit_code, 0) << "prlimit does not work here: " << run.describe();
   std::vector<std::string> argv{"prlimit", "--nofile=20:20"};
   for (const std::string& arg : rec_.command({"-a", "-o", out, "--duration", "1"}))
     argv.push_back(arg);
-  run = run_command(argv, 30s);
+  run = test::run_command(argv, 30s);
   EXPECT_NE(run.exit_code, 0) << run.describe();
   EXPECT_NE(run.exit_code, 2) << "not a usage error: the command line is fine";
   expect_one_line_error(run, {"file descriptors", "20"});
@@ -246,12 +249,12 @@ using RecordStop = ArecOnly;
 TEST_F(RecordStop, SigtermEndsSystemWideRecordingCleanly) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("sigterm.data");
-  child_process recording =
-      child_process::spawn(rec_.command({"-a", "-o", out, "--duration", "30"}));
+  test::child_process recording =
+      test::child_process::spawn(rec_.command({"-a", "-o", out, "--duration", "30"}));
   std::this_thread::sleep_for(1s);
   ASSERT_FALSE(recording.has_exited()) << "a 30 s recording ended within 1 s";
   recording.send_signal(SIGTERM);
-  command_result run = recording.wait(20s);
+  test::command_result run = recording.wait(20s);
   ASSERT_FALSE(run.timed_out) << "arec ignored SIGTERM: " << run.describe();
   EXPECT_LT(run.elapsed, 6s);
   EXPECT_EQ(run.exit_code, 0) << run.describe();
@@ -261,16 +264,17 @@ TEST_F(RecordStop, SigtermEndsSystemWideRecordingCleanly) {
 TEST_F(RecordStop, AttachedProcessExitEndsRecording) {
   if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("attach-exit.data");
-  child_process spinner = child_process::spawn({test_program("spin_until_killed"), "800"});
+  test::child_process spinner =
+      test::child_process::spawn({test_program("spin_until_killed"), "800"});
   std::optional<std::string> ready = spinner.read_stdout_line(10s);
   ASSERT_TRUE(ready) << "spin_until_killed did not report ready";
 
-  command_result run = run_command(
+  test::command_result run = test::run_command(
       rec_.command({"-p", std::to_string(spinner.pid()), "-o", out, "--duration", "30"}), 40s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_LT(run.elapsed, 10s) << "the recording should end when pid " << spinner.pid()
                               << " exits, not at --duration 30";
-  command_result spun = spinner.wait(5s);
+  test::command_result spun = spinner.wait(5s);
   EXPECT_EQ(spun.exit_code, 0) << spun.describe();
   checked_recording recording = check_recording(out, run);
   if (HasFailure()) return;

@@ -3,19 +3,19 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "child_process.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
 
 TEST(RecordCommandLine, RejectsUnknownOptionNamingIt) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("never.data");
 
-  command_result run = run_command(rec.command({"--bogus", "-o", data, "--", "true"}));
+  test::command_result run = test::run_command(rec.command({"--bogus", "-o", data, "--", "true"}));
   EXPECT_EQ(run.exit_code, rec.usage_error_status()) << rec.describe() << ": " << run.describe();
   EXPECT_NE(run.err.find("bogus"), std::string::npos) << run.err;
   if (rec.is_arec()) {

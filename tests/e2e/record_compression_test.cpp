@@ -5,13 +5,13 @@
 #include <sys/stat.h>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "recording_check.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 #include "thread_summary.hpp"
 
 namespace arec::e2e {
@@ -21,14 +21,14 @@ using namespace std::chrono_literals;
 
 // `perf report --header-only` names the compression: "# compressed : Zstd, level = N, ...".
 void expect_compressed_header(const std::string& data, int level) {
-  command_result header = run_command({"perf", "report", "--header-only", "-i", data});
+  test::command_result header = test::run_command({"perf", "report", "--header-only", "-i", data});
   ASSERT_EQ(header.exit_code, 0) << header.describe();
   EXPECT_NE(header.out.find("# compressed : Zstd, level = " + std::to_string(level) + ","),
             std::string::npos)
       << header.out;
 }
 
-void expect_real_compression(const command_result& run) {
+void expect_real_compression(const test::command_result& run) {
   std::optional<compression_summary> compression = find_compression_summary(run.err);
   ASSERT_TRUE(compression) << "no compression line on stderr:\n" << run.err;
   EXPECT_GT(compression->ratio, 1.0) << run.err;
@@ -52,10 +52,10 @@ void expect_intact_call_chains(const perf_script& script) {
 TEST(RecordCompression, SingleFileWithCallGraphsReadsBackEverySample) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("compressed.data");
 
-  command_result run = run_command(
+  test::command_result run = test::run_command(
       rec.command({"-z", "-g", "-o", data, "-F", "1000", "--", test_program("hot_loop"), "500"}),
       60s);
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
@@ -81,13 +81,13 @@ TEST(RecordCompression, PerCpuThreadsWithCallGraphsReadBackEverySample) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
   if (!rec.is_arec()) GTEST_SKIP() << "arec's summary lines";
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string out = dir.file("compressed-threads.data");
 
-  command_result run =
-      run_command(rec.command({"--compression-level=3", "-g", "--threads=cpu", "-a", "-o", out,
-                               "-F", "1000", "--", test_program("hot_loop"), "500"}),
-                  60s);
+  test::command_result run =
+      test::run_command(rec.command({"--compression-level=3", "-g", "--threads=cpu", "-a", "-o",
+                                     out, "-F", "1000", "--", test_program("hot_loop"), "500"}),
+                        60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   threaded_recording recording = check_threaded_recording(out, run);
   if (HasFailure()) return;
@@ -99,11 +99,11 @@ TEST(RecordCompression, PerCpuThreadsWithCallGraphsReadBackEverySample) {
 TEST(RecordCompression, LevelsOutsideOneToTwentyTwoAreUsageErrors) {
   recorder rec = recorder::from_environment();
   if (!rec.is_arec()) GTEST_SKIP() << "perf accepts other levels";
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("never.data");
   for (const std::string level : {"0", "23"}) {
     SCOPED_TRACE("--compression-level=" + level);
-    command_result run = run_command(rec.command(
+    test::command_result run = test::run_command(rec.command(
         {"--compression-level=" + level, "-o", data, "--", test_program("hot_loop"), "100"}));
     EXPECT_EQ(run.exit_code, 2) << run.describe();
     EXPECT_TRUE(run.err.starts_with("arec: error: --compression-level=" + level + ": ")) << run.err;

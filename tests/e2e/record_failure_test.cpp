@@ -9,12 +9,12 @@
 #include <thread>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -35,16 +35,17 @@ class small_filesystem {
   std::string file(const std::string& name) const { return dir_.file(name); }
 
  private:
-  temp_dir dir_;
+  test::temp_dir dir_;
   std::string error_;
 };
 
 // Records system-wide at a high rate with call chains into `output` until the disk is full.
-command_result record_until_full(const std::vector<std::string>& extra, const std::string& output) {
+test::command_result record_until_full(const std::vector<std::string>& extra,
+                                       const std::string& output) {
   recorder rec = recorder::from_environment();
   std::vector<std::string> args{"-a", "-g", "-F", "20000", "-o", output, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return run_command(rec.command(args), 40s);
+  return test::run_command(rec.command(args), 40s);
 }
 
 void expect_readable_with_samples(const std::string& data) {
@@ -68,7 +69,7 @@ TEST_F(RecordFailure, FullDiskStopsWithOneMessageAndAReadableFile) {
   small_filesystem disk("3m");
   if (!disk.error().empty()) GTEST_SKIP() << disk.error();
   const std::string data = disk.file("full.data");
-  command_result run = record_until_full({}, data);
+  test::command_result run = record_until_full({}, data);
   ASSERT_FALSE(run.timed_out) << "arec kept running on a full disk: " << run.describe();
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find("arec: error: write " + data + ": No space left on device"),
@@ -81,7 +82,7 @@ TEST_F(RecordFailure, FullDiskWithThreadsCutsEveryDataFileToWholeRecords) {
   small_filesystem disk("3m");
   if (!disk.error().empty()) GTEST_SKIP() << disk.error();
   const std::string data = disk.file("full-dir.data");
-  command_result run = record_until_full({"--threads=cpu"}, data);
+  test::command_result run = record_until_full({"--threads=cpu"}, data);
   ASSERT_FALSE(run.timed_out) << run.describe();
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find("No space left on device"), std::string::npos) << run.err;
@@ -92,15 +93,15 @@ TEST_F(RecordFailure, FullDiskWithThreadsCutsEveryDataFileToWholeRecords) {
 // current every second, must be enough for perf.
 void kill_during_recording(const std::vector<std::string>& extra) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("killed.data");
   std::vector<std::string> args{"-a", "-g", "-o", data, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
-  child_process recording = child_process::spawn(rec.command(args));
+  test::child_process recording = test::child_process::spawn(rec.command(args));
   std::this_thread::sleep_for(2500ms);
   ASSERT_FALSE(recording.has_exited());
   recording.send_signal(SIGKILL);
-  command_result run = recording.wait(10s);
+  test::command_result run = recording.wait(10s);
   EXPECT_EQ(run.term_signal, SIGKILL) << run.describe();
   expect_readable_with_samples(data);
 }
@@ -120,20 +121,20 @@ std::uint64_t last_progress(const std::string& err) {
 // at least every sample arec had reported on disk.
 void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milliseconds when) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("killed.data");
   const std::string salvaged = dir.file("salvaged.data");
   std::vector<std::string> args{"-v", "-a", "-g", "-o", data, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
-  child_process recording = child_process::spawn(rec.command(args));
+  test::child_process recording = test::child_process::spawn(rec.command(args));
   std::this_thread::sleep_for(when);
   recording.send_signal(SIGKILL);
-  command_result run = recording.wait(10s);
+  test::command_result run = recording.wait(10s);
   ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
   std::uint64_t on_disk = last_progress(run.err);
 
-  command_result salvage = run_command(
-      {AREC_BINARY, "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
+  test::command_result salvage =
+      test::run_command({AREC_BINARY, "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
   ASSERT_EQ(salvage.exit_code, 0) << salvage.describe();
   perf_report report = run_perf_report(salvaged);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
@@ -166,16 +167,16 @@ TEST_F(RecordFailure, KillNineDuringStartUpIsSalvaged) { kill_then_salvage({}, 4
 // SIGTERM arec then sends keeps arec waiting, and the second Ctrl-C ends that wait.
 TEST_F(RecordFailure, SecondInterruptStopsWaitingForAWorkloadThatIgnoresTermination) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("stubborn.data");
-  child_process recording = child_process::spawn(
+  test::child_process recording = test::child_process::spawn(
       rec.command({"-o", data, "--", "sh", "-c", "trap '' TERM INT; sleep 30"}));
   std::this_thread::sleep_for(1s);
   recording.send_signal(SIGINT);
   std::this_thread::sleep_for(1500ms);
   ASSERT_FALSE(recording.has_exited()) << "arec did not wait for its workload";
   recording.send_signal(SIGINT);
-  command_result run = recording.wait(10s);
+  test::command_result run = recording.wait(10s);
   ASSERT_FALSE(run.timed_out) << "the second Ctrl-C did not end arec: " << run.describe();
   EXPECT_EQ(run.term_signal, SIGINT) << run.describe();
   EXPECT_NE(run.err.find("arec: waiting for the workload"), std::string::npos) << run.err;
@@ -189,12 +190,13 @@ TEST_F(RecordFailure, SecondInterruptStopsWaitingForAWorkloadThatIgnoresTerminat
 
 TEST_F(RecordFailure, SighupStopsCleanly) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("hangup.data");
-  child_process recording = child_process::spawn(rec.command({"-a", "-o", data, "--duration", "30"}));
+  test::child_process recording =
+      test::child_process::spawn(rec.command({"-a", "-o", data, "--duration", "30"}));
   std::this_thread::sleep_for(1s);
   recording.send_signal(SIGHUP);
-  command_result run = recording.wait(10s);
+  test::command_result run = recording.wait(10s);
   ASSERT_FALSE(run.timed_out) << run.describe();
   EXPECT_EQ(run.exit_code, 0) << run.describe();
   auto summary = find_arec_summary(run.err);

@@ -6,12 +6,12 @@
 #include <thread>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -21,16 +21,16 @@ using namespace std::chrono_literals;
 TEST(RecordInterrupt, SigintEndsRecordingWithCompleteFile) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("interrupt.data");
 
   std::vector<std::string> args{"-a", "-o", data};
   for (std::string& arg : rec.duration_args("30")) args.push_back(std::move(arg));
-  child_process recording = child_process::spawn(rec.command(args));
+  test::child_process recording = test::child_process::spawn(rec.command(args));
   std::this_thread::sleep_for(1s);
   ASSERT_FALSE(recording.has_exited()) << "a 30 s recording ended within 1 s";
   recording.send_signal(SIGINT);
-  command_result run = recording.wait(20s);
+  test::command_result run = recording.wait(20s);
 
   ASSERT_FALSE(run.timed_out) << rec.describe() << " ignored SIGINT: " << run.describe();
   EXPECT_LT(run.elapsed, 6s) << "stopping took " << run.elapsed.count() - 1000 << " ms";

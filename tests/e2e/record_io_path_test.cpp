@@ -11,13 +11,13 @@
 #include <optional>
 #include <string>
 
-#include "child_process.hpp"
 #include "env_command.hpp"
 #include "io/unique_fd.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "recording_check.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -69,13 +69,13 @@ class RecordIoPath : public ::testing::Test {
     if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   }
   recorder rec_ = recorder::from_environment();
-  temp_dir dir_;
+  test::temp_dir dir_;
 };
 
 TEST_F(RecordIoPath, ForcedPlainWritesSayItOnceAndRecordEverything) {
   const std::string out = dir_.file("plain.data");
-  command_result run =
-      run_command(env_command({"AREC_FORCE_PLAIN_IO=1"}, rec_.command(workload_args(out))), 60s);
+  test::command_result run = test::run_command(
+      env_command({"AREC_FORCE_PLAIN_IO=1"}, rec_.command(workload_args(out))), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(notice_lines(run.err), 1u) << run.err;
   check_recording(out, run);
@@ -83,8 +83,8 @@ TEST_F(RecordIoPath, ForcedPlainWritesSayItOnceAndRecordEverything) {
 
 TEST_F(RecordIoPath, ForcedPlainWritesWithThreadsSayItOnceForAllThreads) {
   const std::string out = dir_.file("plain-threads.data");
-  command_result run =
-      run_command(env_command({"AREC_FORCE_PLAIN_IO=1"}, rec_.command(threads_args(out))), 60s);
+  test::command_result run = test::run_command(
+      env_command({"AREC_FORCE_PLAIN_IO=1"}, rec_.command(threads_args(out))), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(notice_lines(run.err), 1u) << run.err;
   check_threaded_recording(out, run);
@@ -95,10 +95,10 @@ TEST_F(RecordIoPath, UringWritesPrintNoNotice) {
   for (bool threads : {false, true}) {
     SCOPED_TRACE(threads ? "--threads=cpu" : "one file");
     const std::string out = dir_.file(threads ? "uring-threads.data" : "uring.data");
-    command_result run =
-        run_command(env_command({"-u", "AREC_FORCE_PLAIN_IO"},
-                                rec_.command(threads ? threads_args(out) : workload_args(out))),
-                    60s);
+    test::command_result run = test::run_command(
+        env_command({"-u", "AREC_FORCE_PLAIN_IO"},
+                    rec_.command(threads ? threads_args(out) : workload_args(out))),
+        60s);
     ASSERT_EQ(run.exit_code, 0) << run.describe();
     EXPECT_EQ(run.err.find("io_uring"), std::string::npos) << run.err;
     if (threads)
@@ -113,7 +113,8 @@ TEST_F(RecordIoPath, FallsBackWhenSeccompBlocksIoUring) {
   const std::string out = dir_.file("seccomp.data");
   std::vector<std::string> command{test_program("without_io_uring")};
   for (std::string& arg : rec_.command(workload_args(out))) command.push_back(std::move(arg));
-  command_result run = run_command(env_command({"-u", "AREC_FORCE_PLAIN_IO"}, command), 60s);
+  test::command_result run =
+      test::run_command(env_command({"-u", "AREC_FORCE_PLAIN_IO"}, command), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(notice_lines(run.err), 1u) << run.err;
   EXPECT_NE(run.err.find("Operation not permitted"), std::string::npos) << run.err;

@@ -13,11 +13,11 @@
 #include <cstring>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "io/unique_fd.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -90,7 +90,7 @@ class RecordTerminal : public ::testing::Test {
     if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   }
   recorder rec_ = recorder::from_environment();
-  temp_dir dir_;
+  test::temp_dir dir_;
 };
 
 constexpr std::string_view erase_line = "\r\x1b[K";
@@ -136,9 +136,10 @@ TEST_F(RecordTerminal, QuietShowsNoStatusLine) {
 
 TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
   const std::string out = dir_.file("piped.data");
-  command_result run = run_command(rec_.command({"-e", "cpu-clock", "-o", out, "-F", "1000", "--",
-                                                 test_program("hot_loop"), "1200"}),
-                                   60s);
+  test::command_result run =
+      test::run_command(rec_.command({"-e", "cpu-clock", "-o", out, "-F", "1000", "--",
+                                      test_program("hot_loop"), "1200"}),
+                        60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_EQ(run.err.find('\r'), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
@@ -156,8 +157,8 @@ TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
 TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
   const std::string data = dir_.file("bar.data");
   const std::string converted = dir_.file("bar.perf.data");
-  command_result recorded =
-      run_command(rec_.command({"-q", "-o", data, "--", test_program("hot_loop"), "300"}), 60s);
+  test::command_result recorded = test::run_command(
+      rec_.command({"-q", "-o", data, "--", test_program("hot_loop"), "300"}), 60s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   terminal_run run = run_on_terminal({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(run.exit_code, 0) << run.shown;
@@ -170,7 +171,8 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
   EXPECT_TRUE(run.shown.substr(erased + erase_line.size()).starts_with("arec: converted "))
       << run.shown;
 
-  command_result piped = run_command({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
+  test::command_result piped =
+      test::run_command({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(piped.exit_code, 0) << piped.describe();
   EXPECT_TRUE(piped.err.starts_with("arec: converted ")) << piped.err;
   EXPECT_EQ(piped.err.find('\r'), std::string::npos) << piped.err;
@@ -180,10 +182,10 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
 TEST_F(RecordTerminal, LossHintAppearsWhenSamplesWereLostAndOnlyThen) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("flood.data");
-  command_result flood =
-      run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--",
-                                "perf", "bench", "sched", "pipe", "-l", "30000"}),
-                  120s);
+  test::command_result flood =
+      test::run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--",
+                                      "perf", "bench", "sched", "pipe", "-l", "30000"}),
+                        120s);
   ASSERT_EQ(flood.exit_code, 0) << flood.describe();
   std::optional<arec_summary> summary = find_arec_summary(flood.err);
   ASSERT_TRUE(summary) << flood.err;
@@ -199,9 +201,10 @@ TEST_F(RecordTerminal, LossHintAppearsWhenSamplesWereLostAndOnlyThen) {
       << "-F does not thin out a tracepoint:\n"
       << flood.err;
 
-  command_result calm = run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-o",
-                                                  dir_.file("calm.data"), "--", "sleep", "0.3"}),
-                                    60s);
+  test::command_result calm =
+      test::run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-o",
+                                      dir_.file("calm.data"), "--", "sleep", "0.3"}),
+                        60s);
   ASSERT_EQ(calm.exit_code, 0) << calm.describe();
   std::optional<arec_summary> calm_summary = find_arec_summary(calm.err);
   ASSERT_TRUE(calm_summary) << calm.err;

@@ -6,13 +6,13 @@
 #include <algorithm>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "io/cpu_list.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "recording_check.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 #include "thread_summary.hpp"
 
 namespace arec::e2e {
@@ -33,15 +33,17 @@ std::string layout_of(const std::vector<thread_summary>& threads) {
 // must satisfy and that the threads are the ones --dry-run announces; returns the threads.
 std::vector<thread_summary> record_with_threads(const std::string& spec) {
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string out = dir.file("threads.data");
 
-  command_result dry = run_command(rec.command({"--dry-run", "--threads=" + spec, "-a"}), 30s);
+  test::command_result dry =
+      test::run_command(rec.command({"--dry-run", "--threads=" + spec, "-a"}), 30s);
   EXPECT_EQ(dry.exit_code, 0) << dry.describe();
 
-  command_result run = run_command(rec.command({"--threads=" + spec, "-a", "-o", out, "-F", "1000",
-                                                "--", test_program("hot_loop"), "500"}),
-                                   60s);
+  test::command_result run =
+      test::run_command(rec.command({"--threads=" + spec, "-a", "-o", out, "-F", "1000", "--",
+                                     test_program("hot_loop"), "500"}),
+                        60s);
   EXPECT_EQ(run.exit_code, 0) << run.describe();
   if (run.exit_code != 0) return {};
   threaded_recording recording = check_threaded_recording(out, run);
@@ -92,9 +94,9 @@ TEST(RecordThreads, VerboseShowsTheSingleStreamingThread) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
   if (!rec.is_arec()) GTEST_SKIP() << "arec's summary lines";
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string out = dir.file("verbose.data");
-  command_result run = run_command(
+  test::command_result run = test::run_command(
       rec.command({"-v", "-o", out, "-F", "1000", "--", test_program("hot_loop"), "300"}), 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::optional<arec_summary> summary = find_arec_summary(run.err);
@@ -117,14 +119,14 @@ TEST(RecordThreads, IdleThreadsStillReportWhereTheyRan) {
   if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
   if (!rec.is_arec()) GTEST_SKIP() << "arec's summary lines";
-  child_process sleeper = child_process::spawn({"sleep", "30"});
-  temp_dir dir;
+  test::child_process sleeper = test::child_process::spawn({"sleep", "30"});
+  test::temp_dir dir;
   const std::string out = dir.file("idle.data");
 
-  command_result run =
-      run_command(rec.command({"--threads=cpu", "-p", std::to_string(sleeper.pid()), "-o", out,
-                               "--duration", "0.3"}),
-                  30s);
+  test::command_result run =
+      test::run_command(rec.command({"--threads=cpu", "-p", std::to_string(sleeper.pid()), "-o",
+                                     out, "--duration", "0.3"}),
+                        30s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::optional<arec_summary> summary = find_arec_summary(run.err);
   ASSERT_TRUE(summary) << run.err;
@@ -153,11 +155,11 @@ TEST(RecordThreads, UserMaskCoveringSomeCpusRecordsThemOrIsRejected) {
   if (online.size() < 2) GTEST_SKIP() << "needs two online cpus, this machine has one";
   const std::string first = std::to_string(online.front());
   const std::string spec = "--threads=" + first + "/" + first;
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string out = dir.file("mask.data");
 
-  command_result dry = run_command(rec.command({"--dry-run", spec, "-a"}), 30s);
-  command_result run = run_command(
+  test::command_result dry = test::run_command(rec.command({"--dry-run", spec, "-a"}), 30s);
+  test::command_result run = test::run_command(
       rec.command({spec, "-a", "-o", out, "-F", "1000", "--", test_program("hot_loop"), "300"}),
       60s);
   if (run.exit_code == 2) {

@@ -4,10 +4,10 @@
 
 #include <sstream>
 
-#include "child_process.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -15,14 +15,14 @@ namespace {
 TEST(RecordTracepoint, SchedSwitchSamplesDecodeWithFields) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("tracepoint.data");
 
-  command_result run = run_command(
+  test::command_result run = test::run_command(
       rec.command({"-e", "sched:sched_switch", "-a", "-o", data, "--", "sleep", "0.5"}));
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
 
-  command_result script = run_command({"perf", "script", "-i", data});
+  test::command_result script = test::run_command({"perf", "script", "-i", data});
   ASSERT_EQ(script.exit_code, 0) << script.describe();
   std::size_t switches = 0;
   std::size_t decoded = 0;

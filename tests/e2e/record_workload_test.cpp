@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -16,11 +16,11 @@ namespace {
 TEST(RecordWorkload, PutsHotLoopSamplesInHotFunction) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   recorder rec = recorder::from_environment();
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("workload.data");
 
-  command_result run =
-      run_command(rec.command({"-o", data, "-F", "1000", "--", test_program("hot_loop"), "1000"}));
+  test::command_result run = test::run_command(
+      rec.command({"-o", data, "-F", "1000", "--", test_program("hot_loop"), "1000"}));
   ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
 
   perf_script script = run_perf_script(data);

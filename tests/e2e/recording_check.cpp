@@ -43,7 +43,7 @@ namespace {
 
 // perf report reads `path` cleanly and perf script prints `samples` samples.
 perf_script expect_perf_reads(const std::string& path, std::uint64_t samples,
-                              const command_result& run) {
+                              const test::command_result& run) {
   perf_report report = run_perf_report(path);
   EXPECT_EQ(report.run.exit_code, 0) << report.run.describe();
   EXPECT_FALSE(has_warning(report.run)) << report.run.err;
@@ -58,7 +58,7 @@ perf_script expect_perf_reads(const std::string& path, std::uint64_t samples,
 
 }  // namespace
 
-checked_recording check_recording(const std::string& path, const command_result& run) {
+checked_recording check_recording(const std::string& path, const test::command_result& run) {
   checked_recording result;
   std::optional<arec_summary> summary = find_arec_summary(run.err);
   if (!summary) {
@@ -72,7 +72,8 @@ checked_recording check_recording(const std::string& path, const command_result&
   return result;
 }
 
-threaded_recording check_threaded_recording(const std::string& dir, const command_result& run) {
+threaded_recording check_threaded_recording(const std::string& dir,
+                                            const test::command_result& run) {
   threaded_recording result;
   std::optional<arec_summary> summary = find_arec_summary(run.err);
   if (!summary) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "arec_summary.hpp"
-#include "child_process.hpp"
 #include "perf_script.hpp"
+#include "support/child_process.hpp"
 #include "thread_summary.hpp"
 
 namespace arec::e2e {
@@ -24,7 +24,7 @@ struct checked_recording {
 // summary names `path`, perf report reads it without a warning and perf script prints as many
 // samples as the summary counts. Every broken property is a gtest failure; the caller stops on
 // ::testing::Test::HasFailure() before relying on the returned fields.
-checked_recording check_recording(const std::string& path, const command_result& run);
+checked_recording check_recording(const std::string& path, const test::command_result& run);
 
 struct threaded_recording {
   arec_summary summary;
@@ -35,7 +35,8 @@ struct threaded_recording {
 // Checks `run` (an arec --threads recording that exited 0) against the directory `dir` it wrote.
 // Every broken property is a gtest failure; the caller stops on ::testing::Test::HasFailure()
 // before relying on the returned fields.
-threaded_recording check_threaded_recording(const std::string& dir, const command_result& run);
+threaded_recording check_threaded_recording(const std::string& dir,
+                                            const test::command_result& run);
 
 // The names in directory `path`, sorted; empty when it cannot be read.
 std::vector<std::string> directory_entries(const std::string& path);

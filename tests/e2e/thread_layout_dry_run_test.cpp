@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
 #include "env_command.hpp"
 #include "recorder.hpp"
-#include "temp_dir.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::e2e {
 namespace {
@@ -67,14 +67,15 @@ struct layout_case {
 };
 
 // arec as a child with AREC_SYSFS_ROOT pointing at `machine`.
-command_result run_on(const std::string& machine, const std::vector<std::string>& args) {
+test::command_result run_on(const std::string& machine, const std::vector<std::string>& args) {
   recorder rec = recorder::from_environment();
-  return run_command(env_command({"AREC_SYSFS_ROOT=" + fixture_root(machine)}, rec.command(args)),
-                     std::chrono::seconds(30));
+  return test::run_command(
+      env_command({"AREC_SYSFS_ROOT=" + fixture_root(machine)}, rec.command(args)),
+      std::chrono::seconds(30));
 }
 
 void expect_layouts(const std::string& machine, const std::vector<layout_case>& cases) {
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("never.data");
   for (const layout_case& c : cases) {
     std::vector<std::string> args{"--dry-run", "-o", data};
@@ -82,7 +83,7 @@ void expect_layouts(const std::string& machine, const std::vector<layout_case>& 
     std::string shown;
     for (const std::string& arg : c.args) shown += " " + arg;
     SCOPED_TRACE(machine + ":" + shown);
-    command_result run = run_on(machine, args);
+    test::command_result run = run_on(machine, args);
     ASSERT_EQ(run.exit_code, 0) << run.describe();
     EXPECT_EQ(lines_of(run.out), c.expected);
     EXPECT_EQ(run.err, "") << "a dry run without -v prints nothing on stderr";
@@ -197,9 +198,9 @@ TEST_F(DryRunLayout, SocketIsASynonymOfPackage) {
   for (const std::string machine : {"two-socket-smt", "numa-per-half-socket", "offline-holes",
                                     "no-node-dirs", "old-kernel-names"}) {
     SCOPED_TRACE(machine);
-    command_result package = run_on(machine, {"--dry-run", "--threads=package", "-a"});
+    test::command_result package = run_on(machine, {"--dry-run", "--threads=package", "-a"});
     ASSERT_EQ(package.exit_code, 0) << package.describe();
-    command_result socket = run_on(machine, {"--dry-run", "--threads=socket", "-a"});
+    test::command_result socket = run_on(machine, {"--dry-run", "--threads=socket", "-a"});
     ASSERT_EQ(socket.exit_code, 0) << socket.describe();
     EXPECT_EQ(socket.out, package.out);
   }
@@ -214,7 +215,7 @@ struct error_case {
 // Each case fails the same way as a dry run and as a recording: exit 2, one line on stderr
 // starting "arec: error: " and naming the bad part, nothing on stdout, no output file.
 void expect_usage_errors(const std::vector<error_case>& cases) {
-  temp_dir dir;
+  test::temp_dir dir;
   const std::string data = dir.file("never.data");
   for (const error_case& c : cases) {
     for (bool dry_run : {true, false}) {
@@ -229,7 +230,7 @@ void expect_usage_errors(const std::vector<error_case>& cases) {
       std::string shown;
       for (const std::string& arg : args) shown += " " + arg;
       SCOPED_TRACE(c.machine + ":" + shown);
-      command_result run = run_on(c.machine, args);
+      test::command_result run = run_on(c.machine, args);
       EXPECT_EQ(run.exit_code, 2) << run.describe();
       EXPECT_TRUE(run.err.starts_with("arec: error: ")) << run.err;
       EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line, ending in a newline:\n"

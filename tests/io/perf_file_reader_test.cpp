@@ -4,41 +4,26 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
 
 #include "io/perf_file_writer.hpp"
-#include "io/unique_fd.hpp"
+#include "support/temp_file.hpp"
 
 using namespace arec::io;
 using namespace arec::io::perf;
 
 namespace {
 
-class temporary_file {
+// A temporary file with the two ways the tests damage one: overwriting a value in place and
+// cutting it short.
+class patchable_file : public arec::test::temp_file {
  public:
-  temporary_file() {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir && *dir ? dir : "/tmp") + "/arec-reader-XXXXXX";
-    fd_ = unique_fd{::mkstemp(path_.data())};
-    if (!fd_) throw std::runtime_error("mkstemp failed");
-  }
-  ~temporary_file() { ::unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-  int fd() const { return fd_.get(); }
-
   template <typename T>
   void put(std::uint64_t offset, const T& value) {
     ASSERT_EQ(::pwrite(fd(), &value, sizeof value, static_cast<off_t>(offset)),
               static_cast<ssize_t>(sizeof value));
   }
-  void truncate(std::uint64_t size) {
-    ASSERT_EQ(::ftruncate(fd(), static_cast<off_t>(size)), 0);
-  }
-
- private:
-  std::string path_;
-  unique_fd fd_;
+  void truncate(std::uint64_t size) { ASSERT_EQ(::ftruncate(fd(), static_cast<off_t>(size)), 0); }
 };
 
 // The message of the format_error that opening (and, with `walk`, iterating) the file throws.
@@ -64,7 +49,7 @@ std::vector<event_entry> one_event() {
 
 // A valid file: one event, `records` 8-byte records (type 68), EVENT_DESC and HOSTNAME.
 // Returns the data offset.
-std::uint64_t write_valid(temporary_file& file, int records = 2) {
+std::uint64_t write_valid(patchable_file& file, int records = 2) {
   perf_file_writer writer(file.fd());
   auto events = one_event();
   std::uint64_t data = writer.write_prologue(events);
@@ -86,7 +71,7 @@ constexpr std::uint64_t data_offset = 256;
 }  // namespace
 
 TEST(PerfFileReader, ReadsAValidFile) {
-  temporary_file file;
+  patchable_file file;
   ASSERT_EQ(write_valid(file), data_offset);
   auto reader = perf_file_reader::open(file.path());
   ASSERT_EQ(reader.events().size(), 1u);
@@ -107,7 +92,7 @@ TEST(PerfFileReader, ReadsAValidFile) {
 }
 
 TEST(PerfFileReader, NamesAreEmptyWithoutEventDesc) {
-  temporary_file file;
+  patchable_file file;
   perf_file_writer writer(file.fd());
   auto events = one_event();
   writer.write_prologue(events);
@@ -119,7 +104,7 @@ TEST(PerfFileReader, NamesAreEmptyWithoutEventDesc) {
 }
 
 TEST(PerfFileReader, RecordsNeedNotBeEightAligned) {
-  temporary_file file;
+  patchable_file file;
   perf_file_writer writer(file.fd());
   auto events = one_event();
   std::uint64_t data = writer.write_prologue(events);
@@ -133,7 +118,7 @@ TEST(PerfFileReader, RecordsNeedNotBeEightAligned) {
 }
 
 TEST(PerfFileReader, RejectsWrongMagic) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.put(0, std::uint64_t{0x454c494646524550});  // "PERFFILE", the legacy v1 magic
   EXPECT_EQ(error_of(file.path()),
@@ -141,7 +126,7 @@ TEST(PerfFileReader, RejectsWrongMagic) {
 }
 
 TEST(PerfFileReader, RejectsOtherByteOrder) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.put(0, __builtin_bswap64(file_magic));
   EXPECT_EQ(error_of(file.path()),
@@ -149,7 +134,7 @@ TEST(PerfFileReader, RejectsOtherByteOrder) {
 }
 
 TEST(PerfFileReader, RejectsPipeMode) {
-  temporary_file file;
+  patchable_file file;
   file.put(0, file_magic);
   file.put(8, std::uint64_t{16});
   EXPECT_EQ(error_of(file.path()),
@@ -157,7 +142,7 @@ TEST(PerfFileReader, RejectsPipeMode) {
 }
 
 TEST(PerfFileReader, RejectsTruncatedHeader) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.truncate(60);
   EXPECT_EQ(error_of(file.path()),
@@ -171,14 +156,14 @@ TEST(PerfFileReader, RejectsTruncatedHeader) {
 }
 
 TEST(PerfFileReader, RejectsZeroAttrSize) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.put(offsetof(file_header, attr_size), std::uint64_t{0});
   EXPECT_EQ(error_of(file.path()), file.path() + ": offset 16: attr size is 0");
 }
 
 TEST(PerfFileReader, RejectsAttrsOutsideTheFile) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.put(offsetof(file_header, attrs), file_section{1'000'000, 144});
   EXPECT_NE(error_of(file.path())
@@ -190,7 +175,7 @@ TEST(PerfFileReader, RejectsAttrsOutsideTheFile) {
 }
 
 TEST(PerfFileReader, RejectsAttrSizeDisagreeingWithTheHeader) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   std::uint64_t attr_entry = 104 + 8;
   file.put(attr_entry + offsetof(perf_event_attr, size), std::uint32_t{120});
@@ -200,7 +185,7 @@ TEST(PerfFileReader, RejectsAttrSizeDisagreeingWithTheHeader) {
 }
 
 TEST(PerfFileReader, RejectsIdsOutsideTheFile) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   std::uint64_t ids_descriptor = 104 + 8 + 128;
   file.put(ids_descriptor, file_section{104, 1 << 20});
@@ -212,7 +197,7 @@ TEST(PerfFileReader, RejectsIdsOutsideTheFile) {
 }
 
 TEST(PerfFileReader, RejectsDataOutsideTheFile) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   file.put(offsetof(file_header, data), file_section{data_offset, 1 << 20});
   EXPECT_NE(error_of(file.path())
@@ -222,7 +207,7 @@ TEST(PerfFileReader, RejectsDataOutsideTheFile) {
 }
 
 TEST(PerfFileReader, RejectsFeatureSectionOutsideTheFile) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   std::uint64_t table = data_offset + 16;
   // bit 3 (HOSTNAME) is the first set bit, so its descriptor is the table's first entry
@@ -235,7 +220,7 @@ TEST(PerfFileReader, RejectsFeatureSectionOutsideTheFile) {
 }
 
 TEST(PerfFileReader, RejectsTruncatedEventDesc) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file);
   std::uint64_t event_desc_descriptor = data_offset + 16 + 16;  // second set bit
   file_section section{};
@@ -250,7 +235,7 @@ TEST(PerfFileReader, RejectsTruncatedEventDesc) {
 }
 
 TEST(PerfFileReader, RecordOfSizeZeroStopsTheWalkAfterTheRecordsBeforeIt) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file, 3);
   file.put(data_offset + 8, record_header{PERF_RECORD_SAMPLE, 0, 0});
   auto reader = perf_file_reader::open(file.path());
@@ -268,7 +253,7 @@ TEST(PerfFileReader, RecordOfSizeZeroStopsTheWalkAfterTheRecordsBeforeIt) {
 }
 
 TEST(PerfFileReader, RecordRunningPastTheDataSectionIsAnError) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file, 2);
   file.put(data_offset + 8, record_header{PERF_RECORD_SAMPLE, 0, 64});
   EXPECT_EQ(error_of(file.path(), true),
@@ -278,7 +263,7 @@ TEST(PerfFileReader, RecordRunningPastTheDataSectionIsAnError) {
 }
 
 TEST(PerfFileReader, TruncatedRecordHeaderIsAnError) {
-  temporary_file file;
+  patchable_file file;
   write_valid(file, 2);
   file.put(offsetof(file_header, data), file_section{data_offset, 12});
   file.put(offsetof(file_header, features), std::uint64_t{0});  // no table to look for

@@ -10,54 +10,19 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "io/host_features.hpp"
 #include "io/perf_file_reader.hpp"
-#include "io/unique_fd.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_file.hpp"
 
 using namespace arec::io;
 using namespace arec::io::perf;
+using arec::test::run_command;
+using arec::test::temp_file;
 
 namespace {
-
-// A file in the temporary directory, removed with the object.
-class temporary_file {
- public:
-  temporary_file() {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir && *dir ? dir : "/tmp") + "/arec-writer-XXXXXX";
-    fd_ = unique_fd{::mkstemp(path_.data())};
-    if (!fd_) throw std::runtime_error("mkstemp failed");
-  }
-  ~temporary_file() { ::unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-  int fd() const { return fd_.get(); }
-
- private:
-  std::string path_;
-  unique_fd fd_;
-};
-
-struct command_result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-command_result run(const std::string& command) {
-  temporary_file out, err;
-  int status = std::system((command + " >" + out.path() + " 2>" + err.path()).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out.path()), slurp(err.path())};
-}
 
 bool perf_installed() { return std::system("perf --version >/dev/null 2>&1") == 0; }
 
@@ -178,7 +143,7 @@ utsname host_names() {
 }  // namespace
 
 TEST(PerfFileWriter, PrologueLaysOutIdsAttrsAndAFeaturelessHeader) {
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   perf_file_writer writer(file.fd());
   std::uint64_t data_offset = writer.write_prologue(events);
@@ -201,7 +166,7 @@ TEST(PerfFileWriter, PrologueLaysOutIdsAttrsAndAFeaturelessHeader) {
 }
 
 TEST(PerfFileWriter, UpdateDataSizeChangesOnlyTheDataSize) {
-  temporary_file file;
+  temp_file file;
   perf_file_writer writer(file.fd());
   auto events = two_events();
   std::uint64_t data_offset = writer.write_prologue(events);
@@ -225,7 +190,7 @@ TEST(PerfFileWriter, UpdateDataSizeChangesOnlyTheDataSize) {
 }
 
 TEST(PerfFileWriter, SizeUpdateOrEpilogueBeforePrologueIsALogicError) {
-  temporary_file file;
+  temp_file file;
   perf_file_writer writer(file.fd());
   EXPECT_THROW(writer.update_data_size(8), std::logic_error);
   EXPECT_THROW(writer.write_epilogue(0, feature_set{}), std::logic_error);
@@ -245,7 +210,7 @@ TEST(PerfFileWriter, WriteFailureNamesTheCallAndTheFile) {
 }
 
 TEST(PerfFileWriter, RoundTripsThroughTheReader) {
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   auto written = write_test_file(file.fd(), events);
 
@@ -297,7 +262,7 @@ TEST(PerfFileWriter, RoundTripsThroughTheReader) {
 }
 
 TEST(PerfFileWriter, FeatureTableSitsRightAfterTheDataSection) {
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   auto written = write_test_file(file.fd(), events);
   auto reader = perf_file_reader::open(file.path());
@@ -315,13 +280,13 @@ TEST(PerfFileWriter, FeatureTableSitsRightAfterTheDataSection) {
 
 TEST(PerfFileWriter, PerfReportReadsTheHeader) {
   if (!perf_installed()) GTEST_SKIP() << "perf is not installed";
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   write_test_file(file.fd(), events);
 
-  auto result = run("perf report --header-only -I -i " + file.path());
+  auto result = run_command({"perf", "report", "--header-only", "-I", "-i", file.path()});
   utsname host = host_names();
-  ASSERT_EQ(result.status, 0) << result.err;
+  ASSERT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_EQ(result.err.find("arning"), std::string::npos) << result.err;
   EXPECT_NE(result.out.find("# hostname : " + std::string(host.nodename) + "\n"),
             std::string::npos) << result.out;
@@ -349,12 +314,13 @@ TEST(PerfFileWriter, PerfReportReadsTheHeader) {
 
 TEST(PerfFileWriter, PerfScriptPrintsTheSamples) {
   if (!perf_installed()) GTEST_SKIP() << "perf is not installed";
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   write_test_file(file.fd(), events);
 
-  auto result = run("perf script -F comm,pid,tid,cpu,time,event,ip -i " + file.path());
-  ASSERT_EQ(result.status, 0) << result.err;
+  auto result =
+      run_command({"perf", "script", "-F", "comm,pid,tid,cpu,time,event,ip", "-i", file.path()});
+  ASSERT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_EQ(result.err.find("arning"), std::string::npos) << result.err;
   std::istringstream lines(result.out);
   std::vector<std::string> samples;
@@ -370,20 +336,20 @@ TEST(PerfFileWriter, PerfScriptPrintsTheSamples) {
 TEST(PerfFileWriter, HotspotTrustsFinishedRoundsAndCountsTheSamples) {
   const std::string perfparser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
   if (::access(perfparser.c_str(), X_OK) != 0) GTEST_SKIP() << perfparser << " is not installed";
-  temporary_file file;
+  temp_file file;
   auto events = two_events();
   write_test_file(file.fd(), events);
 
   // perfparser buffers by FINISHED_ROUND only when the VERSION feature reads as >= 3.17.
-  auto result = run("QT_LOGGING_RULES='*.debug=true' " + perfparser + " --input " + file.path() +
-                    " --print-stats");
-  ASSERT_EQ(result.status, 0) << result.err;
+  auto result = run_command({"env", "QT_LOGGING_RULES=*.debug=true", perfparser, "--input",
+                             file.path(), "--print-stats"});
+  ASSERT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_NE(result.err.find("Switching to automatic buffering"), std::string::npos) << result.err;
   EXPECT_NE(result.out.find("samples: 2\n"), std::string::npos) << result.out << result.err;
 }
 
 TEST(PerfFileWriter, ShortWriteIsContinuedUntilTheLimitFailsIt) {
-  temporary_file file;
+  temp_file file;
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

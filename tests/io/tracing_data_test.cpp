@@ -1,21 +1,21 @@
 #include "io/tracing_data.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "io/perf_file_writer.hpp"
 #include "io/tracefs.hpp"
-#include "io/unique_fd.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_file.hpp"
 
 using namespace arec::io;
 using namespace arec::io::perf;
+using arec::test::run_command;
+using arec::test::temp_file;
 
 namespace {
 
@@ -83,42 +83,6 @@ parsed_blob parse(const std::vector<std::byte>& bytes) {
   blob.saved_cmdlines = in.sized_u64();
   EXPECT_TRUE(in.at_end()) << "bytes left after saved_cmdlines";
   return blob;
-}
-
-class temporary_file {
- public:
-  temporary_file() {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = std::string(dir && *dir ? dir : "/tmp") + "/arec-tracing-XXXXXX";
-    fd_ = unique_fd{::mkstemp(path_.data())};
-    if (!fd_) throw std::runtime_error("mkstemp failed");
-  }
-  ~temporary_file() { ::unlink(path_.c_str()); }
-  const std::string& path() const { return path_; }
-  int fd() const { return fd_.get(); }
-
- private:
-  std::string path_;
-  unique_fd fd_;
-};
-
-struct command_result {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-command_result run(const std::string& command) {
-  temporary_file out, err;
-  int status = std::system((command + " >" + out.path() + " 2>" + err.path()).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out.path()), slurp(err.path())};
 }
 
 bool perf_installed() { return std::system("perf --version >/dev/null 2>&1") == 0; }
@@ -301,31 +265,32 @@ TEST(TracingData, PerfNeedsItToOpenAFileWithATracepointAttr) {
   if (!perf_installed()) GTEST_SKIP() << "perf is not installed";
   auto access = find_sched_switch();
   if (!access.problem.empty()) GTEST_SKIP() << access.problem;
-  temporary_file with, without;
+  temp_file with, without;
   write_tracepoint_file(with.fd(), access, true);
   write_tracepoint_file(without.fd(), access, false);
 
-  auto accepted = run("perf report --header-only -i " + with.path());
-  EXPECT_EQ(accepted.status, 0) << accepted.err;
+  auto accepted = run_command({"perf", "report", "--header-only", "-i", with.path()});
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.describe();
   EXPECT_EQ(accepted.err.find("incompatible"), std::string::npos) << accepted.err;
   EXPECT_NE(accepted.out.find("# event : name = sched:sched_switch"), std::string::npos)
       << accepted.out;
 
   // The control: the same file without the blob is refused, so the check above means something.
-  auto refused = run("perf report --header-only -i " + without.path());
+  auto refused = run_command({"perf", "report", "--header-only", "-i", without.path()});
   EXPECT_NE(refused.err.find("incompatible file format"), std::string::npos)
-      << refused.status << "\n" << refused.out << refused.err;
+      << refused.describe() << "\nstdout:\n"
+      << refused.out;
 }
 
 TEST(TracingData, PerfScriptDecodesTheRawFieldsWithIt) {
   if (!perf_installed()) GTEST_SKIP() << "perf is not installed";
   auto access = find_sched_switch();
   if (!access.problem.empty()) GTEST_SKIP() << access.problem;
-  temporary_file file;
+  temp_file file;
   write_tracepoint_file(file.fd(), access, true);
 
-  auto result = run("perf script -F comm,pid,event,trace -i " + file.path());
-  ASSERT_EQ(result.status, 0) << result.err;
+  auto result = run_command({"perf", "script", "-F", "comm,pid,event,trace", "-i", file.path()});
+  ASSERT_EQ(result.exit_code, 0) << result.describe();
   EXPECT_NE(result.out.find("arec-prev"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("sched:sched_switch:"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("prev_comm=arec-prev prev_pid=100 prev_prio=120 prev_state=S ==> "

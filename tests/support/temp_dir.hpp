@@ -4,11 +4,11 @@
 
 #include <string>
 
-namespace arec::e2e {
+namespace arec::test {
 
 class temp_dir {
  public:
-  // Creates "<tmp>/arec-e2e-XXXXXX"; throws std::system_error when mkdtemp fails.
+  // Creates "<tmp>/arec-test-XXXXXX"; throws std::system_error when mkdtemp fails.
   temp_dir();
   temp_dir(const temp_dir&) = delete;
   temp_dir& operator=(const temp_dir&) = delete;
@@ -23,4 +23,4 @@ class temp_dir {
   std::string path_;
 };
 
-}  // namespace arec::e2e
+}  // namespace arec::test

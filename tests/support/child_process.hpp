@@ -1,5 +1,6 @@
-// child_process: one command run by the end-to-end tests, in its own process group, with its
-// stdout and stderr captured through pipes and a deadline on everything we wait for.
+// child_process: one command run by a test (perf reading a written file, the recorder under
+// test), in its own process group, with its stdout and stderr captured through pipes and a
+// deadline on everything we wait for.
 #pragma once
 
 #include <sys/types.h>
@@ -11,7 +12,7 @@
 
 #include "io/unique_fd.hpp"
 
-namespace arec::e2e {
+namespace arec::test {
 
 // How a command ended and what it printed.
 struct command_result {
@@ -79,4 +80,4 @@ class child_process {
 command_result run_command(const std::vector<std::string>& argv,
                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
-}  // namespace arec::e2e
+}  // namespace arec::test

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "support/child_process.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace arec::e2e {
+namespace arec::test {
 
 namespace {
 
@@ -231,4 +231,4 @@ command_result run_command(const std::vector<std::string>& argv, milliseconds ti
   return child_process::spawn(argv).wait(timeout);
 }
 
-}  // namespace arec::e2e
+}  // namespace arec::test

@@ -1,4 +1,4 @@
-#include "temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 #include <stdlib.h>
 
@@ -8,11 +8,11 @@
 
 #include "io/system_error.hpp"
 
-namespace arec::e2e {
+namespace arec::test {
 
 temp_dir::temp_dir() {
   const char* base = ::getenv("TMPDIR");
-  std::string pattern = std::string(base && *base ? base : "/tmp") + "/arec-e2e-XXXXXX";
+  std::string pattern = std::string(base && *base ? base : "/tmp") + "/arec-test-XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (::mkdtemp(buffer.data()) == nullptr) io::throw_errno("mkdtemp", pattern);
@@ -24,4 +24,4 @@ temp_dir::~temp_dir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-}  // namespace arec::e2e
+}  // namespace arec::test
