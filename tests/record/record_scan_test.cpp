@@ -26,7 +26,7 @@ void append_record(std::vector<std::byte>& out, std::uint32_t type, std::size_t 
   out.insert(out.end(), b, b + 8 * body_words);
 }
 
-// SAMPLE of the common layout: IDENTIFIER, IP, TID, TIME, CPU, PERIOD.
+// SAMPLE of the common layout: IP, TID, TIME, ID, CPU, PERIOD.
 void append_sample(std::vector<std::byte>& out, std::uint64_t time) {
   append_record(out, PERF_RECORD_SAMPLE, 6, {{arec::record::sample_time_offset / 8, time}});
 }
