@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/machine.hpp"
+#include "model/maps.hpp"
 
 namespace {
 
@@ -124,6 +125,29 @@ void BM_ModelThreadLookup(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ModelThreadLookup);
+
+// An address lookup in one address space of N mappings (a sample's ip to its map: the binary
+// search, the shared lock, and the copy of the map with its dso reference).
+void BM_ModelMapsLookup(benchmark::State& state) {
+  const auto count = static_cast<std::uint64_t>(state.range(0));
+  arec::model::maps space;
+  for (std::uint64_t m = 0; m < count; ++m) {
+    arec::model::map entry;
+    entry.start = 0x7f0000000000ull + m * 0x10000;
+    entry.end = entry.start + 0x8000;
+    entry.object = std::make_shared<arec::model::dso>(
+        "/usr/lib/libsynthetic.so", arec::model::dso_id{.inode = m + 1},
+        arec::model::dso_kind::user);
+    space.insert(entry);
+  }
+  std::uint64_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(space.find(0x7f0000000000ull + (i % count) * 0x10000 + 0x123));
+    i += 7919;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ModelMapsLookup)->Arg(20)->Arg(1000)->Arg(100'000);
 
 }  // namespace
 
