@@ -8,32 +8,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <map>
 #include <string>
 
+#include "support/temp_dir.hpp"
+
 using arec::io::dir_reader;
 using arec::io::unique_fd;
+using arec::test::temp_dir;
 
 namespace {
-
-// A temporary directory removed (with its plain files and empty subdirectories) at the end.
-class temp_dir {
- public:
-  temp_dir() {
-    char pattern[] = "/tmp/arec_dir_reader_XXXXXX";
-    if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~temp_dir() {
-    std::string command = "rm -rf '" + path_ + "'";
-    [[maybe_unused]] int rc = std::system(command.c_str());
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 std::string long_name(int i) { return std::string(200, 'n') + "_" + std::to_string(i); }
 
@@ -43,7 +27,7 @@ TEST(DirReader, ListsEveryEntryOfALargeDirectoryExactlyOnce) {
   temp_dir dir;
   constexpr int count = 2000;
   for (int i = 0; i < count; ++i) {
-    unique_fd::open((dir.path() + "/" + long_name(i)).c_str(), O_CREAT | O_WRONLY, 0600);
+    unique_fd::open(dir.file(long_name(i)).c_str(), O_CREAT | O_WRONLY, 0600);
   }
   // 2000 entries of ~224 bytes are about a hundred getdents64 buffers.
   ASSERT_GT(count * 224, static_cast<int>(dir_reader::buffer_size) * 50);
@@ -62,7 +46,7 @@ TEST(DirReader, ListsEveryEntryOfALargeDirectoryExactlyOnce) {
 
 TEST(DirReader, SkipsDotEntriesAndReportsDirectories) {
   temp_dir dir;
-  ASSERT_EQ(::mkdir((dir.path() + "/sub").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(dir.file("sub").c_str(), 0700), 0);
   dir_reader reader{unique_fd::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY)};
   auto entry = reader.next();
   ASSERT_TRUE(entry.has_value());

@@ -10,11 +10,12 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace arec::io {
 namespace {
@@ -38,20 +39,15 @@ std::string readelf_build_id(const std::string& path) {
 
 class built_binary : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char name[] = "/tmp/arec-build-id-XXXXXX";
-    dir_ = ::mkdtemp(name);
-    std::ofstream(dir_ + "/main.c") << "int main(void) { return 0; }\n";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { std::ofstream(dir_.file("main.c")) << "int main(void) { return 0; }\n"; }
   // Builds main.c with `flags`; skips the test when no C compiler works.
   std::string build(const std::string& output, const std::string& flags) {
-    std::string path = dir_ + "/" + output;
-    int status = std::system(("cc " + flags + " -o " + path + " " + dir_ + "/main.c").c_str());
+    std::string path = dir_.file(output);
+    int status = std::system(("cc " + flags + " -o " + path + " " + dir_.file("main.c")).c_str());
     if (status != 0) return {};
     return path;
   }
-  std::string dir_;
+  test::temp_dir dir_;
 };
 
 TEST_F(built_binary, Sha1BuildIdMatchesReadelf) {
@@ -98,8 +94,8 @@ TEST_F(built_binary, NoBuildIdIsNullopt) {
   std::string binary = build("none", "-Wl,--build-id=none");
   if (binary.empty()) GTEST_SKIP() << "cc failed";
   EXPECT_FALSE(read_elf_build_id(binary.c_str()));
-  EXPECT_FALSE(read_elf_build_id((dir_ + "/main.c").c_str())) << "not ELF";
-  EXPECT_FALSE(read_elf_build_id((dir_ + "/missing").c_str()));
+  EXPECT_FALSE(read_elf_build_id(dir_.file("main.c").c_str())) << "not ELF";
+  EXPECT_FALSE(read_elf_build_id(dir_.file("missing").c_str()));
 }
 
 std::vector<std::byte> note(std::uint32_t type, std::string_view name,

@@ -5,36 +5,27 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "io/perf_file_reader.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace arec::io::perf;
+using arec::test::perf_installed;
+using arec::test::run_command;
+using arec::test::temp_dir;
 
 namespace {
 
-// A fabricated directory tree, removed with the object.
-class temporary_tree {
- public:
-  temporary_tree() {
-    const char* dir = std::getenv("TMPDIR");
-    root_ = std::string(dir && *dir ? dir : "/tmp") + "/arec-host-XXXXXX";
-    if (!::mkdtemp(root_.data())) throw std::runtime_error("mkdtemp failed");
-  }
-  ~temporary_tree() { std::system(("rm -rf '" + root_ + "'").c_str()); }
-  const std::string& root() const { return root_; }
-
-  void write(const std::string& relative, const std::string& text) {
-    std::string path = root_ + "/" + relative;
-    std::system(("mkdir -p '" + path.substr(0, path.rfind('/')) + "'").c_str());
-    std::ofstream(path) << text;
-  }
-
- private:
-  std::string root_;
-};
+// Writes `text` to `relative` inside `tree`, creating the directories on the way.
+void write_file(const temp_dir& tree, const std::string& relative, const std::string& text) {
+  std::filesystem::path path = tree.file(relative);
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
 
 std::vector<std::byte> string_bytes(std::string_view text) {
   feature_encoder out;
@@ -44,26 +35,26 @@ std::vector<std::byte> string_bytes(std::string_view text) {
 
 // sysfs and /proc of a 4-CPU machine whose CPU 3 is offline (no topology directory), one
 // package, two cores (0-1 siblings), one die, one NUMA node.
-void fabricate_machine(temporary_tree& tree) {
-  tree.write("sys/devices/system/cpu/present", "0-3\n");
-  tree.write("sys/devices/system/cpu/online", "0-2\n");
+void fabricate_machine(const temp_dir& tree) {
+  write_file(tree, "sys/devices/system/cpu/present", "0-3\n");
+  write_file(tree, "sys/devices/system/cpu/online", "0-2\n");
   const char* cores[] = {"0-1", "0-1", "2"};
   for (int cpu = 0; cpu < 3; ++cpu) {
     std::string dir = "sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
-    tree.write(dir + "package_cpus_list", "0-3\n");
-    tree.write(dir + "die_cpus_list", "0-3\n");
-    tree.write(dir + "core_cpus_list", std::string(cores[cpu]) + "\n");
-    tree.write(dir + "core_id", cpu < 2 ? "0\n" : "1\n");
-    tree.write(dir + "physical_package_id", "0\n");
-    tree.write(dir + "die_id", "0\n");
+    write_file(tree, dir + "package_cpus_list", "0-3\n");
+    write_file(tree, dir + "die_cpus_list", "0-3\n");
+    write_file(tree, dir + "core_cpus_list", std::string(cores[cpu]) + "\n");
+    write_file(tree, dir + "core_id", cpu < 2 ? "0\n" : "1\n");
+    write_file(tree, dir + "physical_package_id", "0\n");
+    write_file(tree, dir + "die_id", "0\n");
   }
-  tree.write("sys/devices/system/node/online", "0\n");
-  tree.write("sys/devices/system/node/node0/meminfo",
+  write_file(tree, "sys/devices/system/node/online", "0\n");
+  write_file(tree, "sys/devices/system/node/node0/meminfo",
              "Node 0 MemTotal:        8000000 kB\n"
              "Node 0 MemFree:         6000000 kB\n"
              "Node 0 MemUsed:         2000000 kB\n");
-  tree.write("sys/devices/system/node/node0/cpulist", "0-3\n");
-  tree.write("proc/cpuinfo",
+  write_file(tree, "sys/devices/system/node/node0/cpulist", "0-3\n");
+  write_file(tree, "proc/cpuinfo",
              "processor\t: 0\n"
              "vendor_id\t: GenuineIntel\n"
              "cpu family\t: 6\n"
@@ -73,7 +64,7 @@ void fabricate_machine(temporary_tree& tree) {
              "\n"
              "processor\t: 1\n"
              "vendor_id\t: OtherVendor\n");
-  tree.write("proc/meminfo", "MemTotal:       16303856 kB\nMemFree:         1000 kB\n");
+  write_file(tree, "proc/meminfo", "MemTotal:       16303856 kB\nMemFree:         1000 kB\n");
 }
 
 std::string machine() {
@@ -85,10 +76,10 @@ std::string machine() {
 }  // namespace
 
 TEST(HostFeatures, ReadsCountsNamesAndMemoryFromProcAndSysfs) {
-  temporary_tree tree;
+  temp_dir tree;
   fabricate_machine(tree);
   feature_set features;
-  add_host_features(features, tree.root() + "/sys", tree.root() + "/proc");
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
 
   feature_encoder nrcpus;
   nrcpus.u32(4);  // max present + 1
@@ -105,10 +96,10 @@ TEST(HostFeatures, ReadsCountsNamesAndMemoryFromProcAndSysfs) {
 }
 
 TEST(HostFeatures, CpuTopologyListsOnlineCpusAndMarksOfflineOnesMinusOne) {
-  temporary_tree tree;
+  temp_dir tree;
   fabricate_machine(tree);
   feature_set features;
-  add_host_features(features, tree.root() + "/sys", tree.root() + "/proc");
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
 
   feature_encoder expected;
   expected.string_list(std::vector<std::string>{"0-3"});
@@ -127,10 +118,10 @@ TEST(HostFeatures, CpuTopologyListsOnlineCpusAndMarksOfflineOnesMinusOne) {
 }
 
 TEST(HostFeatures, NumaTopologyHasNodeMemoryAndCpus) {
-  temporary_tree tree;
+  temp_dir tree;
   fabricate_machine(tree);
   feature_set features;
-  add_host_features(features, tree.root() + "/sys", tree.root() + "/proc");
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
 
   feature_encoder expected;
   expected.u32(1);
@@ -142,11 +133,11 @@ TEST(HostFeatures, NumaTopologyHasNodeMemoryAndCpus) {
 }
 
 TEST(HostFeatures, LeavesOutWhatTheMachineDoesNotDescribe) {
-  temporary_tree tree;
-  tree.write("proc/cpuinfo", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n");
-  tree.write("sys/devices/system/cpu/present", "0\n");  // no online file
+  temp_dir tree;
+  write_file(tree, "proc/cpuinfo", "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n");
+  write_file(tree, "sys/devices/system/cpu/present", "0\n");  // no online file
   feature_set features;
-  add_host_features(features, tree.root() + "/sys", tree.root() + "/proc");
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
   EXPECT_TRUE(features.has(feature_hostname));
   EXPECT_TRUE(features.has(feature_osrelease));
   for (feature missing : {feature_cpudesc, feature_cpuid, feature_nrcpus, feature_cpu_topology,
@@ -157,16 +148,12 @@ TEST(HostFeatures, LeavesOutWhatTheMachineDoesNotDescribe) {
 // The payloads must be the ones perf itself writes on this machine (NUMA free memory aside,
 // which changes between the two reads).
 TEST(HostFeatures, MatchWhatPerfRecordWritesOnThisHost) {
-  if (std::system("perf --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "perf is not installed";
-  temporary_tree tree;
-  std::string output = tree.root() + "/perf.data";
-  std::string command = "perf record -q -a -e cpu-clock -o " + output + " -- true >" +
-                        tree.root() + "/log 2>&1";
-  if (std::system(command.c_str()) != 0) {
-    std::ifstream log(tree.root() + "/log");
-    std::string text((std::istreambuf_iterator<char>(log)), {});
-    GTEST_SKIP() << "perf record failed: " << text;
-  }
+  if (!perf_installed()) GTEST_SKIP() << "perf is not installed";
+  temp_dir tree;
+  std::string output = tree.file("perf.data");
+  auto record =
+      run_command({"perf", "record", "-q", "-a", "-e", "cpu-clock", "-o", output, "--", "true"});
+  if (record.exit_code != 0) GTEST_SKIP() << "perf record failed: " << record.describe();
   auto perf_file = perf_file_reader::open(output);
   feature_set ours;
   add_host_features(ours);

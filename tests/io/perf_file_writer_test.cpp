@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -19,12 +18,11 @@
 
 using namespace arec::io;
 using namespace arec::io::perf;
+using arec::test::perf_installed;
 using arec::test::run_command;
 using arec::test::temp_file;
 
 namespace {
-
-bool perf_installed() { return std::system("perf --version >/dev/null 2>&1") == 0; }
 
 constexpr std::uint64_t sample_type =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <system_error>
 
@@ -14,6 +13,7 @@
 
 using namespace arec::io;
 using namespace arec::io::perf;
+using arec::test::perf_installed;
 using arec::test::run_command;
 using arec::test::temp_file;
 
@@ -84,8 +84,6 @@ parsed_blob parse(const std::vector<std::byte>& bytes) {
   EXPECT_TRUE(in.at_end()) << "bytes left after saved_cmdlines";
   return blob;
 }
-
-bool perf_installed() { return std::system("perf --version >/dev/null 2>&1") == 0; }
 
 const std::vector<std::pair<std::string, std::string>> sched_switch{{"sched", "sched_switch"}};
 

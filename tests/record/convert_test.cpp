@@ -3,7 +3,6 @@
 // input gets its exact message and leaves no output behind; salvage keeps what is complete.
 #include <dirent.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <cstring>
@@ -17,6 +16,7 @@
 #include "record/record_source.hpp"
 #include "record/reorder_window.hpp"
 #include "record/usage_error.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::record {
 namespace {
@@ -29,26 +29,13 @@ std::string fixture(const std::string& name) {
   return std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/" + name;
 }
 
-// A fresh directory for one test's output, removed afterwards.
-class scratch_dir {
- public:
-  scratch_dir() {
-    std::string pattern = ::testing::TempDir() + "arec-convert-XXXXXX";
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~scratch_dir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_))
-      names.push_back(entry.path().filename().string());
-    return names;
-  }
-
- private:
-  std::string path_;
-};
+// The names in `dir`: a failed conversion must leave nothing behind.
+std::vector<std::string> entries(const test::temp_dir& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    names.push_back(entry.path().filename().string());
+  return names;
+}
 
 io::perf::event_entry event(std::uint64_t type, std::vector<std::uint64_t> ids) {
   io::perf::event_entry entry;
@@ -94,7 +81,8 @@ read_back read_output(const std::string& path) {
   return out;
 }
 
-std::string convert_error(const std::string& input, const scratch_dir& dir, bool salvage = false) {
+std::string convert_error(const std::string& input, const test::temp_dir& dir,
+                          bool salvage = false) {
   convert_options options;
   options.input = input;
   options.output = dir.file("out.perf");
@@ -178,10 +166,10 @@ struct bad_input {
 class ConvertBadInput : public ::testing::TestWithParam<bad_input> {};
 
 TEST_P(ConvertBadInput, NamesFileOffsetAndProblemAndLeavesNoOutput) {
-  scratch_dir dir;
+  test::temp_dir dir;
   EXPECT_EQ(convert_error(fixture(GetParam().file), dir),
             fixture("") + GetParam().message);
-  EXPECT_TRUE(dir.entries().empty()) << dir.entries().front();
+  EXPECT_TRUE(entries(dir).empty()) << entries(dir).front();
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -216,7 +204,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "data (26 bytes left, type 9)"}));
 
 TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
-  scratch_dir dir;
+  test::temp_dir dir;
   convert_options options;
   options.input = fixture("valid.dir");
   options.output = dir.file("out.perf");
@@ -236,11 +224,11 @@ TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
   EXPECT_EQ(back.types.front(), static_cast<std::uint32_t>(PERF_RECORD_COMM));
   EXPECT_EQ(back.types.back(), io::perf::record_finished_round);
   EXPECT_EQ(back.compressed, 0u);
-  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.perf"});
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"out.perf"});
 }
 
 TEST(Convert, CompressesTheOutputWhenAsked) {
-  scratch_dir dir;
+  test::temp_dir dir;
   convert_options options;
   options.input = fixture("valid.dir");
   options.output = dir.file("out.perf");
@@ -259,7 +247,7 @@ TEST(Convert, CompressesTheOutputWhenAsked) {
 }
 
 TEST(Convert, SalvageKeepsCompleteRecordsOfAnUnfinishedFile) {
-  scratch_dir dir;
+  test::temp_dir dir;
   convert_options options;
   options.input = fixture("unfinished.data");
   options.output = dir.file("out.perf");
@@ -275,7 +263,7 @@ TEST(Convert, SalvageKeepsCompleteRecordsOfAnUnfinishedFile) {
 }
 
 TEST(Convert, SalvageDropsTheCutRecordOfADataFile) {
-  scratch_dir dir;
+  test::temp_dir dir;
   convert_options options;
   options.input = fixture("cut_data_n.dir");
   options.output = dir.file("out.perf");
@@ -295,7 +283,7 @@ TEST(Convert, RefusesToOverwriteItsInput) {
 }
 
 TEST(Convert, ReportsProgressUpToTheWholeInput) {
-  scratch_dir dir;
+  test::temp_dir dir;
   convert_options options;
   options.input = fixture("valid.data");
   options.output = dir.file("out.perf");

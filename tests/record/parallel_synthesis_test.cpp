@@ -1,7 +1,6 @@
 // Parallel synthesis: any number of workers writes the same set of records, each record whole,
 // and feeds the same model; checked on a fixture /proc tree that does not change under us.
 #include <linux/perf_event.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +15,7 @@
 #include "model/machine.hpp"
 #include "record/synthesizer.hpp"
 #include "record/worker_pool.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::record {
 namespace {
@@ -26,14 +26,12 @@ namespace fs = std::filesystem;
 class fake_proc {
  public:
   explicit fake_proc(int processes) {
-    char name[] = "/tmp/arec-fake-proc-XXXXXX";
-    root_ = ::mkdtemp(name);
     for (int p = 0; p < processes; ++p) {
       int pid = 1000 + p * 10;
       int threads = 1 + p % 3;
       for (int t = 0; t < threads; ++t) {
         int tid = pid + t;
-        fs::path task = fs::path(root_) / std::to_string(pid) / "task" / std::to_string(tid);
+        fs::path task = fs::path(dir_.path()) / std::to_string(pid) / "task" / std::to_string(tid);
         fs::create_directories(task);
         std::ofstream(task / "status") << "Name:\tproc" << p << "\nTgid:\t" << pid
                                        << "\nPPid:\t1\nVmPeak:\t 1000 kB\nThreads:\t" << threads
@@ -48,13 +46,12 @@ class fake_proc {
         }
       }
     }
-    fs::create_directories(fs::path(root_) / "self");  // not a process: skipped
+    fs::create_directories(fs::path(dir_.path()) / "self");  // not a process: skipped
   }
-  ~fake_proc() { fs::remove_all(root_); }
-  const char* root() const { return root_.c_str(); }
+  const char* root() const { return dir_.path().c_str(); }
 
  private:
-  std::string root_;
+  test::temp_dir dir_;
 };
 
 class collecting_sink : public io::record_sink {

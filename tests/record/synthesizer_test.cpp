@@ -10,11 +10,12 @@
 #include <gtest/gtest.h>
 
 #include "support/allocation_counter.hpp"
+#include "support/temp_dir.hpp"
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -89,13 +90,8 @@ void expect_well_formed(const std::vector<record>& records, std::size_t sample_i
 // A child running a copy of /bin/sleep from a path with a space and a newline in it.
 class oddly_named_child {
  public:
-  oddly_named_child() {
-    char pattern[] = "/tmp/arec synth XXXXXX";
-    if (!::mkdtemp(pattern)) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-    path_ = dir_ + "/sl eep\nx";
-    std::string copy = "cp /bin/sleep '" + path_ + "'";
-    if (std::system(copy.c_str()) != 0) throw std::runtime_error("cp failed");
+  oddly_named_child() : path_(dir_.file("sl eep\nx")) {
+    std::filesystem::copy_file("/bin/sleep", path_);  // with its mode: executable
     pid_ = ::fork();
     if (pid_ == 0) {
       const char* argv[] = {"sleeper", "30", nullptr};
@@ -109,8 +105,6 @@ class oddly_named_child {
   ~oddly_named_child() {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
-    std::string remove = "rm -rf '" + dir_ + "'";
-    [[maybe_unused]] int rc = std::system(remove.c_str());
   }
   std::string comm() const {
     std::ifstream in{"/proc/" + std::to_string(pid_) + "/comm"};
@@ -122,7 +116,8 @@ class oddly_named_child {
   const std::string& path() const { return path_; }
 
  private:
-  std::string dir_, path_;
+  arec::test::temp_dir dir_;  // declared before path_, which is made from it
+  std::string path_;
   pid_t pid_ = -1;
 };
 

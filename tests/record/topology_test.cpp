@@ -10,9 +10,11 @@
 #include <optional>
 
 #include "io/cpu_list.hpp"
+#include "support/temp_dir.hpp"
 
 using arec::record::cpu_topology;
 using arec::record::read_cpu_topology;
+using arec::test::temp_dir;
 
 namespace {
 
@@ -22,28 +24,13 @@ std::string fixture(const char* machine) {
 
 std::vector<int> cpus(const char* list) { return arec::io::parse_cpu_list(list); }
 
-// A sysfs-shaped directory tree removed at the end of the test.
-class sysfs_tree {
- public:
-  sysfs_tree() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "arec-sysfs-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-    root_ = pattern;
-  }
-  ~sysfs_tree() { std::filesystem::remove_all(root_); }
-  sysfs_tree(const sysfs_tree&) = delete;
-  sysfs_tree& operator=(const sysfs_tree&) = delete;
-
-  void put(const std::string& relative, const std::string& text) const {
-    std::filesystem::path path = root_ / relative;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << text << '\n';
-  }
-  std::string root() const { return root_.string(); }
-
- private:
-  std::filesystem::path root_;
-};
+// Writes `text` and a newline to `relative` inside a sysfs-shaped `tree`, creating the
+// directories on the way.
+void put(const temp_dir& tree, const std::string& relative, const std::string& text) {
+  std::filesystem::path path = tree.file(relative);
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text << '\n';
+}
 
 // Sets (or unsets) an environment variable for one scope, restoring the old value.
 class scoped_env {
@@ -128,21 +115,21 @@ TEST(CpuTopology, FallsBackToPre58SiblingFileNames) {
 }
 
 TEST(CpuTopology, PrefersNewNamesOverOldOnes) {
-  sysfs_tree tree;
-  tree.put("devices/system/cpu/online", "0");
-  tree.put("devices/system/cpu/cpu0/topology/core_cpus_list", "0");
-  tree.put("devices/system/cpu/cpu0/topology/thread_siblings_list", "0-1");
-  tree.put("devices/system/cpu/cpu0/topology/package_cpus_list", "0");
-  tree.put("devices/system/cpu/cpu0/topology/core_siblings_list", "0-3");
-  cpu_topology topology = read_cpu_topology(tree.root());
+  temp_dir tree;
+  put(tree, "devices/system/cpu/online", "0");
+  put(tree, "devices/system/cpu/cpu0/topology/core_cpus_list", "0");
+  put(tree, "devices/system/cpu/cpu0/topology/thread_siblings_list", "0-1");
+  put(tree, "devices/system/cpu/cpu0/topology/package_cpus_list", "0");
+  put(tree, "devices/system/cpu/cpu0/topology/core_siblings_list", "0-3");
+  cpu_topology topology = read_cpu_topology(tree.path());
   EXPECT_EQ(topology.siblings_of(0).core, cpus("0"));
   EXPECT_EQ(topology.siblings_of(0).package, cpus("0"));
 }
 
 TEST(CpuTopology, MissingPresentMeansOnlineAndMissingTopologyMeansOwnUnit) {
-  sysfs_tree tree;
-  tree.put("devices/system/cpu/online", "0-1");
-  cpu_topology topology = read_cpu_topology(tree.root());
+  temp_dir tree;
+  put(tree, "devices/system/cpu/online", "0-1");
+  cpu_topology topology = read_cpu_topology(tree.path());
   EXPECT_EQ(topology.present, cpus("0-1"));
   EXPECT_EQ(topology.siblings_of(1).core, cpus("1"));
   EXPECT_EQ(topology.siblings_of(1).package, cpus("1"));
@@ -150,36 +137,36 @@ TEST(CpuTopology, MissingPresentMeansOnlineAndMissingTopologyMeansOwnUnit) {
 }
 
 TEST(CpuTopology, NodeNumberingGapsAreEmptyNodes) {
-  sysfs_tree tree;
-  tree.put("devices/system/cpu/online", "0-3");
-  tree.put("devices/system/node/node0/cpulist", "0-1");
-  tree.put("devices/system/node/node2/cpulist", "2-3");
-  tree.put("devices/system/node/online", "0,2");  // not a node directory: ignored
-  cpu_topology topology = read_cpu_topology(tree.root());
+  temp_dir tree;
+  put(tree, "devices/system/cpu/online", "0-3");
+  put(tree, "devices/system/node/node0/cpulist", "0-1");
+  put(tree, "devices/system/node/node2/cpulist", "2-3");
+  put(tree, "devices/system/node/online", "0,2");  // not a node directory: ignored
+  cpu_topology topology = read_cpu_topology(tree.path());
   EXPECT_EQ(topology.numa_nodes,
             (std::vector<std::vector<int>>{cpus("0-1"), {}, cpus("2-3")}));
 }
 
 TEST(CpuTopology, MissingOnlineFileThrowsNamingIt) {
-  sysfs_tree tree;
-  tree.put("devices/system/cpu/present", "0");
+  temp_dir tree;
+  put(tree, "devices/system/cpu/present", "0");
   try {
-    read_cpu_topology(tree.root());
+    read_cpu_topology(tree.path());
     FAIL() << "no exception";
   } catch (const std::system_error& error) {
     EXPECT_EQ(error.code(), std::errc::no_such_file_or_directory);
-    EXPECT_NE(std::string(error.what()).find(tree.root() + "/devices/system/cpu/online"),
+    EXPECT_NE(std::string(error.what()).find(tree.path() + "/devices/system/cpu/online"),
               std::string::npos)
         << error.what();
   }
 }
 
 TEST(CpuTopology, MalformedListThrowsNamingTheFile) {
-  sysfs_tree tree;
-  tree.put("devices/system/cpu/online", "0");
-  tree.put("devices/system/cpu/cpu0/topology/core_cpus_list", "0-x");
+  temp_dir tree;
+  put(tree, "devices/system/cpu/online", "0");
+  put(tree, "devices/system/cpu/cpu0/topology/core_cpus_list", "0-x");
   try {
-    read_cpu_topology(tree.root());
+    read_cpu_topology(tree.path());
     FAIL() << "no exception";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("cpu0/topology/core_cpus_list: bad cpu list entry"),

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <system_error>
 
 #include "io/system_error.hpp"
 
@@ -229,6 +230,14 @@ command_result child_process::wait(milliseconds timeout) {
 
 command_result run_command(const std::vector<std::string>& argv, milliseconds timeout) {
   return child_process::spawn(argv).wait(timeout);
+}
+
+bool perf_installed() {
+  try {
+    return run_command({"perf", "--version"}, std::chrono::seconds(30)).exit_code == 0;
+  } catch (const std::system_error&) {
+    return false;  // no perf in PATH: the spawn itself fails
+  }
 }
 
 }  // namespace arec::test

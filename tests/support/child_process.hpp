@@ -80,4 +80,7 @@ class child_process {
 command_result run_command(const std::vector<std::string>& argv,
                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// Whether `perf --version` runs and exits 0: tests that hand a file to perf skip without it.
+bool perf_installed();
+
 }  // namespace arec::test
