@@ -591,6 +591,15 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   if (options.frequency && options.period)
     throw usage_error(state.frequency_spelled + " and " + state.period_spelled +
                       " are exclusive: sample at a frequency or every PERIOD events, not both");
+  if (options.compression_level > 0 && options.mmap_pages) {
+    // perf's reader learns the size of its per-record decompression buffer from a u32 (the
+    // COMPRESSED feature's mmap_len): two rings' worth and a page must fit in it.
+    auto page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    if (*options.mmap_pages * page_size >= (std::uint64_t{1} << 31))
+      throw usage_error("with -z, rings must be smaller than 2G (-m " +
+                        std::to_string(*options.mmap_pages) + " pages is " +
+                        std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
+  }
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(parse_event_spec("cycles"));
   // perf's default target: without a workload or -p/-C, the whole system.

@@ -345,6 +345,16 @@ TEST(RecordOptions, BadMmapPagesIsNamed) {
             "-m 4294967296: the ring buffer must not exceed 2^31 pages");
 }
 
+// perf sizes its decompression buffer from a u32: two -z rings and a page must fit in it.
+TEST(RecordOptions, CompressedRingsStayBelowTwoGigabytes) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(parse({"-z", "-m", "1G"}).mmap_pages, (1ull << 30) / page);
+  EXPECT_EQ(error_of({"-z", "-m", "2G"}), "with -z, rings must be smaller than 2G (-m " +
+                                              std::to_string((1ull << 31) / page) +
+                                              " pages is 2G)");
+  EXPECT_EQ(parse({"-m", "2G"}).mmap_pages, (1ull << 31) / page) << "fine without -z";
+}
+
 TEST(RecordOptions, MmapFlushAcceptsSizes) {
   EXPECT_EQ(parse({"--mmap-flush=4096"}).mmap_flush, 4096u);
   EXPECT_EQ(parse({"--mmap-flush", "16K"}).mmap_flush, 16384u);
