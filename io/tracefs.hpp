@@ -1,4 +1,7 @@
 // tracefs: where the kernel's tracing files live, and tracepoint ids and formats read from it.
+// A freshly booted machine often has no tracefs mounted; perf mounts one on /sys/kernel/tracing
+// and leaves it there. arec mounts a private, detached instance that only it can reach (through
+// its descriptor), so the host's mount table is left as it was (docs/security.md).
 #pragma once
 
 #include <cstdint>
@@ -6,12 +9,35 @@
 #include <string>
 #include <string_view>
 
+#include "io/unique_fd.hpp"
+
 namespace arec::io::tracefs {
 
 // The mounted tracefs root: $TRACEFS_PATH, else /sys/kernel/tracing, else
 // /sys/kernel/debug/tracing, each accepted only if statfs says it is tracefs.
 // Returns nullopt when none is mounted.
-std::optional<std::string> find_root();
+std::optional<std::string> find_mounted_root();
+
+// A tracefs instance attached nowhere in the mount tree (fsopen + fsmount): it lives as long as
+// its descriptor, and its root is reached as /proc/self/fd/N. Needs CAP_SYS_ADMIN and Linux 5.2.
+class private_mount {
+ public:
+  // Throws std::system_error naming the call ("fsopen tracefs: Operation not permitted").
+  static private_mount create();
+  // "/proc/self/fd/N": a path every file call of this process resolves into the instance.
+  const std::string& root() const noexcept { return root_; }
+
+ private:
+  explicit private_mount(unique_fd mount);
+  unique_fd mount_;
+  std::string root_;
+};
+
+// The tracefs root arec reads: a mounted one, else a private mount made once per process and
+// kept until it exits. Throws std::runtime_error in the user's terms when there is neither:
+// "tracefs is not mounted and arec cannot mount it (fsopen tracefs: Operation not permitted);
+// mount it with: mount -t tracefs nodev /sys/kernel/tracing".
+const std::string& root();
 
 // The id of tracepoint `system:event` from ROOT/events/SYSTEM/EVENT/id.
 // Throws std::system_error ("open .../id: No such file or directory") when it does not exist.

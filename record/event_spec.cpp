@@ -119,13 +119,15 @@ bool is_tracepoint_part(std::string_view part) {
 
 event_spec parse_tracepoint(std::string_view name, std::string_view system,
                             std::string_view event_name) {
-  std::optional<std::string> root = io::tracefs::find_root();
-  if (!root)
-    throw usage_error("tracefs is not mounted (needed for tracepoint " + quoted(name) +
-                      "); mount it with: mount -t tracefs nodev /sys/kernel/tracing");
+  std::string root;
+  try {
+    root = io::tracefs::root();
+  } catch (const std::runtime_error& error) {
+    throw usage_error(error.what());  // the caller names the event
+  }
   std::uint64_t id = 0;
   try {
-    id = io::tracefs::read_tracepoint_id(*root, system, event_name);
+    id = io::tracefs::read_tracepoint_id(root, system, event_name);
   } catch (const std::system_error& error) {
     if (error.code() == std::errc::no_such_file_or_directory)
       throw usage_error("tracepoint " + quoted(name) + " does not exist");

@@ -36,7 +36,7 @@ struct event_spec {
 // These take modifiers after a ':' made only of the letters u, k, h and up to three p's.
 // Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
 // Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
-// "tracefs is not mounted ...", "unknown modifier 'x' in event 'cycles:x' ...".
+// "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x' ...".
 event_spec parse_event_spec(std::string_view name);
 
 // perf's fallback for a hardware event that cannot be opened: cycles (and cpu-cycles) become

@@ -116,10 +116,8 @@ io::perf::feature_set final_features(const record_options& options,
   for (const event_spec& spec : options.events)
     if (spec.tracepoint) tracepoints.push_back(*spec.tracepoint);
   if (!tracepoints.empty()) {
-    auto root = io::tracefs::find_root();
-    if (!root) throw std::runtime_error("tracefs is not mounted: cannot describe tracepoints");
     features.set(io::perf::feature_tracing_data,
-                 io::perf::tracing_data_payload(*root, tracepoints));
+                 io::perf::tracing_data_payload(io::tracefs::root(), tracepoints));
   }
   return features;
 }

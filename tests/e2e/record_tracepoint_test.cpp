@@ -2,6 +2,7 @@
 // its format, so perf script prints the decoded fields.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "prerequisites.hpp"
@@ -41,6 +42,71 @@ TEST(RecordTracepoint, SchedSwitchSamplesDecodeWithFields) {
   ASSERT_GT(switches, 0u) << "perf script:\n" << script.out.substr(0, 3000);
   EXPECT_EQ(decoded, switches) << "perf script:\n" << script.out.substr(0, 3000);
   EXPECT_TRUE(sleep_switched_out) << "perf script:\n" << script.out.substr(0, 3000);
+}
+
+// A freshly booted machine has no tracefs mounted. The recording runs in a mount namespace of
+// its own from which every tracefs is unmounted, as on such a machine.
+test::command_result record_without_tracefs(const std::string& prefix,
+                                            const std::vector<std::string>& command) {
+  std::string script =
+      "for m in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do "
+      "umount -l $m 2>/dev/null; done; "
+      "if grep -q ' - tracefs ' /proc/self/mountinfo; then echo still mounted >&2; exit 77; fi; "
+      "cat /proc/self/mountinfo > \"$0.before\"; " +
+      prefix +
+      " \"$@\"; status=$?; "
+      "cat /proc/self/mountinfo > \"$0.after\"; exit $status";
+  std::vector<std::string> argv{"unshare", "--mount", "--propagation", "private",
+                                "sh",      "-c",      script};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return test::run_command(argv, std::chrono::seconds(60));
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(RecordTracepoint, WorksWhereNoTracefsIsMountedAndLeavesTheMountsAsTheyWere) {
+  if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("fresh.data");
+  std::vector<std::string> command{dir.file("mounts")};  // $0: where the mount tables go
+  for (std::string& arg :
+       rec.command({"-e", "sched:sched_switch", "-a", "-o", data, "--", "sleep", "0.2"}))
+    command.push_back(std::move(arg));
+  test::command_result run = record_without_tracefs("", command);
+  ASSERT_NE(run.exit_code, 77) << run.describe();
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  if (rec.is_arec()) {  // perf mounts tracefs on /sys/kernel/tracing and leaves it there
+    EXPECT_EQ(file_text(dir.file("mounts.after")), file_text(dir.file("mounts.before")));
+  }
+
+  test::command_result script = test::run_command({"perf", "script", "-i", data});
+  ASSERT_EQ(script.exit_code, 0) << script.describe();
+  EXPECT_NE(script.out.find("prev_comm="), std::string::npos) << script.out.substr(0, 2000);
+}
+
+TEST(RecordTracepoint, WithoutTheRightToMountTracefsSaysHowToMountIt) {
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "arec's own message";
+  test::temp_dir dir;
+  std::vector<std::string> command{dir.file("mounts")};
+  for (std::string& arg :
+       rec.command({"-e", "sched:sched_switch", "-a", "-o", dir.file("none.data"), "--", "true"}))
+    command.push_back(std::move(arg));
+  test::command_result run =
+      record_without_tracefs("setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin", command);
+  ASSERT_NE(run.exit_code, 77) << run.describe();
+  EXPECT_EQ(run.exit_code, 2) << run.describe();
+  EXPECT_EQ(run.err,
+            "arec: error: -e sched:sched_switch: tracefs is not mounted and arec cannot mount it "
+            "(fsopen tracefs: Operation not permitted); mount it with: mount -t tracefs nodev "
+            "/sys/kernel/tracing\n");
+  EXPECT_EQ(file_text(dir.file("mounts.after")), file_text(dir.file("mounts.before")));
 }
 
 }  // namespace

@@ -96,15 +96,10 @@ struct tracefs_access {
 
 tracefs_access find_sched_switch() {
   tracefs_access access;
-  auto root = tracefs::find_root();
-  if (!root) {
-    access.problem = "no tracefs mounted";
-    return access;
-  }
-  access.root = *root;
   try {
-    access.id = tracefs::read_tracepoint_id(*root, "sched", "sched_switch");
-  } catch (const std::system_error& error) {
+    access.root = tracefs::root();
+    access.id = tracefs::read_tracepoint_id(access.root, "sched", "sched_switch");
+  } catch (const std::exception& error) {
     access.problem = error.what();
   }
   return access;
