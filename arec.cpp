@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "io/stop_signals.hpp"
 #include "record/convert_command.hpp"
 #include "record/options.hpp"
 #include "record/session.hpp"
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   try {
     if (!args.empty() && std::strcmp(args[0], "convert") == 0)
       return arec::record::run_convert_command(args.subspan(1));
+    // Before anything is created: from here on a stop signal can only end the recording
+    // cleanly (a complete file, no stray workload), whenever it comes.
+    arec::io::stop_signals::install();
     return record(args, command_line);
   } catch (const arec::record::usage_error& error) {
     return fail(error.what(), exit_usage);

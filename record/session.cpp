@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/use_awaitable.hpp>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -21,6 +21,7 @@
 #include "io/host_features.hpp"
 #include "io/perf_file_writer.hpp"
 #include "io/small_file.hpp"
+#include "io/stop_signals.hpp"
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
@@ -34,8 +35,8 @@
 #include "record/recording_output.hpp"
 #include "record/status_line.hpp"
 #include "record/stop_conditions.hpp"
-#include "record/stream_sink.hpp"
 #include "record/stream_layout.hpp"
+#include "record/stream_sink.hpp"
 #include "record/streamer.hpp"
 #include "record/synthesizer.hpp"
 #include "record/target_tasks.hpp"
@@ -65,8 +66,8 @@ std::vector<int> monitored_cpus(const record_options& options, const std::vector
   if (options.cpus.empty()) return online;
   for (int cpu : options.cpus)
     if (!std::binary_search(online.begin(), online.end(), cpu))
-      throw usage_error("-C: cpu " + std::to_string(cpu) + " is not online (online: " +
-                        io::format_cpu_list(online) + ")");
+      throw usage_error("-C: cpu " + std::to_string(cpu) +
+                        " is not online (online: " + io::format_cpu_list(online) + ")");
   return options.cpus;
 }
 
@@ -139,9 +140,9 @@ void write_finished_init(io::record_sink& sink) {
 
 // What runs already. Its records have time 0: perf applies them as it reads them, so they only
 // have to come before the first FINISHED_ROUND after the samples that need them.
-void synthesize(const record_options& options, const std::optional<workload>& child,
-                bool per_task, io::record_sink& sink, model::machine& machine,
-                std::size_t online_cpus) {
+void synthesize(const record_options& options, const std::vector<pid_t>& processes,
+                const std::optional<workload>& child, bool per_task, io::record_sink& sink,
+                model::machine& machine, std::size_t online_cpus) {
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
   synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf;  // as the tracking event
@@ -150,8 +151,8 @@ void synthesize(const record_options& options, const std::optional<workload>& ch
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
   model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
-  if (!options.pids.empty())
-    synthesize_processes(sink, options.pids, synthesis);
+  if (!processes.empty())
+    synthesize_processes(sink, processes, synthesis);
   else if (per_task)
     synthesize_workload_comm(sink, child->pid(), options.workload.front());
   else
@@ -292,6 +293,9 @@ class recording {
     return !options_.pids.empty() ||
            (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
   }
+  // The workload is what is recorded (`arec -- cmd`), not only what bounds the recording
+  // (`arec -a -- cmd`, `arec -p PID -- cmd`): then its events are enabled by its exec.
+  bool workload_is_target() const { return options_.pids.empty() && per_task() && child_; }
   bool directory() const { return options_.threads_spec.has_value(); }
 
   // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
@@ -317,15 +321,17 @@ class recording {
     if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload));
     event_target target;
     target.cpus = cpus_;
-    if (!options_.pids.empty())
-      target.tasks = threads_of_processes(options_.pids);
+    if (!options_.pids.empty()) {
+      target_processes_ = processes_of(options_.pids);
+      target.tasks = threads_of_processes(target_processes_);
+    }
     else if (per_task())
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a
     // data file, an io_uring and its eventfd.
     ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
                     3 * layout_.threads.size() + 64);
-    sampling_config sampling = make_sampling_config(options_, per_task() && child_.has_value());
+    sampling_config sampling = make_sampling_config(options_, workload_is_target());
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
     // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
     if (options_.call_graph == call_graph_mode::dwarf)
@@ -357,8 +363,8 @@ class recording {
   void map_rings() {
     for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
       auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
-      threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i,
-                                                            stream_config(), stop_recording));
+      threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(),
+                                                            stop_recording));
       if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
         say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
       for (int cpu : layout_.threads[i].cpus)
@@ -385,7 +391,7 @@ class recording {
     make_recoverable();
     // As with perf, sampling starts once what already runs is described: the tracking event
     // saw every change meanwhile, and the samples are the workload's, not arec's start-up.
-    if (!(per_task() && child_)) events_->enable_sampling();
+    if (!workload_is_target()) events_->enable_sampling();
   }
 
   // A directory's synthesized records go to its header file; a single file's go through the
@@ -394,11 +400,13 @@ class recording {
     if (directory()) {
       auto sink = std::make_unique<io::file_sink>(output_->header_fd(), data_offset_,
                                                   output_->header_path());
-      synthesize(options_, child_, per_task(), *sink, machine_, online_cpu_count_);
+      synthesize(options_, target_processes_, child_, per_task(), *sink, machine_,
+                 online_cpu_count_);
       header_end_ = sink->flush();
     } else {
       stream_sink sink(threads_.front()->stream);
-      synthesize(options_, child_, per_task(), sink, machine_, online_cpu_count_);
+      synthesize(options_, target_processes_, child_, per_task(), sink, machine_,
+                 online_cpu_count_);
       sink.flush();
     }
     for (auto& t : threads_) t->stream.release_rounds();
@@ -412,19 +420,21 @@ class recording {
   }
 
   void wait_for_stop() {
-    std::vector<io::unique_fd> target_exits = open_pidfds(options_.pids);
-    std::vector<int> exit_fds;
-    if (child_) exit_fds.push_back(child_->exit_fd());
-    for (const io::unique_fd& fd : target_exits) exit_fds.push_back(fd.get());
-    stop_conditions stop(control_, options_.duration_s, exit_fds);
+    // A stop signal during start-up ends the recording as soon as it is complete enough for
+    // perf to read; a workload that was not started yet never runs.
+    if (io::stop_signals::arrived().stops > 0) return;
+    std::vector<io::unique_fd> target_exits = open_pidfds(target_processes_);
+    stop_sources sources{.duration_s = options_.duration_s};
+    if (child_) sources.workload_exit_fd = child_->exit_fd();
+    for (const io::unique_fd& fd : target_exits) sources.target_exit_fds.push_back(fd.get());
+    stop_conditions stop(control_, std::move(sources),
+                         [this](const std::string& line) { say(options_, line); });
     asio::co_spawn(control_, keep_header_current(), asio::detached);
     if (child_) child_->start();
+    if (options_.verbose) say(options_, "arec: recording started");
     status_.start(control_, [this] { return live_status(); });
     control_.run();
     status_.clear();  // before anything else is said
-    stopping_signal_ = stop.stopping_signal();
-    // A second Ctrl-C now ends arec at once; what is on disk stays salvageable.
-    stop.release_signals();
   }
 
   // Every second: a single file's header learns its durable data size, and with -v the user
@@ -489,28 +499,40 @@ class recording {
     return failure;
   }
 
+  // As perf does, a workload still running when the recording ends is asked to end (SIGTERM)
+  // and waited for. A stop signal that arrives while it takes its time (or that came already
+  // while the file was finished) ends that wait: arec then ends as that signal ends a process.
   int reap_workload() {
     if (!child_) return 0;
-    if (stopping_signal_ || options_.duration_s || failed_) {
+    namespace signals = io::stop_signals;
+    unsigned stops_when_recording_ended = signals::arrived().stops > 0 ? 1 : 0;
+    if (!child_->exits_within(std::chrono::milliseconds(0))) {
       child_->terminate();
-      if (!child_->exits_within(std::chrono::milliseconds(200)))
+      if (!child_->exits_within(std::chrono::milliseconds(200))) {
         say(options_, "arec: waiting for the workload (pid " + std::to_string(child_->pid()) +
                           ") to exit; press Ctrl-C again to stop waiting");
+        while (!child_->exits_before(signals::wakeup_fd())) {
+          signals::drain_wakeups();
+          if (signals::arrived().stops > stops_when_recording_ended)
+            signals::die_of(signals::arrived().first_stop);
+        }
+      }
     }
     return child_->wait();
   }
 
   io::perf::feature_set features(const stream_stats& stats,
                                  const compression_totals& compression) const {
-    io::perf::feature_set set = final_features(options_, entries_, stats, directory(), command_line_);
+    io::perf::feature_set set =
+        final_features(options_, entries_, stats, directory(), command_line_);
     if (options_.compression_level > 0)
       // perf's reader sizes its decompression buffer from mmap_len (the page is perf's habit).
       set.set(io::perf::feature_compressed,
               io::perf::compressed_payload(
                   static_cast<std::uint32_t>(options_.compression_level),
                   static_cast<std::uint32_t>(compression.ratio() + 0.5),
-                  static_cast<std::uint32_t>(
-                      compression_stage::max_decoded_bytes(ring_bytes()) + page_size_)));
+                  static_cast<std::uint32_t>(compression_stage::max_decoded_bytes(ring_bytes()) +
+                                             page_size_)));
     return set;
   }
 
@@ -552,6 +574,7 @@ class recording {
   std::size_t online_cpu_count_ = 0;
   thread_layout layout_;
   std::optional<workload> child_;
+  std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
   std::optional<event_set> events_;
   std::vector<io::perf::event_entry> entries_;
   std::optional<recording_output> output_;
@@ -564,7 +587,6 @@ class recording {
   std::vector<std::unique_ptr<streaming_thread>> threads_;
   // On a terminal's stderr while recording (not with -q); redrawn from control_.
   status_line status_{STDERR_FILENO, !options_.quiet};
-  int stopping_signal_ = 0;
   bool failed_ = false;
   stream_stats total_;
   compression_totals compression_;

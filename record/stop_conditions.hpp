@@ -1,12 +1,15 @@
-// stop_conditions: what ends a recording, awaited on the control thread's io_context:
-// SIGINT/SIGTERM/SIGHUP, --duration, the workload's exit, and the exit of every -p target.
+// stop_conditions: what ends a recording, awaited on the control thread's io_context: a stop
+// signal (SIGINT/SIGTERM/SIGHUP, caught since arec started: io/stop_signals), --duration, the
+// exit of the workload, or the exit of every -p/-t target. With both a workload and targets (as
+// in `-p PID -- sleep 5`) whichever ends first ends the recording, as in perf.
 #pragma once
 
 #include <asio/io_context.hpp>
-#include <asio/signal_set.hpp>
 #include <asio/steady_timer.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "async/readiness.hpp"
@@ -14,25 +17,32 @@
 
 namespace arec::record {
 
+struct stop_sources {
+  std::optional<double> duration_s;
+  int workload_exit_fd = -1;         // a pidfd, or -1 without a workload
+  std::vector<int> target_exit_fds;  // pidfds of the -p targets; all must exit
+};
+
 class stop_conditions {
  public:
-  // `exit_fds` are pidfds: the recording ends when all of them became readable.
-  stop_conditions(asio::io_context& control, std::optional<double> duration_s,
-                  std::vector<int> exit_fds);
-  // The signal that stopped the recording, or 0.
-  int stopping_signal() const { return stopping_signal_; }
-  // Gives the stop signals back to their default action: a second Ctrl-C ends arec at once.
-  void release_signals();
+  // `notice` prints one line (respecting -q): for the SIGUSR2 that arec does not act on yet.
+  stop_conditions(asio::io_context& control, stop_sources sources,
+                  std::function<void(const std::string&)> notice);
+  ~stop_conditions();
 
  private:
-  asio::io_context& control_;
-  asio::signal_set signals_;
-  asio::steady_timer timer_;
-  std::vector<std::unique_ptr<async::readiness>> watched_;
-  std::size_t exited_ = 0;
-  int stopping_signal_ = 0;
+  friend async::task<void> await_signals(stop_conditions& stop);
+  friend async::task<void> await_exit(stop_conditions& stop, async::readiness& exit,
+                                      bool is_workload);
 
-  friend async::task<void> await_exit(stop_conditions& stop, async::readiness& exit);
+  asio::io_context& control_;
+  asio::steady_timer timer_;
+  std::function<void(const std::string&)> notice_;
+  std::unique_ptr<async::readiness> signals_;
+  std::vector<std::unique_ptr<async::readiness>> watched_;
+  std::size_t targets_ = 0;
+  std::size_t targets_exited_ = 0;
+  unsigned switches_seen_ = 0;
 };
 
 // Opens a pidfd for each of `pids`; a process that is already gone yields none.

@@ -1,13 +1,33 @@
 #include "record/target_tasks.hpp"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <string>
 
 #include "io/dir_reader.hpp"
+#include "io/proc_status.hpp"
+#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "record/options.hpp"
 
 namespace arec::record {
+
+std::vector<pid_t> processes_of(std::span<const int> ids) {
+  std::vector<pid_t> processes;
+  std::array<char, 4096> buffer;
+  for (int id : ids) {
+    // /proc/TID/status exists for every thread, leader or not, though /proc lists only leaders.
+    std::string path = "/proc/" + std::to_string(id) + "/status";
+    auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
+    int tgid = text ? io::parse_task_status(*text).tgid : -1;
+    if (tgid <= 0) throw usage_error("-p: pid " + std::to_string(id) + " does not exist");
+    processes.push_back(tgid);
+  }
+  std::sort(processes.begin(), processes.end());
+  processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
+  return processes;
+}
 
 std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
   std::vector<pid_t> threads;

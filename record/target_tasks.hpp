@@ -9,6 +9,11 @@
 
 namespace arec::record {
 
+// The processes that `ids` (as given with -p) name: a thread id stands for its whole process,
+// as in perf (`-t` is for single threads). Sorted, without duplicates. Throws usage_error
+// ("-p: pid 123 does not exist") for an id that is not there.
+std::vector<pid_t> processes_of(std::span<const int> ids);
+
 // Every thread of every process in `pids`, read from /proc/PID/task. Throws usage_error
 // ("pid 123 does not exist") for a process that is not there.
 std::vector<pid_t> threads_of_processes(std::span<const int> pids);

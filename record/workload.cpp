@@ -2,25 +2,37 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
+#include "io/stop_signals.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::record {
 namespace {
 
-[[noreturn]] void run_child(std::span<const std::string> argv, int go, int exec_error) {
+// The forked child until its exec. `go_write` is the child's copy of arec's end of the start
+// pipe: closed here, so that arec's death (by any signal, kill -9 included) reads as EOF.
+[[noreturn]] void run_child(std::span<const std::string> argv, int go, io::unique_fd go_write,
+                            int exec_error, pid_t recorder) {
+  go_write.reset();
+  // Belt and braces for a recorder that dies between fork and here, and for a pipe end that
+  // a stray fork of arec's could still hold: the kernel ends a held child with its parent.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != recorder) ::_exit(127);
   char byte;
   // EOF here means arec died before starting us: do not run unrecorded.
   if (io::retry_on_eintr([&] { return ::read(go, &byte, 1); }) != 1) ::_exit(127);
+  ::prctl(PR_SET_PDEATHSIG, 0);  // once released, it runs on its own, as under perf
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -63,8 +75,9 @@ workload workload::prepare(std::span<const std::string> argv) {
     throw workload_error("cannot run '" + argv[0] + "': " + std::strerror(error));
   auto [go_read, go_write] = make_pipe();
   auto [error_read, error_write] = make_pipe();
-  pid_t pid = io::check_syscall(::fork(), "fork", argv[0]);
-  if (pid == 0) run_child(argv, go_read.get(), error_write.get());
+  pid_t recorder = ::getpid();
+  pid_t pid = io::check_syscall(io::stop_signals::fork_with_default_signals(), "fork", argv[0]);
+  if (pid == 0) run_child(argv, go_read.get(), std::move(go_write), error_write.get(), recorder);
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {
     int err = errno;
@@ -98,8 +111,7 @@ void workload::start() {
   int err = 0;
   ssize_t n = io::retry_on_eintr([&] { return ::read(exec_error_.get(), &err, sizeof err); });
   exec_error_.reset();
-  if (n == sizeof err)
-    throw workload_error("cannot run '" + command_ + "': " + std::strerror(err));
+  if (n == sizeof err) throw workload_error("cannot run '" + command_ + "': " + std::strerror(err));
 }
 
 void workload::terminate() const {
@@ -108,7 +120,16 @@ void workload::terminate() const {
 
 bool workload::exits_within(std::chrono::milliseconds timeout) const {
   pollfd exit{exit_fd_.get(), POLLIN, 0};
-  return ::poll(&exit, 1, static_cast<int>(timeout.count())) == 1;
+  // A signal caught meanwhile (a second Ctrl-C) must not read as "still running".
+  return io::retry_on_eintr([&] { return ::poll(&exit, 1, static_cast<int>(timeout.count())); }) ==
+         1;
+}
+
+bool workload::exits_before(int wake_fd) const {
+  std::array<pollfd, 2> fds{pollfd{exit_fd_.get(), POLLIN, 0}, pollfd{wake_fd, POLLIN, 0}};
+  io::check_syscall(io::retry_on_eintr([&] { return ::poll(fds.data(), fds.size(), -1); }), "poll",
+                    command_);
+  return fds[0].revents != 0;
 }
 
 int workload::wait() {

@@ -1,5 +1,6 @@
 // workload: the command arec runs and records. It is forked early and held before exec until
 // the events that follow it are open, so that enable_on_exec counts from its first instruction.
+// A held workload never outlives arec: it exits when arec dies before releasing it.
 #pragma once
 
 #include <sys/types.h>
@@ -36,14 +37,19 @@ class workload {
   void terminate() const;
   // True when the child exits within `timeout` (it is not reaped yet).
   bool exits_within(std::chrono::milliseconds timeout) const;
+  // Blocks until the child exits (true) or `wake_fd` becomes readable (false).
+  bool exits_before(int wake_fd) const;
   // Reaps the child: its exit code, or 128 + the signal that killed it.
   int wait();
 
  private:
   workload(pid_t pid, io::unique_fd go, io::unique_fd exec_error, io::unique_fd exit_fd,
            std::string command)
-      : pid_(pid), go_(std::move(go)), exec_error_(std::move(exec_error)),
-        exit_fd_(std::move(exit_fd)), command_(std::move(command)) {}
+      : pid_(pid),
+        go_(std::move(go)),
+        exec_error_(std::move(exec_error)),
+        exit_fd_(std::move(exit_fd)),
+        command_(std::move(command)) {}
 
   pid_t pid_ = -1;
   io::unique_fd go_;          // written to release the child

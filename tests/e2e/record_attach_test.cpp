@@ -1,7 +1,10 @@
 // Attaching to a running process (-p PID): its samples are recorded for the requested time and
 // the process keeps running afterwards.
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "arec_summary.hpp"
@@ -56,6 +59,105 @@ TEST(RecordAttach, SamplesRunningProcessAndLeavesItRunning) {
     ASSERT_TRUE(summary) << "no summary line on stderr:\n" << run.err;
     EXPECT_EQ(summary->samples, script.samples.size()) << run.err;
   }
+}
+
+// Starts spin_until_killed for `milliseconds` and waits for its handshake.
+test::child_process start_spinner(const std::string& milliseconds) {
+  test::child_process spinner =
+      test::child_process::spawn({test_program("spin_until_killed"), milliseconds});
+  std::optional<std::string> ready = spinner.read_stdout_line(std::chrono::seconds(10));
+  EXPECT_EQ(ready.value_or("nothing"), "ready " + std::to_string(spinner.pid()) + "\n");
+  return spinner;
+}
+
+// The share of `tid`'s samples in hot_function, checked like every attach test does.
+void expect_hot_samples_of(const perf_script& script, int tid, const std::string& program) {
+  sample_share hot = share_in(script.samples, "hot_function", program,
+                              [tid](const script_sample& s) { return s.tid == tid; });
+  EXPECT_GE(hot.total, 100u) << "samples of tid " << tid << "; perf script:\n"
+                             << excerpt(script.run.out);
+  EXPECT_GE(hot.fraction(), 0.90) << hot.matching << " of " << hot.total;
+}
+
+// `perf record -p PID -- sleep 1`, the usual "attach for a second": the command only bounds
+// the recording. Its events are enabled at once (not at an exec the target never does), the
+// command itself is not recorded, and the recording ends when the command does.
+TEST(RecordAttach, CommandAfterPidOnlyBoundsTheRecording) {
+  if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("bounded.data");
+  test::child_process spinner = start_spinner("60000");
+
+  test::command_result run = test::run_command(
+      rec.command({"-p", std::to_string(spinner.pid()), "-o", data, "--", "sleep", "1"}), 30s);
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  EXPECT_LT(run.elapsed, 20s) << "the recording must end with `sleep 1`, not with the target";
+  EXPECT_FALSE(spinner.has_exited());
+
+  perf_script script = run_perf_script(data);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  expect_hot_samples_of(script, spinner.pid(), "spin_until_killed");
+  for (const script_sample& sample : script.samples)
+    ASSERT_NE(sample.comm, "sleep") << "the bounding command was recorded";
+  test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
+  ASSERT_EQ(evlist.exit_code, 0) << evlist.describe();
+  EXPECT_EQ(evlist.out.find("enable_on_exec"), std::string::npos) << evlist.out;
+}
+
+// The other way round: the target ends first. The recording ends with it and the command,
+// still running, is asked to end (SIGTERM), as perf does.
+TEST(RecordAttach, TargetEndingFirstEndsTheRecordingAndTheCommand) {
+  if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("target-first.data");
+  test::child_process spinner = start_spinner("1500");
+
+  test::command_result run = test::run_command(
+      rec.command({"-p", std::to_string(spinner.pid()), "-o", data, "--", "sleep", "60"}), 90s);
+  EXPECT_LT(run.elapsed, 30s) << run.describe();
+  // arec returns the status a shell shows for the command; perf re-raises its signal.
+  EXPECT_TRUE(run.exit_code == 128 + SIGTERM || run.term_signal == SIGTERM) << run.describe();
+
+  perf_script script = run_perf_script(data);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  expect_hot_samples_of(script, spinner.pid(), "spin_until_killed");
+}
+
+// perf accepts the id of any thread with -p and records that thread's whole process, until
+// that process ends.
+TEST(RecordAttach, ThreadIdStandsForItsProcess) {
+  if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("by-tid.data");
+  test::child_process process =
+      test::child_process::spawn({test_program("spin_in_thread"), "2000"});
+  std::optional<std::string> ready = process.read_stdout_line(10s);
+  ASSERT_TRUE(ready) << "spin_in_thread did not report ready";
+  int pid = 0, tid = 0;
+  ASSERT_EQ(std::sscanf(ready->c_str(), "ready %d %d", &pid, &tid), 2) << *ready;
+  ASSERT_EQ(pid, process.pid());
+  ASSERT_NE(tid, pid);
+
+  test::command_result run =
+      test::run_command(rec.command({"-p", std::to_string(tid), "-o", data}), 60s);
+  ASSERT_FALSE(run.timed_out) << "the recording did not end with the process";
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+
+  perf_script script = run_perf_script(data);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  expect_hot_samples_of(script, tid, "spin_in_thread");
+  // The samples belong to the process (its pid), not to a process named by the thread id.
+  test::command_result ids = test::run_command({"perf", "script", "-i", data, "-F", "pid,tid"});
+  ASSERT_EQ(ids.exit_code, 0) << ids.describe();
+  const std::string expected = std::to_string(pid) + "/" + std::to_string(tid);
+  std::istringstream lines(ids.out);
+  std::size_t of_thread = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(expected) != std::string::npos) ++of_thread;
+  EXPECT_GE(of_thread, 100u) << "no samples as " << expected << ":\n" << excerpt(ids.out);
 }
 
 }  // namespace

@@ -191,11 +191,32 @@ std::optional<std::string> child_process::read_stdout_line(milliseconds timeout)
   }
 }
 
+bool child_process::wait_for_stderr(const std::string& text, milliseconds timeout) {
+  const auto deadline = steady_clock::now() + timeout;
+  for (;;) {
+    if (err_.find(text) != std::string::npos) return true;
+    if (!err_fd_ || steady_clock::now() >= deadline) return false;
+    pump(std::min(remaining_until(deadline), milliseconds{50}));
+  }
+}
+
 void child_process::send_signal(int signal) const {
   io::check_syscall(::kill(pid_, signal), "kill", std::to_string(pid_));
 }
 
+void child_process::send_signal_to_group(int signal) const {
+  io::check_syscall(::kill(-pid_, signal), "kill", "process group " + std::to_string(pid_));
+}
+
 command_result child_process::wait(milliseconds timeout) {
+  return wait(timeout, true);
+}
+
+command_result child_process::wait_without_group_kill(milliseconds timeout) {
+  return wait(timeout, false);
+}
+
+command_result child_process::wait(milliseconds timeout, bool kill_group_after) {
   const auto deadline = steady_clock::now() + timeout;
   command_result result;
   for (;;) {
@@ -215,7 +236,7 @@ command_result child_process::wait(milliseconds timeout) {
     }
   }
   result.elapsed = std::chrono::duration_cast<milliseconds>(steady_clock::now() - started_);
-  kill_group();
+  if (kill_group_after) kill_group();
   out_fd_.reset();
   err_fd_.reset();
   if (WIFEXITED(status_)) {

@@ -50,12 +50,21 @@ class child_process {
   // Whether the child has exited (it is reaped then); never blocks.
   bool has_exited() { return try_reap(false); }
 
+  // Reads stderr until it holds `text` (true) or `timeout` passes or stderr closes (false).
+  // What was read stays part of the result.
+  bool wait_for_stderr(const std::string& text, std::chrono::milliseconds timeout);
+
   // Sends `signal` to the child alone (not its process group), as `kill -SIG PID` would.
   void send_signal(int signal) const;
+  // Sends `signal` to the child's whole process group, as a terminal's Ctrl-C does.
+  void send_signal_to_group(int signal) const;
 
   // Collects output until the child exits and closes its pipes, or `timeout` passes; then
   // SIGKILLs the process group (on timeout) and reaps the child. Call at most once.
   command_result wait(std::chrono::milliseconds timeout);
+  // The same, except that what is left of the process group after the child exited is not
+  // killed: for tests that check that nothing of the child's outlives it.
+  command_result wait_without_group_kill(std::chrono::milliseconds timeout);
 
  private:
   child_process(pid_t pid, io::unique_fd out, io::unique_fd err);
@@ -64,6 +73,7 @@ class child_process {
   // Reaps the child if it has exited (blocking only when `block`); returns whether reaped.
   bool try_reap(bool block);
   void kill_group() const noexcept;
+  command_result wait(std::chrono::milliseconds timeout, bool kill_group_after);
 
   pid_t pid_ = -1;
   bool reaped_ = false;
