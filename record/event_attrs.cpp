@@ -34,12 +34,28 @@ sampling_config make_sampling_config(const record_options& options, bool workloa
   return config;
 }
 
+std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate) {
+  if (config.period || config.frequency <= max_rate) return {};
+  std::string from = std::to_string(config.frequency), to = std::to_string(max_rate);
+  config.frequency = max_rate;
+  if (!given_by_user)
+    return "arec: lowering the default frequency rate from " + from + " Hz to " + to +
+           " Hz (kernel.perf_event_max_sample_rate)";
+  return "arec: warning: maximum frequency rate (" + to + " Hz) exceeded, throttling from " + from +
+         " Hz to " + to + " Hz.\narec:   The limit can be raised via "
+         "/proc/sys/kernel/perf_event_max_sample_rate; the kernel lowers it when sampling "
+         "interrupts take too long.";
+}
+
 perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config) {
   perf_event_attr attr = base_attr(config);
   attr.type = event.type;
   attr.config = event.config;
   attr.exclude_user = event.exclude_user;
   attr.exclude_kernel = event.exclude_kernel;
+  attr.exclude_hv = event.exclude_hv;
+  attr.exclude_guest = event.exclude_guest;
+  attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
   attr.sample_type |= PERF_SAMPLE_PERIOD;
   bool tracepoint = event.type == PERF_TYPE_TRACEPOINT;
   if (tracepoint) {

@@ -5,6 +5,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <string>
 
 #include "record/event_spec.hpp"
 #include "record/options.hpp"
@@ -23,6 +24,9 @@ inline constexpr std::size_t sample_id_trailer_size = 32;
 // Offset of the TIME field in a SAMPLE body of common_sample_type: after IP, TID.
 inline constexpr std::size_t sample_time_offset = 16;
 
+// The highest precise_ip the ABI knows; a 'P' event starts there and is lowered on refusal.
+inline constexpr std::uint8_t max_precise_ip = 3;
+
 struct sampling_config {
   std::uint64_t frequency = 4000;   // used when period == 0
   std::uint64_t period = 0;
@@ -33,6 +37,9 @@ struct sampling_config {
 };
 
 sampling_config make_sampling_config(const record_options& options, bool workload);
+// perf's answer to a frequency above kernel.perf_event_max_sample_rate (which the kernel would
+// refuse): sample at the maximum. Returns the warning to print, "" when the frequency fits.
+std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate);
 perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
 perf_event_attr tracking_attr(const sampling_config& config);
 

@@ -25,8 +25,19 @@ int read_paranoid() {
 
 // Turns a refusal into one message that says what to do. The system_error's own text already
 // ends with strerror, so the explanation is appended to it in a plain runtime_error.
-[[noreturn]] void explain_and_rethrow(const std::system_error& error, pid_t task) {
+[[noreturn]] void explain_and_rethrow(const std::system_error& error, const opened_event& event,
+                                      pid_t task) {
   int code = error.code().value();
+  // What perf says in these cases, in the user's terms rather than the system call's.
+  if (code == ENOENT || code == ENODEV)
+    throw std::runtime_error("the " + event.name + " event is not supported on this machine " +
+                             "(cpu-clock samples by time on any machine: -e cpu-clock)");
+  if (code == EOPNOTSUPP && event.attr.precise_ip > 0)
+    throw std::runtime_error("the 'precise' request of " + event.name +
+                             " may not be supported: try it without the 'p' modifiers");
+  if (code == EOPNOTSUPP)
+    throw std::runtime_error("the " + event.name + " event cannot sample on this machine (its " +
+                             "PMU has no overflow interrupt); count it with perf stat instead");
   if (code == EACCES || code == EPERM) {
     int needed = task == -1 ? 0 : 2;
     throw std::runtime_error(std::string(error.what()) + " (kernel.perf_event_paranoid is " +
@@ -57,6 +68,16 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     event.attr.build_id = 0;
     return true;
   }
+  if (event.precise_max && first_fd && !event.precise_tried) {
+    // perf's first answer to any refusal of a 'P' event, and a silent one: a level lower,
+    // down to 0; when even 0 fails, back to the maximum, and the other answers follow.
+    if (event.attr.precise_ip > 0) {
+      --event.attr.precise_ip;
+      return true;
+    }
+    event.attr.precise_ip = max_precise_ip;
+    event.precise_tried = true;
+  }
   if (!event.tracking && software_twin && first_fd && is_unsupported(error)) {
     notice("arec: " + event.name + " is not supported here (" + error.code().message() +
            "); falling back to " + software_twin->name);
@@ -65,6 +86,7 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     twin.exclude_hv |= event.attr.exclude_hv;
     event.attr = twin;
     event.name = software_twin->name;
+    event.precise_tried = false;  // a new event: its precision is tried afresh
     return true;
   }
   if (task != -1 && first_fd && !event.attr.exclude_kernel && (code == EACCES || code == EPERM)) {
@@ -87,7 +109,7 @@ perf_event open_with_fallbacks(opened_event& event, const std::optional<event_sp
       return perf_event::open(event.attr, task, cpu, event.name);
     } catch (const std::system_error& error) {
       if (!apply_fallback(error, event, software_twin, config, task, notice))
-        explain_and_rethrow(error, task);
+        explain_and_rethrow(error, event, task);
     }
   }
 }
@@ -98,7 +120,10 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
                           const event_target& target, const notice_fn& notice) {
   event_set set;
   std::vector<opened_event> requested;
-  for (const event_spec& spec : events) requested.push_back({spec.name, sampling_attr(spec, config), {}, false});
+  for (const event_spec& spec : events)
+    requested.push_back({.name = spec.name,
+                         .attr = sampling_attr(spec, config),
+                         .precise_max = spec.precise_max});
   requested.push_back({"dummy:u", tracking_attr(config), {}, true});
 
   for (std::size_t e = 0; e < requested.size(); ++e) {

@@ -29,6 +29,8 @@ struct opened_event {
   perf_event_attr attr;
   std::vector<std::uint64_t> ids;
   bool tracking = false;
+  bool precise_max = false;     // 'P': precise_ip is lowered until the kernel accepts it
+  bool precise_tried = false;   // every precise_ip was refused; other fallbacks come next
 };
 
 class event_set {

@@ -88,7 +88,9 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
 void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name) {
   if (modifiers.empty()) throw usage_error("empty modifier in event " + quoted(name));
   bool excluding = false;
+  event.exclude_guest = false;
   for (char letter : modifiers) {
+    if (letter == 'u' || letter == 'p') event.exclude_guest = true;
     if (letter == 'u' || letter == 'k' || letter == 'h') {
       if (!excluding) event.exclude_user = event.exclude_kernel = event.exclude_hv = true;
       excluding = true;
@@ -98,9 +100,11 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
     } else if (letter == 'p') {
       if (++event.precise_ip > 3)
         throw usage_error("at most three 'p' modifiers are allowed in event " + quoted(name));
+    } else if (letter == 'P') {
+      event.precise_max = true;
     } else {
       throw usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                        quoted(name) + " (supported: u, k, h, p)");
+                        quoted(name) + " (supported: u, k, h, p, P)");
     }
   }
 }
@@ -148,7 +152,7 @@ event_spec parse_event_spec(std::string_view name) {
   std::optional<event_spec> event = find_symbolic_event(base);
   // A raw-looking prefix with a suffix of non-modifier letters ("rcu:x") may be a tracepoint.
   bool modifier_letters_only = colon == std::string_view::npos ||
-                               name.find_first_not_of("ukhp", colon + 1) == std::string_view::npos;
+                               name.find_first_not_of("ukhpP", colon + 1) == std::string_view::npos;
   if (event && (event->type != PERF_TYPE_RAW || modifier_letters_only)) {
     event->name = std::string(name);
     if (colon != std::string_view::npos) apply_modifiers(*event, name.substr(colon + 1), name);

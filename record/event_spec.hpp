@@ -21,7 +21,12 @@ struct event_spec {
   bool exclude_user = false;
   bool exclude_kernel = false;
   bool exclude_hv = false;
+  // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do.
+  bool exclude_guest = true;
   std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
+  // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it
+  // until the kernel accepts, as perf does; explicit 'p's are never lowered.
+  bool precise_max = false;
   std::optional<std::pair<std::string, std::string>> tracepoint;  // (system, event)
 
   friend bool operator==(const event_spec&, const event_spec&) = default;
@@ -33,7 +38,7 @@ struct event_spec {
 // idle-cycles-backend. Software: cpu-clock, task-clock, page-faults/faults,
 // context-switches/cs, cpu-migrations/migrations, minor-faults, major-faults,
 // alignment-faults, emulation-faults, dummy, bpf-output, cgroup-switches. Raw: "rHEX".
-// These take modifiers after a ':' made only of the letters u, k, h and up to three p's.
+// These take modifiers after a ':' made only of the letters u, k, h, P and up to three p's.
 // Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
 // Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
 // "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x' ...".

@@ -103,20 +103,6 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   return *count * unit;
 }
 
-std::uint64_t read_max_sample_rate() {
-  constexpr const char* path = "/proc/sys/kernel/perf_event_max_sample_rate";
-  io::unique_fd fd = io::unique_fd::open(path, O_RDONLY | O_CLOEXEC);
-  char text[32];
-  ssize_t n = io::retry_on_eintr([&] { return ::read(fd.get(), text, sizeof text); });
-  if (n < 0) io::throw_errno("read", path);
-  std::string_view value(text, static_cast<std::size_t>(n));
-  while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
-  std::optional<std::uint64_t> rate = parse_unsigned(value);
-  if (!rate || *rate == 0)
-    throw std::runtime_error(std::string("unreadable sample rate in ") + path);
-  return *rate;
-}
-
 // Splits "a,b" at commas outside perf's "pmu/terms,.../" and "{group}" syntax, so that such
 // an event is reported whole rather than cut at a comma.
 std::vector<std::string_view> split_event_list(std::string_view text) {
@@ -305,7 +291,7 @@ constexpr std::array record_table{
                 apply_pids},
     record_spec{"event", 'e', required, "EVENT[,EVENT...]",
                 "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
-                "page-faults, ...) with optional :u/:k/:p modifiers, a tracepoint SYSTEM:EVENT "
+                "page-faults, ...) with optional :u/:k/:h/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
                 "or a raw rHEX; see 'perf list'",
                 "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
     record_spec{"freq", 'F', required, "HZ|max",
@@ -575,6 +561,20 @@ void append_option_groups(std::string& out, const std::array<option_spec<State>,
 }
 
 }  // namespace
+
+std::uint64_t read_max_sample_rate() {
+  constexpr const char* path = "/proc/sys/kernel/perf_event_max_sample_rate";
+  io::unique_fd fd = io::unique_fd::open(path, O_RDONLY | O_CLOEXEC);
+  char text[32];
+  ssize_t n = io::retry_on_eintr([&] { return ::read(fd.get(), text, sizeof text); });
+  if (n < 0) io::throw_errno("read", path);
+  std::string_view value(text, static_cast<std::size_t>(n));
+  while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+  std::optional<std::uint64_t> rate = parse_unsigned(value);
+  if (!rate || *rate == 0)
+    throw std::runtime_error(std::string("unreadable sample rate in ") + path);
+  return *rate;
+}
 
 sampling effective_sampling(const record_options& options) {
   if (options.period) return {.use_frequency = false, .value = *options.period};

@@ -47,6 +47,9 @@ struct sampling {
   std::uint64_t value = default_frequency_hz;
 };
 
+// kernel.perf_event_max_sample_rate; throws std::system_error when it cannot be read.
+std::uint64_t read_max_sample_rate();
+
 // The period if -c was given, else the frequency if -F was given, else 4000 Hz.
 sampling effective_sampling(const record_options& options);
 

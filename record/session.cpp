@@ -332,6 +332,10 @@ class recording {
     ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
                     3 * layout_.threads.size() + 64);
     sampling_config sampling = make_sampling_config(options_, workload_is_target());
+    if (std::string warning = limit_frequency(sampling, options_.frequency.has_value(),
+                                              read_max_sample_rate());
+        !warning.empty())
+      say(options_, warning);
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
     // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
     if (options_.call_graph == call_graph_mode::dwarf)

@@ -116,6 +116,14 @@ TEST(EventSpec, UserAndKernelModifiersTogetherExcludeOnlyHypervisor) {
   EXPECT_TRUE(event.exclude_hv);
 }
 
+TEST(EventSpec, MaxPreciseModifierAsksForTheHighestPrecision) {
+  event_spec event = parse_event_spec("cycles:uP");
+  EXPECT_TRUE(event.precise_max);
+  EXPECT_EQ(event.precise_ip, 0) << "the attr asks for 3; event_set lowers it on refusal";
+  EXPECT_TRUE(event.exclude_kernel);
+  EXPECT_FALSE(parse_event_spec("cycles:ppp").precise_max);
+}
+
 TEST(EventSpec, PreciseModifiersCountUpToThree) {
   EXPECT_EQ(parse_event_spec("cycles:p").precise_ip, 1);
   EXPECT_EQ(parse_event_spec("cycles:ppp").precise_ip, 3);
@@ -128,7 +136,7 @@ TEST(EventSpec, PreciseModifiersCountUpToThree) {
 
 TEST(EventSpec, UnknownModifierOfKnownEventIsNamed) {
   EXPECT_EQ(usage_message("cycles:x"),
-            "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, p)");
+            "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, p, P)");
   EXPECT_EQ(usage_message("cycles:"), "empty modifier in event 'cycles:'");
 }
 
