@@ -32,10 +32,13 @@ std::shared_ptr<dso> dsos::find(std::string_view name, const dso_id& id) const {
 std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, dso_kind kind) {
   if (auto found = find(name, id)) return found;
   auto created = std::make_shared<dso>(std::string{name}, id, kind);
-  exclusive_lock lock{mutex_};
-  auto place = lower_bound(name, id);  // another thread may have added it since
-  if (place != sorted_.end() && matches(**place, name, id)) return *place;
-  sorted_.insert(place, created);
+  {
+    exclusive_lock lock{mutex_};
+    auto place = lower_bound(name, id);  // another thread may have added it since
+    if (place != sorted_.end() && matches(**place, name, id)) return *place;
+    sorted_.insert(place, created);
+  }
+  if (on_created_) on_created_(created);
   return created;
 }
 

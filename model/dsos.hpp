@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,11 @@ namespace arec::model {
 
 class dsos {
  public:
+  using listener = std::function<void(const std::shared_ptr<dso>&)>;
+  // Called on the creating thread, outside mutex_, with every dso created from now on (arec
+  // reads its build-id in the background). Set it before the dsos are shared between threads.
+  void on_created(listener notify) { on_created_ = std::move(notify); }
+
   // The dso named `name` with identity `id`, created with `kind` when there is none. A hit
   // allocates nothing and takes mutex_ shared only.
   std::shared_ptr<dso> find_or_add(std::string_view name, const dso_id& id, dso_kind kind)
@@ -29,6 +35,7 @@ class dsos {
                                                                 const dso_id& id) const
       AREC_REQUIRES_SHARED(mutex_);
 
+  listener on_created_;  // set before any concurrent use, constant after
   mutable shared_mutex mutex_;
   std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
 };

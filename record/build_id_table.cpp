@@ -45,6 +45,11 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
 
 }  // namespace
 
+void read_build_id_once(model::dso& object, const build_id_sources& sources) {
+  if (object.claim_build_id_read())
+    if (auto id = read_build_id(object, sources)) object.set_build_id(*id);
+}
+
 std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
                                                         const build_id_sources& sources) {
   std::vector<io::perf::build_id_entry> entries;
@@ -53,12 +58,11 @@ std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
   std::size_t first_other = entries.size();
   for (const std::shared_ptr<model::dso>& object : machine.objects().all()) {
     if (object->kind() == model::dso_kind::kernel) continue;  // listed first already
-    if (object->claim_build_id_read())
-      if (auto id = read_build_id(*object, sources)) object->set_build_id(*id);
+    read_build_id_once(*object, sources);  // those the background reader has not reached
     io::build_id id = object->build_id();
     if (id.empty()) continue;
-    std::uint16_t cpumode = object->kind() == model::dso_kind::user ? PERF_RECORD_MISC_USER
-                                                                     : PERF_RECORD_MISC_KERNEL;
+    std::uint16_t cpumode =
+        object->kind() == model::dso_kind::user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
     // dsos are sorted by name: the same file seen by inode and by build-id is adjacent.
     bool duplicate = false;
     for (auto entry = entries.rbegin();

@@ -16,6 +16,10 @@ struct build_id_sources {
   const char* modules_root = "/sys/module";  // <root>/<name>/notes/.note.gnu.build-id
 };
 
+// Reads the build-id of `object` from its file (or sysfs for the kernel and modules) unless it
+// is known already or another caller claimed the read: each file is opened at most once.
+void read_build_id_once(model::dso& object, const build_id_sources& sources = {});
+
 // One entry per (file name, build-id): dsos without a build-id (anonymous or pseudo mappings,
 // files that vanished or are not ELF) are left out; "[kernel.kallsyms]" comes first whenever
 // its build-id can be read, whether or not a kernel map was seen.

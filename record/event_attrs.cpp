@@ -31,6 +31,7 @@ sampling_config make_sampling_config(const record_options& options, bool workloa
   config.call_graph = options.call_graph;
   config.dwarf_stack_size = options.dwarf_stack_size;
   config.workload = workload;
+  config.mmap_build_ids = options.buildid_mmap;
   return config;
 }
 
@@ -42,7 +43,8 @@ std::string limit_frequency(sampling_config& config, bool given_by_user, std::ui
     return "arec: lowering the default frequency rate from " + from + " Hz to " + to +
            " Hz (kernel.perf_event_max_sample_rate)";
   return "arec: warning: maximum frequency rate (" + to + " Hz) exceeded, throttling from " + from +
-         " Hz to " + to + " Hz.\narec:   The limit can be raised via "
+         " Hz to " + to +
+         " Hz.\narec:   The limit can be raised via "
          "/proc/sys/kernel/perf_event_max_sample_rate; the kernel lowers it when sampling "
          "interrupts take too long.";
 }
@@ -95,7 +97,9 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   // perf's DWARF unwinder finds the stack and heap through data mappings: without their MMAP2
   // records a dwarf call chain stops at the sampled function.
   attr.mmap_data = config.call_graph == call_graph_mode::dwarf ? 1 : 0;
-  attr.build_id = 1;  // MMAP2 carries the build-id (Linux 5.12+); event_set drops it if refused
+  // Not by default: the kernel would then mark other sessions' MMAP2 records as holding
+  // build-ids too (record_scan.hpp). Build-ids are read from the files instead, as perf does.
+  attr.build_id = config.mmap_build_ids ? 1 : 0;
   attr.comm = 1;
   attr.comm_exec = 1;
   attr.task = 1;

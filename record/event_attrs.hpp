@@ -28,12 +28,13 @@ inline constexpr std::size_t sample_time_offset = 16;
 inline constexpr std::uint8_t max_precise_ip = 3;
 
 struct sampling_config {
-  std::uint64_t frequency = 4000;   // used when period == 0
+  std::uint64_t frequency = 4000;  // used when period == 0
   std::uint64_t period = 0;
   call_graph_mode call_graph = call_graph_mode::none;
   std::uint32_t dwarf_stack_size = 8192;
   std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
   bool workload = false;           // enable at the workload's exec instead of by ioctl
+  bool mmap_build_ids = false;     // --buildid-mmap: MMAP2 records carry build-ids
 };
 
 sampling_config make_sampling_config(const record_options& options, bool workload);

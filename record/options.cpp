@@ -289,11 +289,12 @@ constexpr std::array record_table{
     record_spec{"pid", 'p', required, "PID[,PID...]",
                 "sample existing processes (all their threads); repeatable", "", target,
                 apply_pids},
-    record_spec{"event", 'e', required, "EVENT[,EVENT...]",
-                "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
-                "page-faults, ...) with optional :u/:k/:h/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
-                "or a raw rHEX; see 'perf list'",
-                "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
+    record_spec{
+        "event", 'e', required, "EVENT[,EVENT...]",
+        "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
+        "page-faults, ...) with optional :u/:k/:h/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
+        "or a raw rHEX; see 'perf list'",
+        "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
     record_spec{"freq", 'F', required, "HZ|max",
                 "sample HZ times a second; 'max' is kernel.perf_event_max_sample_rate", "4000 Hz",
                 events, apply_frequency},
@@ -318,6 +319,12 @@ constexpr std::array record_table{
                 [](record_state& s, const option_use& use) {
                   s.options.compression_level = parse_compression_level(use);
                 }},
+    record_spec{"buildid-mmap", 0, none, "",
+                "let the kernel put build-ids in MMAP2 records; beware: the kernel then marks "
+                "the MMAP2 records of every other perf session on the machine as holding "
+                "build-ids too, which perf 6.1 cannot read",
+                "build-ids read from the files", output,
+                [](record_state& s, const option_use&) { s.options.buildid_mmap = true; }},
     record_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](record_state& s, const option_use&) { s.options.quiet = true; }},
     record_spec{"verbose", 'v', none, "", "print more details; repeat for more (-vv)", "", output,
@@ -336,8 +343,7 @@ constexpr std::array record_table{
                 "one streaming thread", buffers, apply_threads},
     record_spec{"num-thread-synthesize", 0, required, "N",
                 "use N threads to synthesize the existing processes at startup",
-                "online cpus, at most 8", buffers,
-                apply_synthesize_threads},
+                "online cpus, at most 8", buffers, apply_synthesize_threads},
     record_spec{"duration", 0, required, "SECONDS", "stop after SECONDS (fractions allowed)",
                 "until COMMAND exits or Ctrl-C", control, apply_duration},
     record_spec{"dry-run", 0, none, "", "check the options, then exit without recording", "",

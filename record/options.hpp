@@ -36,6 +36,7 @@ struct record_options {
   std::optional<std::string> threads_spec;     // --threads[=SPEC]; bare --threads is ""
   int compression_level = 0;                   // 0 = off; -z/--compress = 1; 1..22
   std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
+  bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::vector<std::string> workload;           // after "--" or from the first non-option

@@ -28,9 +28,15 @@ std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
   return load_aligned<std::uint64_t>(chunk, offset);
 }
 
+bool needs_mending(const io::perf::record_header& header, record_fixups fixups) {
+  return fixups.clear_leaked_build_id_flags && header.type == PERF_RECORD_MMAP2 &&
+         (header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
+}
+
 }  // namespace
 
-void scan_records(const ring_chunk& chunk, stream_stats& stats) {
+bool scan_records(const ring_chunk& chunk, stream_stats& stats, record_fixups fixups) {
+  bool mend = false;
   std::size_t size = chunk.size();
   std::size_t offset = 0;
   while (offset + sizeof(io::perf::record_header) <= size) {
@@ -51,12 +57,30 @@ void scan_records(const ring_chunk& chunk, stream_stats& stats) {
       case PERF_RECORD_LOST_SAMPLES:  // u64 lost
         stats.lost += read_u64(chunk, body);
         break;
+      case PERF_RECORD_MMAP2:
+        mend = mend || needs_mending(header, fixups);
+        break;
       default:
         break;
     }
     offset += header.size;
   }
   stats.bytes_in += size;
+  return mend;
+}
+
+void mend_records(std::span<std::byte> records, record_fixups fixups) {
+  std::size_t offset = 0;
+  while (offset + sizeof(io::perf::record_header) <= records.size()) {
+    io::perf::record_header header;
+    std::memcpy(&header, records.data() + offset, sizeof header);
+    if (header.size < sizeof header || offset + header.size > records.size()) return;
+    if (needs_mending(header, fixups)) {
+      header.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
+      std::memcpy(records.data() + offset, &header, sizeof header);
+    }
+    offset += header.size;
+  }
 }
 
 }  // namespace arec::record

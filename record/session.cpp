@@ -26,6 +26,7 @@
 #include "io/tracefs.hpp"
 #include "io/tracing_data.hpp"
 #include "model/machine.hpp"
+#include "record/build_id_reader.hpp"
 #include "record/build_id_table.hpp"
 #include "record/compression_stage.hpp"
 #include "record/event_set.hpp"
@@ -260,7 +261,10 @@ namespace {
 class recording {
  public:
   recording(const record_options& options, std::span<const std::string> command_line)
-      : options_(options), command_line_(command_line) {}
+      : options_(options), command_line_(command_line) {
+    machine_.objects().on_created(
+        [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
+  }
 
   int run() {
     std::vector<int> online = online_cpus();
@@ -324,16 +328,20 @@ class recording {
     if (!options_.pids.empty()) {
       target_processes_ = processes_of(options_.pids);
       target.tasks = threads_of_processes(target_processes_);
-    }
-    else if (per_task())
+    } else if (per_task())
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a
     // data file, an io_uring and its eventfd.
     ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
                     3 * layout_.threads.size() + 64);
     sampling_config sampling = make_sampling_config(options_, workload_is_target());
-    if (std::string warning = limit_frequency(sampling, options_.frequency.has_value(),
-                                              read_max_sample_rate());
+    if (options_.buildid_mmap)
+      say(options_,
+          "arec: warning: --buildid-mmap: while arec records, the kernel marks the "
+          "MMAP2 records of every other perf session on this machine as holding "
+          "build-ids; perf record 6.1 sessions running meanwhile may abort");
+    if (std::string warning =
+            limit_frequency(sampling, options_.frequency.has_value(), read_max_sample_rate());
         !warning.empty())
       say(options_, warning);
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
@@ -359,6 +367,9 @@ class recording {
     config.compression_level = options_.compression_level;
     // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
     config.mmap_flush = std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
+    config.fixups.clear_leaked_build_id_flags =
+        std::none_of(entries_.begin(), entries_.end(),
+                     [](const io::perf::event_entry& event) { return event.attr.build_id; });
     return config;
   }
   std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
@@ -542,6 +553,7 @@ class recording {
 
   // The BUILD_ID feature comes from the model the streams fed: no second pass over the data.
   void add_build_ids(io::perf::feature_set& set) {
+    build_ids_.stop();  // what it has not reached is read here
     set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
   }
 
@@ -586,6 +598,8 @@ class recording {
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;
   asio::io_context control_{1};
+  // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
+  build_id_reader build_ids_;
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
   model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;

@@ -27,8 +27,13 @@ bool hung_up(int fd) {
 struct streamer::ring_state {
   ring_state(const asio::any_io_executor& executor, std::size_t index, int cpu,
              const perf_event& owner, ring_buffer mapped)
-      : index(index), cpu(cpu), fd(owner.fd()), ring(std::move(mapped)), ready(executor, fd),
-        wake(executor), written(executor) {}
+      : index(index),
+        cpu(cpu),
+        fd(owner.fd()),
+        ring(std::move(mapped)),
+        ready(executor, fd),
+        wake(executor),
+        written(executor) {}
   std::size_t index;  // in rings_
   int cpu;
   int fd;
@@ -41,6 +46,8 @@ struct streamer::ring_state {
   std::uint64_t round_done = 0;
   bool hung_up = false;
   bool finished = false;
+  // Where a chunk with records to mend is copied (record_scan.hpp); made on first need.
+  std::unique_ptr<std::byte[]> mended;
 };
 
 streamer::streamer(async::executor_thread& thread, const streamer_config& config,
@@ -99,13 +106,12 @@ void streamer::stop() {
 std::future<void> streamer::write_records(std::span<const std::byte> bytes) {
   auto written = std::make_shared<std::promise<void>>();
   std::future<void> result = written->get_future();
-  asio::co_spawn(thread_.executor(), write_external(bytes),
-                 [written](std::exception_ptr failure) {
-                   if (failure)
-                     written->set_exception(failure);
-                   else
-                     written->set_value();
-                 });
+  asio::co_spawn(thread_.executor(), write_external(bytes), [written](std::exception_ptr failure) {
+    if (failure)
+      written->set_exception(failure);
+    else
+      written->set_value();
+  });
   return result;
 }
 
@@ -173,7 +179,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
-  stream_stats drained = note_drain(chunk);
+  stream_stats drained = note_drain(ring, chunk);
   co_await stream_->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
   count_written(ring, drained, chunk.size());
@@ -185,7 +191,8 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
-  compression_->add(chunk.pieces, ring.index, note_drain(chunk));
+  stream_stats drained = note_drain(ring, chunk);
+  compression_->add(chunk.pieces, ring.index, drained);
   reader.consume(chunk.end_position);  // zstd took the bytes: the ring space is free
   if (compression_->full()) co_await compression_->seal(*stream_);
 }
@@ -195,12 +202,23 @@ void streamer::note_cpu() {
     ran_on_.set(static_cast<std::size_t>(cpu));
 }
 
-stream_stats streamer::note_drain(const ring_chunk& chunk) {
+stream_stats streamer::note_drain(ring_state& ring, ring_chunk& chunk) {
   note_cpu();
   stream_stats drained;
-  scan_records(chunk, drained);
+  if (scan_records(chunk, drained, config_.fixups)) chunk = mend(ring, chunk);
   if (feed_) feed_->scan(chunk);
   return drained;
+}
+
+// Rare (another session on the machine asked the kernel for build-ids): the chunk is copied
+// once, mended, and written or compressed from the copy, which lives until the next drain.
+ring_chunk streamer::mend(ring_state& ring, const ring_chunk& chunk) {
+  std::size_t capacity = ring.ring.reader().capacity();
+  if (!ring.mended) ring.mended = std::make_unique_for_overwrite<std::byte[]>(capacity);
+  std::span<std::byte> copy{ring.mended.get(), chunk.size()};
+  chunk.copy_out(0, copy);
+  mend_records(copy, config_.fixups);
+  return ring_chunk{.pieces = {copy, {}}, .end_position = chunk.end_position};
 }
 
 // Counted once on the file, so the summary never claims what a failed write lost.
@@ -275,7 +293,8 @@ async::task<void> streamer::run_rounds() {
       // Every record written after this marker is newer than all records before the previous
       // one: each ring was drained after the previous marker was written.
       bytes_since_round_ = 0;
-      std::array<std::span<const std::byte>, 1> pieces{std::as_bytes(std::span{&finished_round_record, 1})};
+      std::array<std::span<const std::byte>, 1> pieces{
+          std::as_bytes(std::span{&finished_round_record, 1})};
       co_await stream_->write(pieces, round_record_written_);
     }
   }

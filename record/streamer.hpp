@@ -22,6 +22,7 @@
 #include "record/data_stream.hpp"
 #include "record/model_feed.hpp"
 #include "record/perf_event.hpp"
+#include "record/record_scan.hpp"
 #include "record/ring_buffer.hpp"
 #include "record/stream_stats.hpp"
 
@@ -31,8 +32,9 @@ struct streamer_config {
   bool write_rounds = true;      // FINISHED_ROUND records (single file only: never in data.N)
   std::uint64_t mmap_flush = 1;  // bytes a ring must hold before a wakeup drains it
   std::chrono::milliseconds round_interval{250};
-  int compression_level = 0;     // 0: write ring bytes as they are; 1..22: zstd (-z)
+  int compression_level = 0;        // 0: write ring bytes as they are; 1..22: zstd (-z)
   model::machine* model = nullptr;  // when set, side-band records drained are applied to it
+  record_fixups fixups;             // applied to every drained record before it is read
 };
 
 // What a streaming thread has written so far, for the status line: published by the streaming
@@ -95,7 +97,8 @@ class streamer {
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
   void note_cpu();
-  stream_stats note_drain(const ring_chunk& chunk);
+  stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
+  ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
   void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
   void count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
   async::task<void> finish_stream();
@@ -125,7 +128,7 @@ class streamer {
   std::bitset<io::max_cpus> ran_on_;
   std::optional<compression_stage> compression_;  // one zstd stream per thread (per data file)
   std::uint64_t compressed_file_bytes_ = 0;       // what the compressed segments took on the file
-  std::optional<model_feed> feed_;        // this thread's view into the shared model
+  std::optional<model_feed> feed_;                // this thread's view into the shared model
   // Written only by the streaming thread, read by anyone (progress()).
   std::atomic<std::uint64_t> lost_{0};
   std::atomic<std::uint64_t> ring_bytes_{0};

@@ -2,12 +2,16 @@
 // attributes its samples to the library's function and finds the library's build-id (as
 // readelf -n shows it) in the BUILD_ID feature.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "perf_report.hpp"
+#include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -42,7 +46,9 @@ int main(int argc, char** argv) {
 }
 )";
 
-void write_file(const std::string& path, const char* text) { std::ofstream(path) << text; }
+void write_file(const std::string& path, const char* text) {
+  std::ofstream(path) << text;
+}
 
 // The "Build ID: <hex>" readelf -n prints for `path`, or "" when it prints none.
 std::string readelf_build_id(const std::string& path) {
@@ -91,11 +97,113 @@ TEST(RecordBuildId, AttachedProcessLibraryIsResolvedAndListedWithItsBuildId) {
   test::command_result listed = test::run_command({"perf", "buildid-list", "-i", data});
   ASSERT_EQ(listed.exit_code, 0) << listed.describe();
   EXPECT_NE(listed.out.find(expected_id + " " + library + "\n"), std::string::npos)
-      << "perf buildid-list:\n" << listed.out << "expected " << expected_id << " " << library;
+      << "perf buildid-list:\n"
+      << listed.out << "expected " << expected_id << " " << library;
   std::istringstream lines(listed.out);
   std::string first;
   std::getline(lines, first);
   EXPECT_TRUE(first.ends_with(" [kernel.kallsyms]")) << "the kernel comes first:\n" << listed.out;
+}
+
+// A perf record session held disabled until `enable()`, through perf's --control fifos: once
+// enable() returns its events are live, with no sleep in between.
+class controlled_perf_session {
+ public:
+  controlled_perf_session(const test::temp_dir& dir, std::vector<std::string> options)
+      : control_(dir.file("ctl")), ack_(dir.file("ack")) {
+    for (const std::string& fifo : {control_, ack_})
+      if (::mkfifo(fifo.c_str(), 0600) != 0) throw std::runtime_error("mkfifo " + fifo);
+    std::vector<std::string> argv{"perf", "record", "-q",
+                                  "-D",   "-1",     "--control=fifo:" + control_ + "," + ack_};
+    argv.insert(argv.end(), options.begin(), options.end());
+    session_.emplace(test::child_process::spawn(argv));
+  }
+  // Sends "enable" and waits for perf's "ack".
+  bool enable() {
+    std::ofstream(control_) << "enable" << std::endl;
+    std::ifstream ack(ack_);
+    std::string word;
+    return static_cast<bool>(ack >> word) && word == "ack";
+  }
+  test::command_result stop() {
+    session_->send_signal(SIGINT);
+    return session_->wait(60s);
+  }
+
+ private:
+  std::string control_, ack_;
+  std::optional<test::child_process> session_;
+};
+
+void expect_hot_loop_resolved(const std::string& data) {
+  perf_report report = run_perf_report(data);
+  ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
+  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  double hot = 0;
+  for (const report_row& row : report.rows)
+    if (row.dso == "hot_loop" && row.symbol == "hot_function") hot += row.percent;
+  EXPECT_GE(hot, 90.0) << report.run.out;
+}
+
+// Newer perf versions record with --buildid-mmap by default. While such a session runs, the
+// kernel marks the MMAP2 records of every later-visited event (arec's per-task ones included)
+// as holding build-ids though they hold device and inode: arec's file must still read.
+TEST(RecordBuildId, ConcurrentBuildIdSessionLeavesTheRecordingReadable) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  controlled_perf_session other(dir, {"--buildid-mmap", "-a", "-e", "cpu-clock", "-o",
+                                      dir.file("other.data"), "--", "sleep", "60"});
+  ASSERT_TRUE(other.enable()) << "perf's --control did not acknowledge";
+
+  const std::string data = dir.file("ours.data");
+  test::command_result run =
+      test::run_command(rec.command({"-o", data, "--", test_program("hot_loop"), "300"}), 60s);
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  other.stop();
+  expect_hot_loop_resolved(data);
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "--show-mmap-events"});
+  ASSERT_EQ(script.exit_code, 0) << script.describe();
+  EXPECT_NE(script.out.find("PERF_RECORD_MMAP2"), std::string::npos) << excerpt(script.out);
+}
+
+// The other way round: arec recording system-wide must not change what another session records.
+// Its events are visited first, so a build-id request of its own would leak into the other
+// session's MMAP2 records (perf 6.1 then aborts reading them).
+TEST(RecordBuildId, SystemWideRecordingLeavesAnotherSessionReadable) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "perf record itself asks for no build-ids by default";
+  test::temp_dir dir;
+  test::child_process arec = test::child_process::spawn(
+      rec.command({"-v", "-a", "-o", dir.file("system.data"), "--duration", "60"}));
+  ASSERT_TRUE(arec.wait_for_stderr("arec: recording started\n", 60s)) << "arec did not start";
+
+  const std::string theirs = dir.file("theirs.data");
+  test::command_result perf = test::run_command(
+      {"perf", "record", "-q", "-o", theirs, "--", test_program("hot_loop"), "300"}, 60s);
+  arec.send_signal(SIGINT);
+  test::command_result ours = arec.wait(60s);
+  ASSERT_EQ(perf.exit_code, 0) << "perf record beside arec -a: " << perf.describe();
+  expect_hot_loop_resolved(theirs);
+  EXPECT_EQ(ours.exit_code, 0) << ours.describe();
+}
+
+TEST(RecordBuildId, BuildIdMmapAsksTheKernelAndWarns) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("buildid-mmap.data");
+  test::command_result run = test::run_command(
+      rec.command({"--buildid-mmap", "-o", data, "--", test_program("hot_loop"), "200"}), 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  if (rec.is_arec()) {
+    EXPECT_NE(run.err.find("arec: warning: --buildid-mmap: "), std::string::npos) << run.err;
+  }
+  test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
+  EXPECT_NE(evlist.out.find("build_id: 1"), std::string::npos) << evlist.out;
+  expect_hot_loop_resolved(data);
 }
 
 }  // namespace

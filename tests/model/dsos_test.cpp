@@ -81,11 +81,29 @@ TEST(ConcurrentDsos, ParallelFindOrAddCreatesEachDsoOnce) {
     for (std::size_t w = 0; w < seen.size(); ++w)
       pool.emplace_back([&, w] {
         for (int i = 0; i < 300; ++i)
-          seen[w].push_back(table.find_or_add("/lib/l" + std::to_string(i), dso_id{}, dso_kind::user));
+          seen[w].push_back(
+              table.find_or_add("/lib/l" + std::to_string(i), dso_id{}, dso_kind::user));
       });
   }
   EXPECT_EQ(table.size(), 300u);
   for (std::size_t w = 1; w < seen.size(); ++w) EXPECT_EQ(seen[w], seen[0]);
+}
+
+// Every dso is announced once, by the thread that created it, however many threads race to add
+// it (the build-id reader must see each exactly once).
+TEST(Dsos, EveryCreatedDsoIsAnnouncedOnceConcurrently) {
+  dsos table;
+  std::atomic<int> announced{0};
+  table.on_created([&](const std::shared_ptr<dso>&) { announced.fetch_add(1); });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (std::uint64_t inode = 0; inode < 200; ++inode)
+        table.find_or_add("/lib/x.so", inode_id(inode), dso_kind::user);
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(announced.load(), 200);
+  EXPECT_EQ(table.size(), 200u);
 }
 
 }  // namespace

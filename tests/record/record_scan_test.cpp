@@ -36,7 +36,7 @@ std::vector<std::byte> stream() {
   append_sample(out, 300);
   append_record(out, PERF_RECORD_MMAP2, 12, {});
   append_sample(out, 100);
-  append_record(out, PERF_RECORD_LOST, 6, {{1, 7}});         // u64 id; u64 lost
+  append_record(out, PERF_RECORD_LOST, 6, {{1, 7}});          // u64 id; u64 lost
   append_record(out, PERF_RECORD_LOST_SAMPLES, 5, {{0, 5}});  // u64 lost
   append_sample(out, 200);
   return out;
@@ -87,4 +87,60 @@ TEST(RecordScan, StopsAtARecordThatRunsPastTheChunk) {
   stream_stats stats = scan_in_ring(bytes, 1024, 0);
   EXPECT_EQ(stats.samples, 2u);
   EXPECT_EQ(stats.last_sample_time, 300u);
+}
+
+namespace {
+
+// An MMAP2 whose misc has the build-id flag the kernel leaked into it (its body holds device and
+// inode), between two samples.
+std::vector<std::byte> stream_with_leaked_flag() {
+  std::vector<std::byte> out;
+  append_sample(out, 1);
+  append_record(out, PERF_RECORD_MMAP2, 12, {});
+  arec::io::perf::record_header header;
+  std::memcpy(&header, out.data() + 56, sizeof header);
+  header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+  std::memcpy(out.data() + 56, &header, sizeof header);
+  append_sample(out, 2);
+  return out;
+}
+
+std::uint16_t misc_at(const std::vector<std::byte>& bytes, std::size_t offset) {
+  arec::io::perf::record_header header;
+  std::memcpy(&header, bytes.data() + offset, sizeof header);
+  return header.misc;
+}
+
+}  // namespace
+
+TEST(RecordScan, LeakedBuildIdFlagIsFoundAndClearedInACopy) {
+  std::vector<std::byte> bytes = stream_with_leaked_flag();
+  perf_event_mmap_page control{};
+  control.data_head = bytes.size();
+  std::vector<std::byte> ring(256);
+  std::copy(bytes.begin(), bytes.end(), ring.begin());
+  ring_reader reader(&control, ring);
+  stream_stats stats;
+  arec::record::record_fixups fixups{.clear_leaked_build_id_flags = true};
+  ASSERT_TRUE(scan_records(reader.unread(), stats, fixups));
+  EXPECT_EQ(stats.samples, 2u);
+  EXPECT_EQ(misc_at(ring, 56), PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID)
+      << "the scan only reads the ring";
+
+  arec::record::mend_records(bytes, fixups);
+  EXPECT_EQ(misc_at(bytes, 56), PERF_RECORD_MISC_USER);
+  EXPECT_EQ(misc_at(bytes, 0), 0) << "other records are left alone";
+}
+
+TEST(RecordScan, BuildIdFlagStaysWhenArecAskedForBuildIds) {
+  std::vector<std::byte> bytes = stream_with_leaked_flag();
+  perf_event_mmap_page control{};
+  control.data_head = bytes.size();
+  std::vector<std::byte> ring(256);
+  std::copy(bytes.begin(), bytes.end(), ring.begin());
+  ring_reader reader(&control, ring);
+  stream_stats stats;
+  EXPECT_FALSE(scan_records(reader.unread(), stats, {}));
+  arec::record::mend_records(bytes, {});
+  EXPECT_EQ(misc_at(bytes, 56), PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
 }
