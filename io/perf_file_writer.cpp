@@ -59,9 +59,16 @@ std::uint64_t perf_file_writer::write_prologue(std::span<const event_entry> even
   // Everything before is a multiple of 8, so records start 8-aligned as the kernel writes them.
   header_.data = {header_.attrs.offset + header_.attrs.size, 0};
 
-  write_at(ids, file_header_size);
-  write_at(std::as_bytes(std::span(attrs)), header_.attrs.offset);
-  write_header();
+  // One write: a file that has any bytes at all has its whole prologue, magic included, so a
+  // kill -9 during start-up leaves either an empty file or one that can be salvaged.
+  std::vector<std::byte> prologue;
+  auto append = [&](std::span<const std::byte> bytes) {
+    prologue.insert(prologue.end(), bytes.begin(), bytes.end());
+  };
+  append(std::as_bytes(std::span(&header_, 1)));
+  append(ids);
+  append(std::as_bytes(std::span(attrs)));
+  write_at(prologue, 0);
   prologue_written_ = true;
   return header_.data.offset;
 }

@@ -43,7 +43,10 @@ std::string_view file_name(std::string_view path);
 bool sampled_in(const script_sample& sample, std::string_view symbol,
                 std::string_view dso_file_name);
 
-// Of the samples `belongs` accepts, how many were taken in one symbol.
+// Of the samples `belongs` accepts that were taken in the program's own code (frame 0 in a DSO
+// named `dso_file_name`), how many were taken in `symbol`. Kernel and library time is left out
+// of both counts: a busy machine adds preemption and page faults to any task, and a test's
+// share must not depend on how busy the machine is.
 struct sample_share {
   std::size_t matching = 0;
   std::size_t total = 0;
@@ -55,7 +58,9 @@ sample_share share_in(const std::vector<script_sample>& samples, std::string_vie
                       std::string_view dso_file_name, Belongs belongs) {
   sample_share share;
   for (const script_sample& sample : samples) {
-    if (!belongs(sample)) continue;
+    if (!belongs(sample) || sample.frames.empty() ||
+        file_name(sample.frames[0].dso) != dso_file_name)
+      continue;
     ++share.total;
     if (sampled_in(sample, symbol, dso_file_name)) ++share.matching;
   }

@@ -62,12 +62,14 @@ TEST(PerfScriptParser, KeepsSpacesInsideCommsAndSymbols) {
   EXPECT_EQ(samples[0].frames[0].dso, "/usr/bin/arec");
 }
 
-TEST(PerfScriptParser, SharesCountOnlyAcceptedSamples) {
+TEST(PerfScriptParser, SharesCountOnlyAcceptedSamplesInTheProgramsOwnCode) {
   std::vector<script_sample> samples = parse_perf_script(
       "        hot_loop    10  1 hot_function (/x/hot_loop)\n"
       "        hot_loop    10  2 now_ms (/x/hot_loop)\n"
       "        hot_loop    10  3 hot_function (/x/hot_loop)\n"
-      "           other    11  4 hot_function (/x/hot_loop)\n");
+      "           other    11  4 hot_function (/x/hot_loop)\n"
+      "        hot_loop    10  5 schedule ([kernel.kallsyms])\n"
+      "        hot_loop    10  6 memset (/usr/lib/libc.so.6)\n");
   sample_share share = share_in(samples, "hot_function", "hot_loop",
                                 [](const script_sample& s) { return s.comm == "hot_loop"; });
   EXPECT_EQ(share.total, 3u);

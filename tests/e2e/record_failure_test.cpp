@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -106,7 +107,9 @@ void kill_during_recording(const std::vector<std::string>& extra) {
   expect_readable_with_samples(data);
 }
 
-TEST_F(RecordFailure, KillNineLeavesAFilePerfReads) { kill_during_recording({}); }
+TEST_F(RecordFailure, KillNineLeavesAFilePerfReads) {
+  kill_during_recording({});
+}
 
 // The last "samples on disk" progress count arec printed (-v) before it was killed.
 std::uint64_t last_progress(const std::string& err) {
@@ -117,8 +120,19 @@ std::uint64_t last_progress(const std::string& err) {
   return samples;
 }
 
-// kill -9 at `when`, then `arec convert --salvage`: perf must read the result, and it must hold
-// at least every sample arec had reported on disk.
+bool wait_until_written(const std::string& path, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  struct stat st {};
+  while (::stat(path.c_str(), &st) != 0 || st.st_size == 0)
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    else
+      std::this_thread::yield();
+  return true;
+}
+
+// kill -9 `when` after the file exists, then `arec convert --salvage`: perf must read the result,
+// and it must hold at least every sample arec had reported on disk.
 void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milliseconds when) {
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
@@ -127,6 +141,9 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   std::vector<std::string> args{"-v", "-a", "-g", "-o", data, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
   test::child_process recording = test::child_process::spawn(rec.command(args));
+  // Start-up is the time after the file got its header: wait for that (not for a fixed time,
+  // which a busy machine may spend before arec even reached that point).
+  ASSERT_TRUE(wait_until_written(data, 60s)) << "arec wrote no header";
   std::this_thread::sleep_for(when);
   recording.send_signal(SIGKILL);
   test::command_result run = recording.wait(10s);
@@ -146,7 +163,9 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   }
 }
 
-TEST_F(RecordFailure, KillNineWhileStreamingIsSalvaged) { kill_then_salvage({}, 2500ms); }
+TEST_F(RecordFailure, KillNineWhileStreamingIsSalvaged) {
+  kill_then_salvage({}, 2500ms);
+}
 
 TEST_F(RecordFailure, KillNineWhileStreamingCompressedIsSalvaged) {
   kill_then_salvage({"-z"}, 2500ms);
@@ -160,8 +179,14 @@ TEST_F(RecordFailure, KillNineWhileStreamingCompressedThreadsIsSalvaged) {
   kill_then_salvage({"--threads=cpu", "-z"}, 2500ms);
 }
 
-// Synthesis is the first few tens of milliseconds; the header is written before it starts.
-TEST_F(RecordFailure, KillNineDuringStartUpIsSalvaged) { kill_then_salvage({}, 40ms); }
+// Synthesis is the first few tens of milliseconds; the header is written before it starts, so
+// a kill as soon as the header is there lands in it.
+TEST_F(RecordFailure, KillNineDuringStartUpIsSalvaged) {
+  for (int attempt = 0; attempt < 10 && !HasFailure(); ++attempt) {
+    SCOPED_TRACE("kill " + std::to_string(attempt * 5) + " ms after the header");
+    kill_then_salvage({}, std::chrono::milliseconds(attempt * 5));
+  }
+}
 
 // The first Ctrl-C stops the recording and completes the file; a workload that ignores the
 // SIGTERM arec then sends keeps arec waiting, and the second Ctrl-C ends that wait.
