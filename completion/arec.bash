@@ -3,7 +3,8 @@
 # option tables by tests/record/manual_test.cpp.
 
 _arec_record_options='-a --all-cpus -C --cpu -p --pid -e --event -F --freq -c --count -g
-  --call-graph -o --output -z --compress --compression-level -q --quiet -v --verbose
+  --call-graph -o --output -z --compress --compression-level --buildid-mmap -q --quiet
+  -v --verbose
   -m --mmap-pages --mmap-flush --threads --num-thread-synthesize --duration --dry-run
   -h --help --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
