@@ -111,18 +111,24 @@ std::uint16_t misc_at(const std::vector<std::byte>& bytes, std::size_t offset) {
   return header.misc;
 }
 
+// Scans `bytes` placed at the start of `ring`; returns whether the scan asks for mending.
+bool scan_at_start(const std::vector<std::byte>& bytes, std::vector<std::byte>& ring,
+                   stream_stats& stats, arec::record::record_fixups fixups) {
+  perf_event_mmap_page control{};
+  control.data_head = bytes.size();
+  std::copy(bytes.begin(), bytes.end(), ring.begin());
+  ring_reader reader(&control, ring);
+  return scan_records(reader.unread(), stats, fixups);
+}
+
 }  // namespace
 
 TEST(RecordScan, LeakedBuildIdFlagIsFoundAndClearedInACopy) {
   std::vector<std::byte> bytes = stream_with_leaked_flag();
-  perf_event_mmap_page control{};
-  control.data_head = bytes.size();
   std::vector<std::byte> ring(256);
-  std::copy(bytes.begin(), bytes.end(), ring.begin());
-  ring_reader reader(&control, ring);
   stream_stats stats;
   arec::record::record_fixups fixups{.clear_leaked_build_id_flags = true};
-  ASSERT_TRUE(scan_records(reader.unread(), stats, fixups));
+  ASSERT_TRUE(scan_at_start(bytes, ring, stats, fixups));
   EXPECT_EQ(stats.samples, 2u);
   EXPECT_EQ(misc_at(ring, 56), PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID)
       << "the scan only reads the ring";
@@ -134,13 +140,9 @@ TEST(RecordScan, LeakedBuildIdFlagIsFoundAndClearedInACopy) {
 
 TEST(RecordScan, BuildIdFlagStaysWhenArecAskedForBuildIds) {
   std::vector<std::byte> bytes = stream_with_leaked_flag();
-  perf_event_mmap_page control{};
-  control.data_head = bytes.size();
   std::vector<std::byte> ring(256);
-  std::copy(bytes.begin(), bytes.end(), ring.begin());
-  ring_reader reader(&control, ring);
   stream_stats stats;
-  EXPECT_FALSE(scan_records(reader.unread(), stats, {}));
+  EXPECT_FALSE(scan_at_start(bytes, ring, stats, {}));
   arec::record::mend_records(bytes, {});
   EXPECT_EQ(misc_at(bytes, 56), PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
 }
