@@ -431,7 +431,10 @@ class recording {
   // synthesis is written (its features are rewritten at the end with the final counts); a
   // single file's data size is kept current while recording (keep_header_current).
   void make_recoverable() {
-    if (directory()) header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
+    if (directory())
+      header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
+    else  // the synthesized records are on disk: count them now, not a second from now
+      header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
   }
 
   void wait_for_stop() {

@@ -111,6 +111,25 @@ TEST_F(RecordFailure, KillNineLeavesAFilePerfReads) {
   kill_during_recording({});
 }
 
+// Within the first second (before the first periodic update of the data size) the header
+// already counts what synthesis wrote: perf reads the file as it is, without salvage.
+TEST_F(RecordFailure, KillNineRightAfterStartLeavesAFilePerfReads) {
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string data = dir.file("early.data");
+  test::child_process recording =
+      test::child_process::spawn(rec.command({"-v", "-a", "-o", data, "--duration", "30"}));
+  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
+  recording.send_signal(SIGKILL);
+  test::command_result run = recording.wait(10s);
+  ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "--show-task-events"});
+  EXPECT_EQ(script.exit_code, 0) << script.describe();
+  EXPECT_NE(script.out.find("PERF_RECORD_COMM"), std::string::npos)
+      << "the synthesized tasks are readable:\n" << script.out.substr(0, 2000);
+}
+
 // The last "samples on disk" progress count arec printed (-v) before it was killed.
 std::uint64_t last_progress(const std::string& err) {
   const std::string marker = "arec: progress: ";
