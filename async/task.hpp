@@ -1,6 +1,6 @@
 // task<T>: arec's coroutine type. It is asio::awaitable, which resumes frames from a trampoline
 // (no stack growth on synchronous completion) and recycles frames per thread (no malloc in
-// steady-state loops); see ../shared/docs/style.md.
+// steady-state loops).
 #pragma once
 
 #include <asio/awaitable.hpp>

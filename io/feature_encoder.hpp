@@ -1,6 +1,7 @@
 // perf.data feature payloads: perf's encoding primitives (strings padded to 64, string lists),
 // the set of encoded payloads a file carries, and builders for the payloads that do not
-// describe the host. Encodings: ../shared/docs/perf-data-format.md §3.1-3.2.
+// describe the host. Encodings: docs/perf-data-format.md, "Feature payload
+// encoding" and "Feature bits".
 #pragma once
 
 #include <cstddef>
@@ -87,7 +88,7 @@ struct build_id_entry {
   build_id id;
   std::string filename;
 };
-// BUILD_ID (§3.3): per entry u32 type 0, u16 misc cpumode|BUILD_ID_SIZE, u16 size, s32 pid -1
+// BUILD_ID ("BUILD_ID entries"): per entry u32 type 0, u16 misc cpumode|BUILD_ID_SIZE, u16 size, s32 pid -1
 // (the host), the 20 build-id bytes, u8 size, 3 reserved bytes, the filename NUL-terminated and
 // zero padded to a multiple of 64. Entries are written in the order given (kernel first).
 std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries);

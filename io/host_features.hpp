@@ -1,6 +1,6 @@
 // host_features: the feature payloads that describe the recording machine (names, CPUs,
 // memory, topology), read from uname, /proc and sysfs the way perf 6.1 reads them.
-// Payload layouts: ../shared/docs/perf-data-format.md §3.2.
+// Payload layouts: docs/perf-data-format.md, "Feature bits".
 #pragma once
 
 #include <string_view>

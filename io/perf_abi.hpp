@@ -1,6 +1,6 @@
 // The perf.data on-disk ABI as perf 6.1 reads it: file header, sections, record headers, the
 // user-space record types and feature bits. Kernel-side types come from <linux/perf_event.h>.
-// Facts and their evidence: ../shared/docs/perf-data-format.md.
+// Facts and their evidence: docs/perf-data-format.md.
 #pragma once
 
 #include <linux/perf_event.h>

@@ -1,6 +1,7 @@
 // perf_file_writer: lays out one single-file perf.data (header, ids, attrs, data, feature
 // table and payloads) on a file descriptor it does not own, with positioned writes.
-// Layout and crash tolerance: ../shared/docs/perf-data-format.md §1, §2.1, §7.
+// Layout and crash tolerance: docs/perf-data-format.md, "File layout", "Attribute entries",
+// "Write order and crashes".
 #pragma once
 
 #include <cstdint>

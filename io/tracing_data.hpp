@@ -1,6 +1,6 @@
 // tracing_data: the TRACING_DATA blob (version 0.6) that lets perf decode the raw fields of
 // tracepoint samples, built from the tracefs format files of the recorded tracepoints.
-// Layout: ../shared/docs/perf-data-format.md §3.4.
+// Layout: docs/perf-data-format.md, "TRACING_DATA".
 #pragma once
 
 #include <cstddef>

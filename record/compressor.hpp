@@ -1,5 +1,5 @@
 // compressor: the zstd stage of the streaming path. One continuous zstd frame per output stream,
-// never ended, cut into PERF_RECORD_COMPRESSED records (format doc §4.7) that perf 6.1 decodes
+// never ended, cut into PERF_RECORD_COMPRESSED records (docs/perf-data-format.md, "COMPRESSED records") that perf 6.1 decodes
 // with one streaming context per file. Input is gathered into segments: a segment's records
 // are built in a caller's buffer and end with a zstd flush, so everything given so far decodes
 // from the records written so far, and no record decodes to more than its segment's input.

@@ -46,7 +46,7 @@ struct stream {
   bool exhausted = false;
 
   // The earliest buffered record can leave: nothing earlier can still come (end of input, or
-  // the FINISHED_ROUND rule of the format doc §6.4), or the window is full (the assumption
+  // the FINISHED_ROUND rule of docs/perf-data-format.md, "Ordering and FINISHED_ROUND"), or the window is full (the assumption
   // that a stream is never more out of order than its window: docs/convert.md).
   bool ready() const {
     return !window.empty() &&

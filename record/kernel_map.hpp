@@ -1,5 +1,5 @@
 // kernel_map: the MMAP records perf writes for the kernel image and its modules, so that kernel
-// addresses in samples resolve (perf-data-format.md §5.2, §5.3).
+// addresses in samples resolve (docs/perf-data-format.md, "Kernel maps").
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // record_clock: where a record keeps its timestamp, derived from the attrs' sample_type: at a
 // fixed offset in SAMPLE records, inside the sample_id trailer of other kernel records.
-// Layouts: ../shared/docs/perf-data-format.md §2.3, §4.3, §4.5.
+// Layouts: docs/perf-data-format.md, "Record ids and times", "sample_id trailer", "SAMPLE layout".
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // synthesizer: the records perf writes for tasks and mappings that existed before recording
 // began (FORK, COMM, MMAP2 from /proc), and the encoders that lay those records out.
-// Layouts and rules: shared/docs/perf-data-format.md §4.3, §4.4, §5.5.
+// Layouts and rules: docs/perf-data-format.md, "sample_id trailer", "Kernel record bodies",
+// "Task synthesis".
 #pragma once
 
 #include <linux/limits.h>

@@ -1,4 +1,5 @@
-// BUILD_ID feature payload: entries laid out byte for byte as perf 6.1 writes them (§3.3).
+// BUILD_ID feature payload: entries laid out byte for byte as perf 6.1 writes them
+// (docs/perf-data-format.md, "BUILD_ID entries").
 #include <gtest/gtest.h>
 
 #include <cstring>
