@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "record/options.hpp"
+#include "record/convert_options.hpp"
 
 namespace arec::record {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "record/event_spec.hpp"
-#include "record/options.hpp"
+#include "record/record_options.hpp"
 
 namespace arec::record {
 

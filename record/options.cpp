@@ -568,26 +568,6 @@ void append_option_groups(std::string& out, const std::array<option_spec<State>,
 
 }  // namespace
 
-std::uint64_t read_max_sample_rate() {
-  constexpr const char* path = "/proc/sys/kernel/perf_event_max_sample_rate";
-  io::unique_fd fd = io::unique_fd::open(path, O_RDONLY | O_CLOEXEC);
-  char text[32];
-  ssize_t n = io::retry_on_eintr([&] { return ::read(fd.get(), text, sizeof text); });
-  if (n < 0) io::throw_errno("read", path);
-  std::string_view value(text, static_cast<std::size_t>(n));
-  while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
-  std::optional<std::uint64_t> rate = parse_unsigned(value);
-  if (!rate || *rate == 0)
-    throw std::runtime_error(std::string("unreadable sample rate in ") + path);
-  return *rate;
-}
-
-sampling effective_sampling(const record_options& options) {
-  if (options.period) return {.use_frequency = false, .value = *options.period};
-  if (options.frequency) return {.use_frequency = true, .value = *options.frequency};
-  return {};
-}
-
 record_command parse_record_command_line(std::span<const char* const> args) {
   record_state state;
   std::size_t workload = parse_arguments(args, record_table, state);

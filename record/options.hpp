@@ -9,60 +9,10 @@
 #include <variant>
 #include <vector>
 
-#include "record/event_spec.hpp"
+#include "record/convert_options.hpp"
+#include "record/record_options.hpp"
 
 namespace arec::record {
-
-enum class call_graph_mode { none, fp, dwarf };
-
-inline constexpr std::uint64_t default_frequency_hz = 4000;
-inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
-inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
-
-struct record_options {
-  bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
-  std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
-  std::vector<int> pids;           // -p/--pid PID[,PID], repeatable; checked for existence later
-  std::vector<event_spec> events;  // -e/--event, repeatable; default {cycles}
-  std::optional<std::uint64_t> frequency;              // -F/--freq HZ|max
-  std::optional<std::uint64_t> period;                 // -c/--count PERIOD; exclusive with -F
-  call_graph_mode call_graph = call_graph_mode::none;  // -g (fp), --call-graph fp|dwarf[,SIZE]
-  std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
-  std::optional<std::uint32_t> mmap_pages;                    // -m/--mmap-pages; a power of two
-  std::string output_path = "arec.data";                      // -o/--output
-  bool quiet = false;                                         // -q/--quiet
-  int verbose = 0;                                            // -v/--verbose, counted
-  std::optional<double> duration_s;                           // --duration SECONDS, > 0
-  std::optional<std::string> threads_spec;     // --threads[=SPEC]; bare --threads is ""
-  int compression_level = 0;                   // 0 = off; -z/--compress = 1; 1..22
-  std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
-  bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
-  bool dry_run = false;                        // --dry-run
-  std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
-  std::vector<std::string> workload;           // after "--" or from the first non-option
-};
-
-// How the events sample: every `value` events (period) or `value` times a second (frequency).
-struct sampling {
-  bool use_frequency = true;
-  std::uint64_t value = default_frequency_hz;
-};
-
-// kernel.perf_event_max_sample_rate; throws std::system_error when it cannot be read.
-std::uint64_t read_max_sample_rate();
-
-// The period if -c was given, else the frequency if -F was given, else 4000 Hz.
-sampling effective_sampling(const record_options& options);
-
-struct convert_options {
-  std::string input = "arec.data";        // -i/--input
-  std::string output = "arec.perf.data";  // -o/--output
-  bool keep_compressed = false;           // --keep-compressed
-  int compression_level = 0;              // -z/--compress = 1; --compression-level N, 1..22
-  bool salvage = false;                   // --salvage
-  bool quiet = false;                     // -q/--quiet
-  int verbose = 0;                        // -v/--verbose, counted
-};
 
 struct help_request {  // -h/--help: print `text` to stdout and exit 0
   std::string text;

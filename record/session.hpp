@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "record/options.hpp"
+#include "record/record_options.hpp"
 
 namespace arec::record {
 

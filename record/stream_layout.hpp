@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "record/options.hpp"
+#include "record/record_options.hpp"
 #include "record/thread_masks.hpp"
 
 namespace arec::record {

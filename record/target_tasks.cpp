@@ -9,7 +9,7 @@
 #include "io/proc_status.hpp"
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
-#include "record/options.hpp"
+#include "record/usage_error.hpp"
 
 namespace arec::record {
 

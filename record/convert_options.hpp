@@ -1,0 +1,18 @@
+// convert_options: what `arec convert` is asked to do, as the command line (cli/options) sets it.
+#pragma once
+
+#include <string>
+
+namespace arec::record {
+
+struct convert_options {
+  std::string input = "arec.data";        // -i/--input
+  std::string output = "arec.perf.data";  // -o/--output
+  bool keep_compressed = false;           // --keep-compressed
+  int compression_level = 0;              // -z/--compress = 1; --compression-level N, 1..22
+  bool salvage = false;                   // --salvage
+  bool quiet = false;                     // -q/--quiet
+  int verbose = 0;                        // -v/--verbose, counted
+};
+
+}  // namespace arec::record
