@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "io/stop_signals.hpp"
-#include "record/convert_command.hpp"
-#include "record/options.hpp"
-#include "record/session.hpp"
-#include "record/workload.hpp"
+#include "cli/convert_command.hpp"
+#include "cli/options.hpp"
+#include "record/session/session.hpp"
+#include "record/session/workload.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "io/perf_abi.hpp"
-#include "record/compressor.hpp"
+#include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/compressor.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "io/dir_reader.hpp"
 #include "io/record_sink.hpp"
 #include "io/unique_fd.hpp"
-#include "record/synthesizer.hpp"
+#include "record/synthesis/synthesizer.hpp"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <random>
 #include <vector>
 
-#include "io/perf_abi.hpp"
-#include "record/event_attrs.hpp"
-#include "record/record_scan.hpp"
-#include "record/ring_reader.hpp"
+#include "io/perf_data/perf_abi.hpp"
+#include "record/events/event_attrs.hpp"
+#include "record/streaming/record_scan.hpp"
+#include "record/streaming/ring_reader.hpp"
 
 namespace {
 

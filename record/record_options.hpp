@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "record/event_spec.hpp"
+#include "record/events/event_spec.hpp"
 
 namespace arec::record {
 

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libasio-dev libgtest-dev libbenchmark-dev
-  linux-perf hotspot zstd util-linux
+  linux-perf hotspot zstd util-linux python3
 )
 
 missing=()

@@ -51,6 +51,9 @@ run_ctest() {
 banner "install dependencies"
 bash scripts/install-deps.sh
 
+banner "layering (scripts/check-layers)"
+python3 scripts/check-layers || failures+=("layering: scripts/check-layers found violations")
+
 banner "RelWithDebInfo build (build/)"
 bash scripts/build.sh build -DAREC_SANITIZE=
 banner "RelWithDebInfo: all tests"

@@ -10,9 +10,9 @@
 #include <string>
 #include <system_error>
 
-#include "io/perf_file_reader.hpp"
-#include "record/converter.hpp"
-#include "record/usage_error.hpp"
+#include "io/perf_data/perf_file_reader.hpp"
+#include "convert/converter.hpp"
+#include "io/usage_error.hpp"
 
 namespace {
 

@@ -1,0 +1,71 @@
+#include "cli/convert_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <variant>
+
+#include "convert/converter.hpp"
+#include "cli/options.hpp"
+#include "convert/progress_bar.hpp"
+
+namespace arec::record {
+namespace {
+
+double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
+
+}  // namespace
+
+int run_convert_command(std::span<const char* const> args) {
+  auto parsed = parse_convert_command_line(args);
+  if (auto* help = std::get_if<help_request>(&parsed)) {
+    std::fputs(help->text.c_str(), stdout);
+    return 0;
+  }
+  const convert_options& options = std::get<convert_options>(parsed);
+  convert_settings settings;
+  progress_bar bar(STDERR_FILENO, !options.quiet);
+  if (bar.active())
+    settings.progress = [&bar](const convert_progress& progress) {
+      bar.update(progress.bytes_read, progress.bytes_total);
+    };
+  auto start = std::chrono::steady_clock::now();
+  convert_report report = convert(options, settings);
+  bar.clear();  // an error thrown above is printed after the destructor erased the bar
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.quiet) return 0;
+
+  for (const std::string& note : report.notes) std::fprintf(stderr, "arec: salvage: %s\n", note.c_str());
+  if (options.salvage)
+    std::fprintf(stderr, "arec: salvage: kept %llu records, dropped %llu bytes of damaged data\n",
+                 static_cast<unsigned long long>(report.records),
+                 static_cast<unsigned long long>(report.dropped_bytes));
+  if (report.late_records)
+    std::fprintf(stderr,
+                 "arec: warning: %llu records arrived later than the reorder window allows and "
+                 "are out of time order in the output\n",
+                 static_cast<unsigned long long>(report.late_records));
+  if (report.unknown_records)
+    std::fprintf(stderr, "arec: warning: dropped %llu records of types perf 6.1 does not know\n",
+                 static_cast<unsigned long long>(report.unknown_records));
+  std::fprintf(stderr,
+               "arec: converted %llu records (%llu samples) from %zu data file%s, %.1f MB in "
+               "%.2f s (%.0f MB/s), to %s\n",
+               static_cast<unsigned long long>(report.records),
+               static_cast<unsigned long long>(report.samples), report.files,
+               report.files == 1 ? "" : "s", megabytes(report.input_bytes), seconds,
+               seconds > 0 ? megabytes(report.input_bytes) / seconds : 0.0, options.output.c_str());
+  if (options.verbose)
+    std::fprintf(stderr,
+                 "arec: %llu COMPRESSED records expanded; output data %llu bytes (%llu before "
+                 "compression, zstd level %d); reorder windows peaked at %zu bytes\n",
+                 static_cast<unsigned long long>(report.compressed_in),
+                 static_cast<unsigned long long>(report.output_bytes),
+                 static_cast<unsigned long long>(report.record_bytes), report.compression_level,
+                 report.peak_window_bytes);
+  return 0;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,41 @@
+// convert_input: what `arec convert` reads — a single perf.data file or a data directory
+// (PATH/data + PATH/data.N) — validated up front: header, attrs and ids, feature payloads, and
+// the list of data ranges to merge. In salvage mode an unfinished or cut header file is accepted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/perf_abi.hpp"
+#include "convert/record_source.hpp"
+
+namespace arec::record {
+
+struct convert_input {
+  std::string path;         // as given
+  std::string header_path;  // path itself, or path + "/data"
+  bool directory = false;
+  io::perf::file_header header{};
+  std::vector<io::perf::event_entry> events;  // attrs (size <= 128) with ids, names if known
+  io::perf::feature_set features;             // every feature payload of the header file
+  // The header file's data section first, then data.0, data.1, ... in numeric order.
+  std::vector<data_range> ranges;
+  // Salvage only: what was wrong with the header file and how it was worked around.
+  std::vector<std::string> salvage_notes;
+  std::uint64_t total_bytes() const;
+};
+
+// Reads the header of `path` (a file, or a directory holding `data`) and lists the data ranges.
+// Throws io::perf::format_error "FILE: offset N: PROBLEM" for: a file too short for the header,
+// a bad magic, pipe or other-endian files, a header or attr size that is wrong, an attrs, ids,
+// data or feature section outside the file, an unfinished recording (data size 0 with records
+// after the header) unless `salvage`, a directory without data.N files or with a gap in their
+// numbers (the missing one is named, offset 0). In salvage mode a data size of 0 or past the end
+// of the file means "up to the end of the file" and the features are dropped, missing data.N
+// files are skipped; the notes say so.
+// Throws std::system_error when a file cannot be opened or read.
+convert_input open_convert_input(const std::string& path, bool salvage);
+
+}  // namespace arec::record

@@ -1,0 +1,78 @@
+// convert_output: the perf.data file `arec convert` writes — under a temporary name next to the
+// destination, renamed into place only once complete, removed if anything fails before that.
+// Records are appended in batches, each batch followed by a FINISHED_ROUND, optionally
+// recompressed into COMPRESSED records.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/perf_file_writer.hpp"
+#include "io/plain_writer.hpp"
+#include "io/unique_fd.hpp"
+#include "io/perf_data/compressor.hpp"
+
+namespace arec::record {
+
+class convert_output {
+ public:
+  // Uncompressed bytes per batch: one FINISHED_ROUND (and one zstd flush) per batch.
+  static constexpr std::size_t batch_bytes = 256 * 1024;
+  // The COMPRESSED feature's mmap_len: what perf allocates to decompress one record's payload.
+  static constexpr std::uint32_t decompression_buffer = 2 * batch_bytes;
+
+  // Creates "PATH.arec-tmp.XXXXXX" (mode 0600) in the destination's directory and writes the
+  // header, ids and attrs of `events`. `compression_level` 0 writes plain records, 1..22
+  // COMPRESSED ones. Throws std::system_error when the file cannot be created or written (the
+  // temporary file is removed then).
+  convert_output(const std::string& path, std::span<const io::perf::event_entry> events,
+                 int compression_level);
+  convert_output(const convert_output&) = delete;
+  convert_output& operator=(const convert_output&) = delete;
+
+  // Appends one whole record. Throws std::system_error on a write failure (ENOSPC...).
+  // Allocates nothing.
+  void append(std::span<const std::byte> record);
+
+  // Writes the last batch, the feature table and payloads and the final header (plus the
+  // COMPRESSED feature when compressing), then renames the file to its destination.
+  void commit(io::perf::feature_set features);
+
+  // Record bytes appended so far (before compression).
+  std::uint64_t record_bytes() const noexcept { return record_bytes_; }
+  // Bytes of the data section written so far (after compression, markers included).
+  std::uint64_t data_bytes() const noexcept { return writer_.offset() - data_offset_; }
+  const std::string& temporary_path() const noexcept { return temporary_.path; }
+
+ private:
+  // The file under its temporary name: created first, removed unless it was renamed.
+  struct temporary_file {
+    explicit temporary_file(const std::string& destination);
+    temporary_file(const temporary_file&) = delete;
+    temporary_file& operator=(const temporary_file&) = delete;
+    ~temporary_file();
+    std::string path;
+    io::unique_fd fd;
+    bool renamed = false;
+  };
+
+  void write_batch();
+  void write(std::span<const std::span<const std::byte>> pieces);
+
+  std::string path_;
+  temporary_file temporary_;
+  io::perf::perf_file_writer header_;
+  std::uint64_t data_offset_ = 0;
+  io::plain_writer writer_;
+  std::optional<compressor> compressor_;
+  std::vector<std::byte> batch_;       // capacity batch_bytes, reused
+  std::vector<std::byte> compressed_;  // compressor::bound(batch_bytes), reused
+  std::uint64_t record_bytes_ = 0;
+};
+
+}  // namespace arec::record

@@ -1,0 +1,264 @@
+#include "convert/converter.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/perf_file_reader.hpp"
+#include "convert/convert_input.hpp"
+#include "convert/convert_output.hpp"
+#include "convert/record_clock.hpp"
+#include "convert/record_source.hpp"
+#include "convert/reorder_window.hpp"
+#include "io/usage_error.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr std::size_t read_buffer_bytes = 512 * 1024;
+// What a source may hold besides its window: the decompressed bytes of one COMPRESSED record
+// (one ring drain in arec's files) and zstd's context.
+constexpr std::size_t decompression_allowance = 1u << 20;
+constexpr std::size_t min_window_bytes = 1u << 20;
+constexpr std::uint64_t progress_every = 4096;  // records
+
+// The record types perf 6.1 knows: kernel 1..21 and its own 64..82 (COMPRESSED2, 83, is newer).
+bool known_to_perf_6_1(std::uint32_t type) {
+  return (type >= 1 && type <= 21) || (type >= 64 && type <= 82);
+}
+
+// One data range being merged: its reader, its reorder window and the FINISHED_ROUND state.
+struct stream {
+  stream(record_source source, std::size_t window_budget)
+      : source(std::move(source)), window(window_budget) {}
+
+  record_source source;
+  reorder_window window;
+  std::uint64_t last_time = 0;   // of the last record read; records without a time inherit it
+  std::uint64_t max_time = 0;    // largest time read so far
+  std::uint64_t round_max = 0;   // largest time read before the last FINISHED_ROUND
+  std::uint64_t safe_time = 0;   // records up to this time cannot be preceded by later reads
+  std::uint64_t released = 0;    // time of the last record that left the window
+  bool exhausted = false;
+
+  // The earliest buffered record can leave: nothing earlier can still come (end of input, or
+  // the FINISHED_ROUND rule of docs/perf-data-format.md, "Ordering and FINISHED_ROUND"), or the window is full (the assumption
+  // that a stream is never more out of order than its window: docs/convert.md).
+  bool ready() const {
+    return !window.empty() &&
+           (exhausted || window.top_time() <= safe_time || window.over_budget());
+  }
+};
+
+class merger {
+ public:
+  merger(const convert_input& input, bool salvage, convert_output& output,
+         const convert_settings& settings, convert_report& report)
+      : input_(input),
+        salvage_(salvage),
+        output_(output),
+        settings_(settings),
+        report_(report),
+        clock_(input.events) {}
+
+  void run() {
+    open_streams();
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      fill(*streams_[i]);
+      if (!streams_[i]->window.empty()) push(i);
+    }
+    while (!heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end(), later{});
+      std::size_t index = heap_.back().index;
+      heap_.pop_back();
+      stream& from = *streams_[index];
+      emit(from);
+      fill(from);
+      if (!from.window.empty()) push(index);
+      if (++since_progress_ == progress_every) report_progress();
+    }
+    for (const auto& s : streams_) {
+      report_.compressed_in += s->source.compressed_records();
+      if (const auto& damage = s->source.damage()) {
+        report_.dropped_bytes += damage->dropped;
+        report_.notes.push_back(s->source.path() + ": offset " + std::to_string(damage->offset) +
+                                ": " + damage->problem + "; dropped the " +
+                                std::to_string(damage->dropped) + " bytes from there on");
+      }
+    }
+    report_progress();
+  }
+
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> sample_times() const {
+    if (report_.samples == 0) return std::nullopt;
+    return std::pair{first_sample_, last_sample_};
+  }
+
+ private:
+  struct head {
+    std::uint64_t time;
+    std::size_t index;
+  };
+  struct later {
+    bool operator()(const head& a, const head& b) const noexcept {
+      return a.time != b.time ? a.time > b.time : a.index > b.index;
+    }
+  };
+
+  void open_streams() {
+    std::size_t count = input_.ranges.size();
+    std::size_t fixed = count * (read_buffer_bytes + decompression_allowance) +
+                        2 * convert_output::batch_bytes;
+    std::size_t left = settings_.memory_budget > fixed ? settings_.memory_budget - fixed : 0;
+    std::size_t window = std::max(min_window_bytes, left / count);
+    for (const data_range& range : input_.ranges)
+      streams_.push_back(std::make_unique<stream>(
+          record_source::open(range, salvage_, read_buffer_bytes), window));
+    heap_.reserve(count);
+  }
+
+  void push(std::size_t index) {
+    heap_.push_back(head{streams_[index]->window.top_time(), index});
+    std::push_heap(heap_.begin(), heap_.end(), later{});
+  }
+
+  // Reads records into the window until its earliest one may leave or the input ends.
+  void fill(stream& s) {
+    while (!s.exhausted && !s.ready()) {
+      std::optional<source_record> record = s.source.next();
+      if (!record) {
+        s.exhausted = true;
+        break;
+      }
+      std::uint32_t type = record->header.type;
+      if (type == io::perf::record_finished_round) {
+        s.safe_time = std::max(s.safe_time, s.round_max);
+        s.round_max = s.max_time;
+        continue;
+      }
+      if (type == io::perf::record_header_tracing_data || type == 71 /* AUXTRACE */)
+        throw io::perf::format_error(
+            s.source.path(), record->offset,
+            "record type " + std::to_string(type) +
+                " carries data outside its size (pipe tracing data or AUX trace); not supported");
+      // FINISHED_INIT only marks the end of the synthesized records, which the merge keeps first
+      // anyway, and hotspot 1.3 reports it as an "unhandled event type".
+      if (type == io::perf::record_finished_init) continue;
+      if (!known_to_perf_6_1(type)) {
+        ++report_.unknown_records;
+        continue;
+      }
+      std::uint64_t time = clock_.time_of(record->bytes).value_or(s.last_time);
+      if (time < s.released) ++report_.late_records;
+      s.last_time = time;
+      s.max_time = std::max(s.max_time, time);
+      s.window.push(time, record->bytes);
+    }
+  }
+
+  void emit(stream& s) {
+    std::span<const std::byte> record = s.window.top();
+    std::uint64_t time = s.window.top_time();
+    std::uint32_t type = 0;
+    std::memcpy(&type, record.data(), sizeof type);
+    if (type == PERF_RECORD_SAMPLE && time != 0) {
+      if (report_.samples == 0) first_sample_ = time;
+      first_sample_ = std::min(first_sample_, time);
+      last_sample_ = std::max(last_sample_, time);
+      ++report_.samples;
+    }
+    ++report_.records;
+    output_.append(record);
+    s.released = std::max(s.released, time);
+    s.window.pop();
+  }
+
+  void report_progress() {
+    since_progress_ = 0;
+    if (!settings_.progress) return;
+    convert_progress progress{0, report_.input_bytes};
+    for (const auto& s : streams_) progress.bytes_read += s->source.bytes_read();
+    settings_.progress(progress);
+  }
+
+ public:
+  std::size_t peak_window_bytes() const {
+    std::size_t total = 0;
+    for (const auto& s : streams_) total += s->window.peak_memory();
+    return total;
+  }
+
+ private:
+  const convert_input& input_;
+  bool salvage_;
+  convert_output& output_;
+  const convert_settings& settings_;
+  convert_report& report_;
+  record_clock clock_;
+  std::vector<std::unique_ptr<stream>> streams_;
+  std::vector<head> heap_;
+  std::uint64_t since_progress_ = 0;
+  std::uint64_t first_sample_ = 0;
+  std::uint64_t last_sample_ = 0;
+};
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat first {}, second {};
+  if (::stat(a.c_str(), &first) != 0 || ::stat(b.c_str(), &second) != 0) return false;
+  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
+}
+
+// The output's zstd level: asked for explicitly, else the recording's with --keep-compressed.
+int output_level(const convert_options& options, const convert_input& input) {
+  if (options.compression_level > 0) return options.compression_level;
+  if (!options.keep_compressed) return 0;
+  const std::vector<std::byte>* feature = input.features.find(io::perf::feature_compressed);
+  if (!feature || feature->size() < 3 * sizeof(std::uint32_t)) return 0;  // input not compressed
+  std::uint32_t level = 0;
+  std::memcpy(&level, feature->data() + 2 * sizeof(std::uint32_t), sizeof level);
+  return static_cast<int>(std::clamp<std::uint32_t>(level, 1, 22));
+}
+
+}  // namespace
+
+convert_report convert(const convert_options& options, const convert_settings& settings) {
+  if (options.output.empty()) throw usage_error("the output file name is empty");
+  convert_input input = open_convert_input(options.input, options.salvage);
+  if (options.output == options.input || same_file(options.output, input.header_path) ||
+      same_file(options.output, options.input))
+    throw usage_error("-o " + options.output + ": the output would overwrite the input");
+
+  convert_report report;
+  report.files = input.ranges.size();
+  report.input_bytes = input.total_bytes();
+  report.notes = input.salvage_notes;
+  report.compression_level = output_level(options, input);
+
+  convert_output output(options.output, input.events, report.compression_level);
+  merger merge(input, options.salvage, output, settings, report);
+  merge.run();
+
+  io::perf::feature_set features;
+  for (const auto& [bit, payload] : input.features) {
+    // A single file, not a directory; COMPRESSED is re-set by the output when it compresses;
+    // SAMPLE_TIME is recomputed below.
+    if (bit == io::perf::feature_dir_format || bit == io::perf::feature_compressed ||
+        bit == io::perf::feature_sample_time)
+      continue;
+    features.set(bit, payload);
+  }
+  if (auto times = merge.sample_times())
+    features.set(io::perf::feature_sample_time,
+                 io::perf::sample_time_payload(times->first, times->second));
+  report.record_bytes = output.record_bytes();
+  output.commit(std::move(features));
+  report.output_bytes = output.data_bytes();
+  report.peak_window_bytes = merge.peak_window_bytes();
+  return report;
+}
+
+}  // namespace arec::record

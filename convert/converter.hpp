@@ -1,0 +1,52 @@
+// converter: `arec convert` — merges every data range of a recording by timestamp into one
+// perf.data file that perf 6.1 and hotspot read, streaming with bounded memory.
+// Ordering assumptions and the memory bound: docs/convert.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "convert/convert_options.hpp"
+
+namespace arec::record {
+
+// How far a conversion got; handed to the progress hook (a terminal progress bar, later).
+struct convert_progress {
+  std::uint64_t bytes_read = 0;   // input bytes consumed so far, all files
+  std::uint64_t bytes_total = 0;  // input bytes to read, all files
+};
+
+struct convert_settings {
+  // Upper bound for the reorder windows, read buffers and output batch together (see
+  // docs/convert.md for when a recording with very many data files needs more).
+  std::size_t memory_budget = 64u << 20;
+  // Called every few thousand records and once at the end; may be empty.
+  std::function<void(const convert_progress&)> progress;
+};
+
+struct convert_report {
+  std::size_t files = 0;              // data ranges read (header file's data section included)
+  std::uint64_t input_bytes = 0;      // bytes of those ranges
+  std::uint64_t records = 0;          // records written (FINISHED_ROUND excluded)
+  std::uint64_t samples = 0;          // of which SAMPLE records
+  std::uint64_t record_bytes = 0;     // their bytes, uncompressed
+  std::uint64_t output_bytes = 0;     // data section written (after compression)
+  std::uint64_t compressed_in = 0;    // COMPRESSED records read and expanded
+  int compression_level = 0;          // of the output; 0 = plain records
+  std::uint64_t late_records = 0;     // records that left the reorder window too late (out of order)
+  std::uint64_t unknown_records = 0;  // records of types perf 6.1 does not know, dropped
+  std::uint64_t dropped_bytes = 0;    // salvage: bytes after the damage, not converted
+  std::vector<std::string> notes;     // salvage: what was damaged and dropped, one line each
+  std::size_t peak_window_bytes = 0;  // largest reorder-window memory, all streams together
+};
+
+// Converts options.input into options.output (see the contract in docs/convert.md).
+// Throws io::perf::format_error "FILE: offset N: PROBLEM" for malformed input (nothing is left
+// at options.output then), std::system_error for failed system calls, usage_error when the
+// output would overwrite the input or the compression options contradict each other.
+convert_report convert(const convert_options& options, const convert_settings& settings = {});
+
+}  // namespace arec::record

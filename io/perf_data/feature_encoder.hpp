@@ -1,0 +1,100 @@
+// perf.data feature payloads: perf's encoding primitives (strings padded to 64, string lists),
+// the set of encoded payloads a file carries, and builders for the payloads that do not
+// describe the host. Encodings: docs/perf-data-format.md, "Feature payload
+// encoding" and "Feature bits".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/build_id.hpp"
+#include "io/perf_data/perf_abi.hpp"
+
+namespace arec::io::perf {
+
+// Appends values in host byte order, packed back to back (feature payloads have no alignment).
+class feature_encoder {
+ public:
+  void u32(std::uint32_t value);
+  void u64(std::uint64_t value);
+  // A perf string: u32 length (NUL included, rounded up to a multiple of 64), the bytes, then
+  // zeros up to that length. "vm" becomes 4 + 64 bytes.
+  void string(std::string_view text);
+  // u32 count, then each element as a perf string.
+  void string_list(std::span<const std::string> texts);
+  void bytes(std::span<const std::byte> data);
+  // Hands over the encoded bytes and leaves the encoder empty.
+  std::vector<std::byte> take() { return std::exchange(bytes_, {}); }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+// One event as it goes into the attrs section and EVENT_DESC. `ids` are the kernel ids of its
+// instances (non-zero, unique across events; may be empty for a single event).
+struct event_entry {
+  perf_event_attr attr{};
+  std::string name;
+  std::vector<std::uint64_t> ids;
+};
+
+// The payloads of one file, keyed by feature bit; iterates in ascending bit order, which is
+// the order of the file's feature table.
+class feature_set {
+ public:
+  struct entry {
+    feature bit;
+    std::vector<std::byte> payload;
+  };
+
+  // Stores (or replaces) the payload of `bit`. Throws std::out_of_range for bit 0 (reserved)
+  // and bits beyond the 256-bit header bitmap.
+  void set(feature bit, std::vector<std::byte> payload);
+  bool has(feature bit) const;
+  // The payload of `bit`, or nullptr when it is not set.
+  const std::vector<std::byte>* find(feature bit) const;
+  std::size_t size() const { return entries_.size(); }
+  auto begin() const { return entries_.begin(); }
+  auto end() const { return entries_.end(); }
+
+ private:
+  std::vector<entry> entries_;  // sorted by bit
+};
+
+// EVENT_DESC: u32 nr, u32 attr_size (128), then per event the attr, u32 nr_ids, its name as a
+// perf string and its ids. Each attr is written with size forced to attr_size_written.
+std::vector<std::byte> event_desc_payload(std::span<const event_entry> events);
+// SAMPLE_TIME: u64 first, u64 last sample time.
+std::vector<std::byte> sample_time_payload(std::uint64_t first_ns, std::uint64_t last_ns);
+// DIR_FORMAT: u64 1, "data.* files present".
+std::vector<std::byte> dir_format_payload();
+// COMPRESSED as perf 6.1 writes it: version 0, type 1 (zstd), then level, ratio, mmap_len.
+std::vector<std::byte> compressed_payload(std::uint32_t level, std::uint32_t ratio,
+                                          std::uint32_t mmap_len);
+// CMDLINE: u32 argc + 1, the absolute path of /proc/self/exe, then `argv` as perf strings.
+// Throws std::system_error when /proc/self/exe cannot be read.
+std::vector<std::byte> cmdline_payload(std::span<const std::string> argv);
+// VERSION: a perf string of compatible_perf_version.
+std::vector<std::byte> version_payload();
+
+// One DSO in the BUILD_ID feature.
+struct build_id_entry {
+  std::uint16_t cpumode = 0;  // PERF_RECORD_MISC_KERNEL (1) or PERF_RECORD_MISC_USER (2)
+  build_id id;
+  std::string filename;
+};
+// BUILD_ID ("BUILD_ID entries"): per entry u32 type 0, u16 misc cpumode|BUILD_ID_SIZE, u16 size, s32 pid -1
+// (the host), the 20 build-id bytes, u8 size, 3 reserved bytes, the filename NUL-terminated and
+// zero padded to a multiple of 64. Entries are written in the order given (kernel first).
+std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries);
+
+// The attr as it is written to the file: its first attr_size_written bytes with `size` set
+// to attr_size_written.
+perf_event_attr attr_for_file(const perf_event_attr& attr);
+
+}  // namespace arec::io::perf

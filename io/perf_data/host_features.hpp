@@ -1,0 +1,22 @@
+// host_features: the feature payloads that describe the recording machine (names, CPUs,
+// memory, topology), read from uname, /proc and sysfs the way perf 6.1 reads them.
+// Payload layouts: docs/perf-data-format.md, "Feature bits".
+#pragma once
+
+#include <string_view>
+
+#include "io/perf_data/feature_encoder.hpp"
+
+namespace arec::io::perf {
+
+// Adds HOSTNAME, OSRELEASE, ARCH (uname), VERSION (compatible_perf_version), NRCPUS
+// (max present CPU + 1, online count), CPUDESC (cpuinfo "model name", whitespace squashed),
+// CPUID (x86: "vendor,family,model,stepping"), TOTAL_MEM (MemTotal in kB), CPU_TOPOLOGY
+// (package, core, per-CPU ids, and the die part on x86_64/s390x when sysfs has it) and
+// NUMA_TOPOLOGY. A feature whose source is missing (no "model name", no node directory, a
+// non-x86 cpuinfo for CPUID) is left out rather than written wrong. The roots are parameters
+// so that tests can point them at a fabricated tree. Throws std::system_error when uname fails.
+void add_host_features(feature_set& features, std::string_view sysfs_root = "/sys",
+                       std::string_view proc_root = "/proc");
+
+}  // namespace arec::io::perf

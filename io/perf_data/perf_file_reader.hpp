@@ -1,0 +1,84 @@
+// perf_file_reader: a bounds-checked, memory-mapped view of one single-file perf.data: header,
+// attrs with their ids and names, feature payloads and the record stream. Every malformation
+// is a format_error naming the file, the byte offset and what is wrong.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/perf_abi.hpp"
+
+namespace arec::io::perf {
+
+// A perf.data file that does not follow the format. what() is "FILE: offset N: PROBLEM".
+class format_error : public std::runtime_error {
+ public:
+  format_error(std::string_view file, std::uint64_t offset, std::string_view problem);
+  std::uint64_t offset() const { return offset_; }
+
+ private:
+  std::uint64_t offset_;
+};
+
+class perf_file_reader {
+ public:
+  // Maps `path` read-only and validates the header, the attrs and their ids, the feature
+  // table and EVENT_DESC. Throws std::system_error when the file cannot be opened or mapped,
+  // format_error when it is malformed (including pipe-mode and byte-swapped files, which this
+  // reader does not handle).
+  static perf_file_reader open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  const file_header& header() const { return header_; }
+  // The attrs in file order with their ids; names come from EVENT_DESC (matched by index)
+  // when the file has it, else they are empty. attr.size is at most sizeof(perf_event_attr).
+  std::span<const event_entry> events() const { return events_; }
+  // The payload of feature `bit`, or nullopt when its header bit is clear.
+  std::optional<std::span<const std::byte>> feature(perf::feature bit) const;
+  // The bytes of the data section.
+  std::span<const std::byte> data() const;
+
+  using record_visitor = std::function<void(const record_header& header,
+                                            std::span<const std::byte> whole_record,
+                                            std::uint64_t file_offset)>;
+  // Calls `visit` for each record of the data section in file order (records need not be
+  // 8-aligned). Throws format_error at a record whose size is below 8 or that runs past the
+  // end of the data section, after visiting the records before it.
+  void for_each_record(const record_visitor& visit) const;
+
+ private:
+  struct unmapper {
+    std::size_t size = 0;
+    void operator()(std::byte* address) const;
+  };
+  using mapping = std::unique_ptr<std::byte, unmapper>;
+
+  perf_file_reader(std::string path, mapping bytes, std::size_t size);
+  std::span<const std::byte> bytes() const { return {mapping_.get(), size_}; }
+  [[noreturn]] void fail(std::uint64_t offset, std::string_view problem) const;
+  void check_section(const file_section& section, std::uint64_t descriptor_offset,
+                     std::string_view what) const;
+  void read_header();
+  void read_attrs();
+  void read_feature_table();
+  void read_event_names();
+
+  std::string path_;
+  mapping mapping_;
+  std::size_t size_ = 0;
+  file_header header_{};
+  std::vector<event_entry> events_;
+  std::vector<std::pair<perf::feature, file_section>> features_;  // ascending bit order
+};
+
+}  // namespace arec::io::perf

@@ -1,0 +1,111 @@
+#include "record/events/event_attrs.hpp"
+
+namespace arec::record {
+namespace {
+
+// x86_64 user registers perf samples for DWARF unwinding (its PERF_REGS_MASK).
+constexpr std::uint64_t x86_64_user_regs = 0xff0fff;
+
+perf_event_attr base_attr(const sampling_config& config) {
+  perf_event_attr attr{};
+  attr.size = sizeof attr;
+  attr.sample_type = common_sample_type;
+  attr.sample_id_all = 1;
+  attr.inherit = 1;
+  attr.exclude_guest = 1;
+  attr.disabled = 1;
+  attr.enable_on_exec = config.workload ? 1 : 0;
+  if (config.wakeup_bytes) {
+    attr.watermark = 1;
+    attr.wakeup_watermark = config.wakeup_bytes;
+  }
+  return attr;
+}
+
+}  // namespace
+
+sampling_config make_sampling_config(const record_options& options, bool workload) {
+  sampling_config config;
+  if (options.period) config.period = *options.period;
+  if (options.frequency) config.frequency = *options.frequency;
+  config.call_graph = options.call_graph;
+  config.dwarf_stack_size = options.dwarf_stack_size;
+  config.workload = workload;
+  config.mmap_build_ids = options.buildid_mmap;
+  return config;
+}
+
+std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate) {
+  if (config.period || config.frequency <= max_rate) return {};
+  std::string from = std::to_string(config.frequency), to = std::to_string(max_rate);
+  config.frequency = max_rate;
+  if (!given_by_user)
+    return "arec: lowering the default frequency rate from " + from + " Hz to " + to +
+           " Hz (kernel.perf_event_max_sample_rate)";
+  return "arec: warning: maximum frequency rate (" + to + " Hz) exceeded, throttling from " + from +
+         " Hz to " + to +
+         " Hz.\narec:   The limit can be raised via "
+         "/proc/sys/kernel/perf_event_max_sample_rate; the kernel lowers it when sampling "
+         "interrupts take too long.";
+}
+
+perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config) {
+  perf_event_attr attr = base_attr(config);
+  attr.type = event.type;
+  attr.config = event.config;
+  attr.exclude_user = event.exclude_user;
+  attr.exclude_kernel = event.exclude_kernel;
+  attr.exclude_hv = event.exclude_hv;
+  attr.exclude_guest = event.exclude_guest;
+  attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
+  attr.sample_type |= PERF_SAMPLE_PERIOD;
+  bool tracepoint = event.type == PERF_TYPE_TRACEPOINT;
+  if (tracepoint) {
+    attr.sample_type |= PERF_SAMPLE_RAW;
+    attr.sample_period = config.period ? config.period : 1;  // every hit, as perf does
+  } else if (config.period) {
+    attr.sample_period = config.period;
+  } else {
+    attr.freq = 1;
+    attr.sample_freq = config.frequency;
+  }
+  switch (config.call_graph) {
+    case call_graph_mode::none:
+      break;
+    case call_graph_mode::fp:
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+      break;
+    case call_graph_mode::dwarf:
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      attr.exclude_callchain_user = 1;
+      attr.sample_regs_user = x86_64_user_regs;
+      attr.sample_stack_user = config.dwarf_stack_size;
+      break;
+  }
+  return attr;
+}
+
+perf_event_attr tracking_attr(const sampling_config& config) {
+  perf_event_attr attr = base_attr(config);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_DUMMY;
+  attr.sample_period = 1;
+  // Enabled at once (or at exec): it must see every mmap and exec while arec synthesizes.
+  attr.disabled = config.workload ? 1 : 0;
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  // perf's DWARF unwinder finds the stack and heap through data mappings: without their MMAP2
+  // records a dwarf call chain stops at the sampled function.
+  attr.mmap_data = config.call_graph == call_graph_mode::dwarf ? 1 : 0;
+  // Not by default: the kernel would then mark other sessions' MMAP2 records as holding
+  // build-ids too (record_scan.hpp). Build-ids are read from the files instead, as perf does.
+  attr.build_id = config.mmap_build_ids ? 1 : 0;
+  attr.comm = 1;
+  attr.comm_exec = 1;
+  attr.task = 1;
+  attr.ksymbol = 1;
+  attr.bpf_event = 1;
+  return attr;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,47 @@
+// event_attrs: the perf_event_attr of each event arec opens: the sampling events the user
+// asked for and the tracking event that carries MMAP/COMM/FORK/EXIT side-band records.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <string>
+
+#include "record/events/event_spec.hpp"
+#include "record/record_options.hpp"
+
+namespace arec::record {
+
+// Every attr has the same fields before and after ID (IP, TID, TIME | CPU), so the id sits at
+// the same place in the records of every event: they can share one ring, and perf's reader
+// accepts the attrs (its id_pos/is_pos rule). ID rather than IDENTIFIER, as perf itself does
+// for one event: the varying TIME then sits between constant fields, and -z streams compress
+// about 3% better (docs/performance.md).
+inline constexpr std::uint64_t common_sample_type =
+    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+// The zero trailer of a synthesized record: TID, TIME, ID, CPU (8 bytes each).
+inline constexpr std::size_t sample_id_trailer_size = 32;
+// Offset of the TIME field in a SAMPLE body of common_sample_type: after IP, TID.
+inline constexpr std::size_t sample_time_offset = 16;
+
+// The highest precise_ip the ABI knows; a 'P' event starts there and is lowered on refusal.
+inline constexpr std::uint8_t max_precise_ip = 3;
+
+struct sampling_config {
+  std::uint64_t frequency = 4000;  // used when period == 0
+  std::uint64_t period = 0;
+  call_graph_mode call_graph = call_graph_mode::none;
+  std::uint32_t dwarf_stack_size = 8192;
+  std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
+  bool workload = false;           // enable at the workload's exec instead of by ioctl
+  bool mmap_build_ids = false;     // --buildid-mmap: MMAP2 records carry build-ids
+};
+
+sampling_config make_sampling_config(const record_options& options, bool workload);
+// perf's answer to a frequency above kernel.perf_event_max_sample_rate (which the kernel would
+// refuse): sample at the maximum. Returns the warning to print, "" when the frequency fits.
+std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate);
+perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
+perf_event_attr tracking_attr(const sampling_config& config);
+
+}  // namespace arec::record

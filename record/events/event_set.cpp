@@ -1,0 +1,169 @@
+#include "record/events/event_set.hpp"
+
+#include <cerrno>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "io/system_error.hpp"
+#include "io/tracefs.hpp"
+
+namespace arec::record {
+namespace {
+
+bool is_unsupported(const std::system_error& error) {
+  int code = error.code().value();
+  return code == ENOENT || code == ENODEV || code == EOPNOTSUPP;
+}
+
+int read_paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  int level = 2;
+  in >> level;
+  return level;
+}
+
+// Turns a refusal into one message that says what to do. The system_error's own text already
+// ends with strerror, so the explanation is appended to it in a plain runtime_error.
+[[noreturn]] void explain_and_rethrow(const std::system_error& error, const opened_event& event,
+                                      pid_t task) {
+  int code = error.code().value();
+  // What perf says in these cases, in the user's terms rather than the system call's.
+  if (code == ENOENT || code == ENODEV)
+    throw std::runtime_error("the " + event.name + " event is not supported on this machine " +
+                             "(cpu-clock samples by time on any machine: -e cpu-clock)");
+  if (code == EOPNOTSUPP && event.attr.precise_ip > 0)
+    throw std::runtime_error("the 'precise' request of " + event.name +
+                             " may not be supported: try it without the 'p' modifiers");
+  if (code == EOPNOTSUPP)
+    throw std::runtime_error("the " + event.name + " event cannot sample on this machine (its " +
+                             "PMU has no overflow interrupt); count it with perf stat instead");
+  if (code == EACCES || code == EPERM) {
+    int needed = task == -1 ? 0 : 2;
+    throw std::runtime_error(std::string(error.what()) + " (kernel.perf_event_paranoid is " +
+                             std::to_string(read_paranoid()) + "; this recording needs " +
+                             std::to_string(needed) + " or less, or CAP_PERFMON: sysctl -w " +
+                             "kernel.perf_event_paranoid=" + std::to_string(needed) + ")");
+  }
+  if (code == EMFILE)
+    throw std::runtime_error(std::string(error.what()) +
+                             " (too many open files: raise the limit with ulimit -n)");
+  if (code == ESRCH && task != -1)
+    throw std::runtime_error("pid " + std::to_string(task) + " does not exist (it may have exited)");
+  throw error;
+}
+
+// perf's answers to a refused perf_event_open, tried in this order. Each changes the event and
+// is announced once; anything else is an error.
+bool apply_fallback(const std::system_error& error, opened_event& event,
+                    const std::optional<event_spec>& software_twin, const sampling_config& config,
+                    pid_t task, const event_set::notice_fn& notice) {
+  int code = error.code().value();
+  bool first_fd = event.ids.empty();
+  if (event.tracking && event.attr.build_id && first_fd && (code == EINVAL || code == E2BIG)) {
+    // A kernel before 5.12 rejects the bit: MMAP2 then carries inodes and the build-ids are
+    // read from the files at the end.
+    notice("arec: the kernel does not put build-ids in MMAP2 records (" + error.code().message() +
+           "); reading them from the files instead");
+    event.attr.build_id = 0;
+    return true;
+  }
+  if (event.precise_max && first_fd && !event.precise_tried) {
+    // perf's first answer to any refusal of a 'P' event, and a silent one: a level lower,
+    // down to 0; when even 0 fails, back to the maximum, and the other answers follow.
+    if (event.attr.precise_ip > 0) {
+      --event.attr.precise_ip;
+      return true;
+    }
+    event.attr.precise_ip = max_precise_ip;
+    event.precise_tried = true;
+  }
+  if (!event.tracking && software_twin && first_fd && is_unsupported(error)) {
+    notice("arec: " + event.name + " is not supported here (" + error.code().message() +
+           "); falling back to " + software_twin->name);
+    perf_event_attr twin = sampling_attr(*software_twin, config);
+    twin.exclude_kernel |= event.attr.exclude_kernel;  // keep what an earlier fallback decided
+    twin.exclude_hv |= event.attr.exclude_hv;
+    event.attr = twin;
+    event.name = software_twin->name;
+    event.precise_tried = false;  // a new event: its precision is tried afresh
+    return true;
+  }
+  if (task != -1 && first_fd && !event.attr.exclude_kernel && (code == EACCES || code == EPERM)) {
+    // perf_event_paranoid 2 lets a user profile its own tasks in user space only.
+    if (!event.tracking)
+      notice("arec: kernel.perf_event_paranoid=" + std::to_string(read_paranoid()) +
+             " forbids kernel samples of " + event.name + "; recording user space only");
+    event.attr.exclude_kernel = 1;
+    event.attr.exclude_hv = 1;
+    return true;
+  }
+  return false;
+}
+
+perf_event open_with_fallbacks(opened_event& event, const std::optional<event_spec>& software_twin,
+                               const sampling_config& config, pid_t task, int cpu,
+                               const event_set::notice_fn& notice) {
+  for (;;) {
+    try {
+      return perf_event::open(event.attr, task, cpu, event.name);
+    } catch (const std::system_error& error) {
+      if (!apply_fallback(error, event, software_twin, config, task, notice))
+        explain_and_rethrow(error, event, task);
+    }
+  }
+}
+
+}  // namespace
+
+event_set event_set::open(std::span<const event_spec> events, const sampling_config& config,
+                          const event_target& target, const notice_fn& notice) {
+  event_set set;
+  std::vector<opened_event> requested;
+  for (const event_spec& spec : events)
+    requested.push_back({.name = spec.name,
+                         .attr = sampling_attr(spec, config),
+                         .precise_max = spec.precise_max});
+  requested.push_back({"dummy:u", tracking_attr(config), {}, true});
+
+  for (std::size_t e = 0; e < requested.size(); ++e) {
+    opened_event& event = requested[e];
+    std::optional<event_spec> software_twin =
+        event.tracking ? std::nullopt : software_fallback(events[e]);
+    for (int cpu : target.cpus) {
+      for (pid_t task : target.tasks) {
+        perf_event fd = open_with_fallbacks(event, software_twin, config, task, cpu, notice);
+        event.ids.push_back(fd.id());
+        set.ring_owners_.try_emplace(cpu, set.fds_.size());
+        set.fd_cpus_.push_back(cpu);
+        if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
+        set.fds_.push_back(std::move(fd));
+      }
+    }
+    set.events_.push_back(std::move(event));
+  }
+  return set;
+}
+
+const perf_event& event_set::ring_owner(int cpu) const {
+  auto owner = ring_owners_.find(cpu);
+  if (owner == ring_owners_.end()) throw std::out_of_range("no ring on cpu " + std::to_string(cpu));
+  return fds_[owner->second];
+}
+
+void event_set::redirect_into_rings() const {
+  for (std::size_t i = 0; i < fds_.size(); ++i) {
+    std::size_t owner = ring_owners_.at(fd_cpus_[i]);
+    if (owner != i) fds_[i].redirect_output_to(fds_[owner]);
+  }
+}
+
+void event_set::enable_sampling() const {
+  for (std::size_t index : sampling_fds_) fds_[index].enable();
+}
+
+void event_set::disable() const {
+  for (const perf_event& fd : fds_) fd.disable();
+}
+
+}  // namespace arec::record

@@ -1,0 +1,62 @@
+// event_set: every perf event arec opens — each requested event and the tracking event on each
+// (task, cpu) — with one ring-owning event per cpu that the others are redirected into.
+#pragma once
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "record/events/event_attrs.hpp"
+#include "record/events/event_spec.hpp"
+#include "record/events/perf_event.hpp"
+
+namespace arec::record {
+
+// What to open the events on.
+struct event_target {
+  std::vector<int> cpus;       // monitored cpus; one ring each
+  std::vector<pid_t> tasks{-1};  // -1: every task on the cpu; else the workload or -p tasks
+};
+
+// One attr as it goes into the file: its name and the ids of all its fds.
+struct opened_event {
+  std::string name;
+  perf_event_attr attr;
+  std::vector<std::uint64_t> ids;
+  bool tracking = false;
+  bool precise_max = false;     // 'P': precise_ip is lowered until the kernel accepts it
+  bool precise_tried = false;   // every precise_ip was refused; other fallbacks come next
+};
+
+class event_set {
+ public:
+  using notice_fn = std::function<void(const std::string&)>;
+  // Opens the events; a hardware event the machine cannot count (no PMU) falls back to its
+  // software twin as perf does, announced once through `notice`. Throws std::system_error with
+  // a message that says what to do for permission and resource errors.
+  static event_set open(std::span<const event_spec> events, const sampling_config& config,
+                        const event_target& target, const notice_fn& notice);
+
+  std::span<const opened_event> events() const { return events_; }
+  // The event whose ring receives everything recorded on `cpu`.
+  const perf_event& ring_owner(int cpu) const;
+  // Sends every other event into its cpu's ring. The rings must be mapped first: the kernel
+  // redirects only into an existing buffer.
+  void redirect_into_rings() const;
+  void enable_sampling() const;
+  void disable() const;
+
+ private:
+  std::vector<opened_event> events_;
+  std::vector<perf_event> fds_;
+  std::vector<int> fd_cpus_;  // the cpu of each fd
+  std::vector<std::size_t> sampling_fds_;  // indexes into fds_ of the requested events
+  std::map<int, std::size_t> ring_owners_;  // cpu -> index into fds_
+};
+
+}  // namespace arec::record

@@ -1,0 +1,183 @@
+#include "record/events/event_spec.hpp"
+
+#include <linux/perf_event.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <system_error>
+
+#include "io/tracefs.hpp"
+
+namespace arec::record {
+namespace {
+
+struct named_event {
+  std::string_view name;
+  std::uint32_t type;
+  std::uint64_t config;
+};
+
+// perf's symbolic names (tools/perf/util/parse-events.c, event_symbols_hw/_sw), aliases included.
+constexpr std::array named_events{
+    named_event{"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    named_event{"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    named_event{"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    named_event{"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    named_event{"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    named_event{"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    named_event{"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    named_event{"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    named_event{"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
+    named_event{"stalled-cycles-frontend", PERF_TYPE_HARDWARE,
+                PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    named_event{"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
+    named_event{"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    named_event{"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
+    named_event{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
+    named_event{"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    named_event{"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    named_event{"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    named_event{"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    named_event{"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    named_event{"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    named_event{"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    named_event{"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+    named_event{"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
+    named_event{"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
+    named_event{"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
+    named_event{"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
+    named_event{"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
+    named_event{"bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT},
+    named_event{"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
+};
+
+std::string quoted(std::string_view text) {
+  std::string result = "'";
+  result += text;
+  result += '\'';
+  return result;
+}
+
+std::optional<named_event> find_named_event(std::string_view name) {
+  for (const named_event& event : named_events)
+    if (event.name == name) return event;
+  return std::nullopt;
+}
+
+// "r1a8": a raw PMU config in hex, as perf takes it.
+std::optional<std::uint64_t> parse_raw_config(std::string_view name) {
+  if (name.size() < 2 || name.size() > 17 || name.front() != 'r') return std::nullopt;
+  std::uint64_t config = 0;
+  const char* end = name.data() + name.size();
+  auto [stop, ec] = std::from_chars(name.data() + 1, end, config, 16);
+  if (ec != std::errc{} || stop != end) return std::nullopt;
+  return config;
+}
+
+// The hardware, software or raw event named `base`, without modifiers.
+std::optional<event_spec> find_symbolic_event(std::string_view base) {
+  if (auto named = find_named_event(base))
+    return event_spec{.type = named->type, .config = named->config};
+  if (auto raw = parse_raw_config(base)) return event_spec{.type = PERF_TYPE_RAW, .config = *raw};
+  return std::nullopt;
+}
+
+// Applies perf's modifier letters: naming any of u/k/h first excludes all three, then each
+// letter re-includes its own privilege level; each 'p' raises the precision by one.
+void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name) {
+  if (modifiers.empty()) throw usage_error("empty modifier in event " + quoted(name));
+  bool excluding = false;
+  event.exclude_guest = false;
+  for (char letter : modifiers) {
+    if (letter == 'u' || letter == 'p') event.exclude_guest = true;
+    if (letter == 'u' || letter == 'k' || letter == 'h') {
+      if (!excluding) event.exclude_user = event.exclude_kernel = event.exclude_hv = true;
+      excluding = true;
+      if (letter == 'u') event.exclude_user = false;
+      if (letter == 'k') event.exclude_kernel = false;
+      if (letter == 'h') event.exclude_hv = false;
+    } else if (letter == 'p') {
+      if (++event.precise_ip > 3)
+        throw usage_error("at most three 'p' modifiers are allowed in event " + quoted(name));
+    } else if (letter == 'P') {
+      event.precise_max = true;
+    } else {
+      throw usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
+                        quoted(name) + " (supported: u, k, h, p, P)");
+    }
+  }
+}
+
+// Tracepoint systems and events are C identifiers in practice; refusing '/' and dots also
+// keeps the name from walking out of tracefs' events directory.
+bool is_tracepoint_part(std::string_view part) {
+  if (part.empty()) return false;
+  for (char c : part) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+event_spec parse_tracepoint(std::string_view name, std::string_view system,
+                            std::string_view event_name) {
+  std::string root;
+  try {
+    root = io::tracefs::root();
+  } catch (const std::runtime_error& error) {
+    throw usage_error(error.what());  // the caller names the event
+  }
+  std::uint64_t id = 0;
+  try {
+    id = io::tracefs::read_tracepoint_id(root, system, event_name);
+  } catch (const std::system_error& error) {
+    if (error.code() == std::errc::no_such_file_or_directory)
+      throw usage_error("tracepoint " + quoted(name) + " does not exist");
+    throw usage_error("tracepoint " + quoted(name) + ": " + error.what());
+  }
+  return event_spec{.name = std::string(name),
+                    .type = PERF_TYPE_TRACEPOINT,
+                    .config = id,
+                    .tracepoint = std::pair{std::string(system), std::string(event_name)}};
+}
+
+}  // namespace
+
+event_spec parse_event_spec(std::string_view name) {
+  if (name.empty()) throw usage_error("empty event name");
+  auto colon = name.rfind(':');
+  std::string_view base = name.substr(0, colon);
+  std::optional<event_spec> event = find_symbolic_event(base);
+  // A raw-looking prefix with a suffix of non-modifier letters ("rcu:x") may be a tracepoint.
+  bool modifier_letters_only = colon == std::string_view::npos ||
+                               name.find_first_not_of("ukhpP", colon + 1) == std::string_view::npos;
+  if (event && (event->type != PERF_TYPE_RAW || modifier_letters_only)) {
+    event->name = std::string(name);
+    if (colon != std::string_view::npos) apply_modifiers(*event, name.substr(colon + 1), name);
+    return *event;
+  }
+  if (colon != std::string_view::npos) {
+    std::string_view system = name.substr(0, colon);
+    std::string_view event_name = name.substr(colon + 1);
+    if (is_tracepoint_part(system) && is_tracepoint_part(event_name))
+      return parse_tracepoint(name, system, event_name);
+  }
+  throw usage_error("unknown event " + quoted(name));
+}
+
+std::optional<event_spec> software_fallback(const event_spec& event) {
+  if (event.type != PERF_TYPE_HARDWARE || event.config != PERF_COUNT_HW_CPU_CYCLES)
+    return std::nullopt;
+  event_spec fallback = event;
+  fallback.type = PERF_TYPE_SOFTWARE;
+  fallback.config = PERF_COUNT_SW_CPU_CLOCK;
+  // Keep the modifiers the user wrote, as perf's renamed "cpu-clock:ppp" does.
+  auto colon = event.name.rfind(':');
+  fallback.name = "cpu-clock";
+  if (colon != std::string::npos) fallback.name += event.name.substr(colon);
+  return fallback;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,51 @@
+// event_spec: one event as the user names it with -e ("cycles:u", "cpu-clock",
+// "sched:sched_switch", "r1a8"), resolved to the perf_event_attr type and config it opens.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "io/usage_error.hpp"
+
+namespace arec::record {
+
+struct event_spec {
+  std::string name;          // as the user wrote it, modifiers included: "cycles:u"
+  std::uint32_t type = 0;    // PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT or _RAW
+  std::uint64_t config = 0;  // the event within its type; the tracepoint id for tracepoints
+  // From the modifiers :u :k :h as perf sets them: naming any of u/k/h excludes the others.
+  bool exclude_user = false;
+  bool exclude_kernel = false;
+  bool exclude_hv = false;
+  // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do.
+  bool exclude_guest = true;
+  std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
+  // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it
+  // until the kernel accepts, as perf does; explicit 'p's are never lowered.
+  bool precise_max = false;
+  std::optional<std::pair<std::string, std::string>> tracepoint;  // (system, event)
+
+  friend bool operator==(const event_spec&, const event_spec&) = default;
+};
+
+// Parses one event name (no commas). Hardware: cycles/cpu-cycles, instructions,
+// cache-references, cache-misses, branches/branch-instructions, branch-misses, bus-cycles,
+// ref-cycles, stalled-cycles-frontend/idle-cycles-frontend, stalled-cycles-backend/
+// idle-cycles-backend. Software: cpu-clock, task-clock, page-faults/faults,
+// context-switches/cs, cpu-migrations/migrations, minor-faults, major-faults,
+// alignment-faults, emulation-faults, dummy, bpf-output, cgroup-switches. Raw: "rHEX".
+// These take modifiers after a ':' made only of the letters u, k, h, P and up to three p's.
+// Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
+// Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
+// "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x' ...".
+event_spec parse_event_spec(std::string_view name);
+
+// perf's fallback for a hardware event that cannot be opened: cycles (and cpu-cycles) become
+// cpu-clock with the same modifiers; every other event has none.
+std::optional<event_spec> software_fallback(const event_spec& event);
+
+}  // namespace arec::record

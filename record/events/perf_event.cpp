@@ -1,0 +1,38 @@
+#include "record/events/perf_event.hpp"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "io/system_error.hpp"
+
+namespace arec::record {
+
+perf_event perf_event::open(const perf_event_attr& attr, pid_t pid, int cpu,
+                            const std::string& name) {
+  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) {
+    std::string target = name;
+    target += pid == -1 ? " on cpu " + std::to_string(cpu) : " for pid " + std::to_string(pid);
+    io::throw_errno("perf_event_open", target);
+  }
+  io::unique_fd owner{static_cast<int>(fd)};
+  std::uint64_t id = 0;
+  io::check_syscall(::ioctl(owner.get(), PERF_EVENT_IOC_ID, &id), "ioctl PERF_EVENT_IOC_ID", name);
+  return perf_event{std::move(owner), id};
+}
+
+void perf_event::redirect_output_to(const perf_event& ring_owner) const {
+  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner.fd()),
+                    "ioctl PERF_EVENT_IOC_SET_OUTPUT");
+}
+
+void perf_event::enable() const {
+  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_ENABLE, 0), "ioctl PERF_EVENT_IOC_ENABLE");
+}
+
+void perf_event::disable() const {
+  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_DISABLE, 0), "ioctl PERF_EVENT_IOC_DISABLE");
+}
+
+}  // namespace arec::record

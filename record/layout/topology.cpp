@@ -1,0 +1,143 @@
+#include "record/layout/topology.hpp"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include "io/cpu_list.hpp"
+#include "io/system_error.hpp"
+#include "io/unique_fd.hpp"
+
+namespace arec::record {
+namespace {
+
+// Node numbers beyond this are not a real machine's (the kernel's MAX_NUMNODES is at most 1024).
+constexpr int max_numa_nodes = 4096;
+
+// The whole text of a small sysfs file, or nullopt when it does not exist (an offline CPU's
+// topology, an old kernel's name). Other failures throw, naming the file.
+std::optional<std::string> read_optional_file(const std::string& path) {
+  int raw = io::retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
+  if (raw < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    io::throw_errno("open", path);
+  }
+  io::unique_fd fd{raw};
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = io::retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
+    if (n < 0) io::throw_errno("read", path);
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::vector<int> parse_list_file(const std::string& path, std::string_view text) {
+  try {
+    return io::parse_cpu_list(text);
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(path + ": " + error.what());
+  }
+}
+
+// The CPU list in the first of `names` that exists under DIR; nullopt when none does.
+std::optional<std::vector<int>> read_first_list(const std::string& dir,
+                                                std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    std::string path = dir + name;
+    if (auto text = read_optional_file(path)) return parse_list_file(path, *text);
+  }
+  return std::nullopt;
+}
+
+std::vector<int> read_required_list(const std::string& path) {
+  auto text = read_optional_file(path);
+  if (!text) io::throw_system_error(ENOENT, "open", path);
+  return parse_list_file(path, *text);
+}
+
+// "node12" -> 12; nullopt for every other directory entry (has_cpu, online, power, ...).
+std::optional<int> node_number(std::string_view name) {
+  if (!name.starts_with("node") || name.size() == 4) return std::nullopt;
+  name.remove_prefix(4);
+  int node = -1;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), node);
+  if (ec != std::errc{} || end != name.data() + name.size()) return std::nullopt;
+  return node;
+}
+
+struct dir_closer {
+  void operator()(DIR* dir) const noexcept { ::closedir(dir); }
+};
+
+std::vector<std::vector<int>> read_numa_nodes(const std::string& root,
+                                              const std::vector<int>& online) {
+  std::string node_dir = root + "/devices/system/node";
+  std::unique_ptr<DIR, dir_closer> dir{::opendir(node_dir.c_str())};
+  if (!dir) {
+    // Kernels without CONFIG_NUMA have no node directory: the machine is one node.
+    if (errno == ENOENT) return {online};
+    io::throw_errno("opendir", node_dir);
+  }
+  std::vector<std::vector<int>> nodes;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    auto node = node_number(entry->d_name);
+    if (!node) continue;
+    std::string path = node_dir + '/' + entry->d_name + "/cpulist";
+    if (*node >= max_numa_nodes)
+      throw std::runtime_error(path + ": node number beyond " + std::to_string(max_numa_nodes));
+    if (static_cast<std::size_t>(*node) >= nodes.size()) nodes.resize(*node + 1);
+    if (auto text = read_optional_file(path)) nodes[*node] = parse_list_file(path, *text);
+  }
+  if (nodes.empty()) return {online};
+  return nodes;
+}
+
+}  // namespace
+
+bool cpu_topology::is_online(int cpu) const {
+  return std::binary_search(online.begin(), online.end(), cpu);
+}
+
+bool cpu_topology::is_present(int cpu) const {
+  return std::binary_search(present.begin(), present.end(), cpu);
+}
+
+const cpu_siblings& cpu_topology::siblings_of(int cpu) const {
+  auto it = std::lower_bound(online.begin(), online.end(), cpu);
+  return siblings[static_cast<std::size_t>(it - online.begin())];
+}
+
+std::string sysfs_root() {
+  const char* root = std::getenv("AREC_SYSFS_ROOT");
+  return root && *root ? root : "/sys";
+}
+
+cpu_topology read_cpu_topology(const std::string& sysfs_root) {
+  cpu_topology topology;
+  std::string cpu_dir = sysfs_root + "/devices/system/cpu/";
+  topology.online = read_required_list(cpu_dir + "online");
+  topology.present = read_first_list(cpu_dir, {"present"}).value_or(topology.online);
+  // Offline CPUs are skipped: the kernel removes their topology/ directory.
+  topology.siblings.reserve(topology.online.size());
+  for (int cpu : topology.online) {
+    std::string dir = cpu_dir + "cpu" + std::to_string(cpu) + "/topology/";
+    topology.siblings.push_back(cpu_siblings{
+        .core = read_first_list(dir, {"core_cpus_list", "thread_siblings_list"})
+                    .value_or(std::vector<int>{cpu}),
+        .package = read_first_list(dir, {"package_cpus_list", "core_siblings_list"})
+                       .value_or(std::vector<int>{cpu}),
+    });
+  }
+  topology.numa_nodes = read_numa_nodes(sysfs_root, topology.online);
+  return topology;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,51 @@
+#include "record/session/recording_output.hpp"
+
+#include <sys/stat.h>
+
+#include "io/output_path.hpp"
+#include "io/system_error.hpp"
+
+namespace arec::record {
+
+recording_output recording_output::create(const std::string& path, bool directory,
+                                          std::size_t streams) {
+  io::keep_previous_output(path);
+  recording_output output;
+  output.directory_ = directory;
+  output.path_ = path;
+  if (!directory) {
+    output.header_path_ = path;
+    output.header_ = io::create_output_file(path);
+    return output;
+  }
+  io::create_output_directory(path);
+  output.header_path_ = path + "/data";
+  output.header_ = io::create_output_file(output.header_path_);
+  for (std::size_t i = 0; i < streams; ++i) {
+    output.stream_paths_.push_back(path + "/data." + std::to_string(i));
+    output.streams_.push_back(io::create_output_file(output.stream_paths_.back()));
+  }
+  return output;
+}
+
+int recording_output::stream_fd(std::size_t index) const {
+  return directory_ ? streams_.at(index).get() : header_.get();
+}
+
+const std::string& recording_output::stream_path(std::size_t index) const {
+  return directory_ ? stream_paths_.at(index) : header_path_;
+}
+
+std::uint64_t recording_output::total_bytes() const {
+  std::uint64_t total = 0;
+  auto add = [&](int fd, const std::string& name) {
+    struct stat st {};
+    io::check_syscall(::fstat(fd, &st), "stat", name);
+    total += static_cast<std::uint64_t>(st.st_size);
+  };
+  add(header_.get(), header_path_);
+  for (std::size_t i = 0; i < streams_.size(); ++i) add(streams_[i].get(), stream_paths_[i]);
+  return total;
+}
+
+}  // namespace arec::record

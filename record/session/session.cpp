@@ -1,0 +1,622 @@
+#include "record/session/session.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <cstdio>
+#include <iterator>
+#include <memory>
+#include <optional>
+
+#include "async/executor_thread.hpp"
+#include "io/append_writer.hpp"
+#include "io/cpu_list.hpp"
+#include "io/file_sink.hpp"
+#include "io/perf_data/host_features.hpp"
+#include "io/perf_data/perf_file_writer.hpp"
+#include "io/small_file.hpp"
+#include "io/stop_signals.hpp"
+#include "io/system_error.hpp"
+#include "io/tracefs.hpp"
+#include "io/perf_data/tracing_data.hpp"
+#include "model/machine.hpp"
+#include "record/synthesis/build_id_reader.hpp"
+#include "record/synthesis/build_id_table.hpp"
+#include "record/streaming/compression_stage.hpp"
+#include "record/events/event_set.hpp"
+#include "record/synthesis/kernel_map.hpp"
+#include "record/session/loss_advice.hpp"
+#include "record/streaming/model_feed.hpp"
+#include "record/session/recording_output.hpp"
+#include "record/session/status_line.hpp"
+#include "record/session/stop_conditions.hpp"
+#include "record/layout/stream_layout.hpp"
+#include "record/streaming/stream_sink.hpp"
+#include "record/streaming/streamer.hpp"
+#include "record/synthesis/synthesizer.hpp"
+#include "record/synthesis/target_tasks.hpp"
+#include "record/layout/topology.hpp"
+#include "record/session/workload.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root
+// Default --num-thread-synthesize: the online cpus, but /proc scanning stops scaling early.
+constexpr std::size_t max_synthesis_threads = 8;
+
+void say(const record_options& options, const std::string& line) {
+  if (!options.quiet) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+std::vector<int> online_cpus() {
+  std::array<char, 4096> buffer;
+  std::string path = sysfs_root() + "/devices/system/cpu/online";
+  auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
+  if (!text) io::throw_errno("read", path);
+  return io::parse_cpu_list(*text);
+}
+
+std::vector<int> monitored_cpus(const record_options& options, const std::vector<int>& online) {
+  if (options.cpus.empty()) return online;
+  for (int cpu : options.cpus)
+    if (!std::binary_search(online.begin(), online.end(), cpu))
+      throw usage_error("-C: cpu " + std::to_string(cpu) +
+                        " is not online (online: " + io::format_cpu_list(online) + ")");
+  return options.cpus;
+}
+
+// Each fd counts against RLIMIT_NOFILE: raise the soft limit to the hard one when needed.
+void ensure_fd_limit(std::size_t needed) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  if (limit.rlim_max < needed)
+    throw std::runtime_error("this recording needs " + std::to_string(needed) +
+                             " file descriptors but the hard limit (ulimit -Hn) is " +
+                             std::to_string(limit.rlim_max));
+  limit.rlim_cur = limit.rlim_max;
+  io::check_syscall(::setrlimit(RLIMIT_NOFILE, &limit), "setrlimit", "RLIMIT_NOFILE");
+}
+
+// A streaming thread and its work. The thread is stopped before the streamer it runs dies.
+struct streaming_thread {
+  streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config,
+                   std::function<void()> on_failure)
+      : thread(mask.affinity, "arec-stream-" + std::to_string(index)),
+        stream(thread, config, std::move(on_failure)) {}
+  ~streaming_thread() { thread.halt(); }
+  async::executor_thread thread;
+  streamer stream;
+};
+
+std::vector<io::perf::event_entry> file_events(const event_set& events) {
+  std::vector<io::perf::event_entry> entries;
+  for (const opened_event& event : events.events())
+    entries.push_back({event.attr, event.name, event.ids});
+  return entries;
+}
+
+io::perf::feature_set final_features(const record_options& options,
+                                     std::span<const io::perf::event_entry> entries,
+                                     const stream_stats& stats, bool directory,
+                                     std::span<const std::string> command_line) {
+  io::perf::feature_set features;
+  io::perf::add_host_features(features);
+  features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(entries));
+  features.set(io::perf::feature_cmdline, io::perf::cmdline_payload(command_line));
+  if (stats.samples > 0)
+    features.set(io::perf::feature_sample_time,
+                 io::perf::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
+  if (directory) features.set(io::perf::feature_dir_format, io::perf::dir_format_payload());
+  std::vector<std::pair<std::string, std::string>> tracepoints;
+  for (const event_spec& spec : options.events)
+    if (spec.tracepoint) tracepoints.push_back(*spec.tracepoint);
+  if (!tracepoints.empty()) {
+    features.set(io::perf::feature_tracing_data,
+                 io::perf::tracing_data_payload(io::tracefs::root(), tracepoints));
+  }
+  return features;
+}
+
+// The workload is known by its command name until its exec brings the real COMM record.
+void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command) {
+  record_buffer buffer;
+  std::string_view name = command;
+  if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  auto pid_u32 = static_cast<std::uint32_t>(pid);
+  sink.write(encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), sample_id_trailer_size));
+}
+
+// Marks the end of the synthesized initial state, as perf does.
+void write_finished_init(io::record_sink& sink) {
+  constexpr io::perf::record_header finished_init{io::perf::record_finished_init, 0, 8};
+  sink.write(std::as_bytes(std::span{&finished_init, 1}));
+}
+
+// What runs already. Its records have time 0: perf applies them as it reads them, so they only
+// have to come before the first FINISHED_ROUND after the samples that need them.
+void synthesize(const record_options& options, const std::vector<pid_t>& processes,
+                const std::optional<workload>& child, bool per_task, io::record_sink& sink,
+                model::machine& machine, std::size_t online_cpus) {
+  synthesis_config synthesis;
+  synthesis.sample_id_size = sample_id_trailer_size;
+  synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf;  // as the tracking event
+  synthesis.model = &machine;
+  synthesis.threads = options.synthesize_threads.value_or(
+      static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
+  model_feed_sink kernel_sink{machine, sink};
+  synthesize_kernel_maps(kernel_sink, synthesis);
+  if (!processes.empty())
+    synthesize_processes(sink, processes, synthesis);
+  else if (per_task)
+    synthesize_workload_comm(sink, child->pid(), options.workload.front());
+  else
+    synthesize_all_tasks(sink, synthesis);
+  write_finished_init(sink);
+}
+
+struct compression_totals {
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+  double ratio() const {
+    return bytes_out ? static_cast<double>(bytes_in) / static_cast<double>(bytes_out) : 0;
+  }
+};
+
+// What to try when samples were lost, from how this recording was set up.
+loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
+                     const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                     const stream_stats& total, const compression_totals& compression,
+                     std::uint64_t bytes_written) {
+  loss_context context{.lost = total.lost,
+                       .ring_pages = ring_pages,
+                       .streaming_threads = threads.size(),
+                       .threads_given = options.threads_spec.has_value(),
+                       .compressed = compression.bytes_in > 0};
+  context.cpus = 0;
+  for (const auto& t : threads) context.cpus += t->stream.ring_count();
+  if (total.samples > 1 && total.last_sample_time > total.first_sample_time)
+    context.bytes_per_second = static_cast<std::uint64_t>(
+        static_cast<double>(bytes_written) * 1e9 /
+        static_cast<double>(total.last_sample_time - total.first_sample_time));
+  // Tracepoints record every event: -F and -c do not thin them out.
+  bool all_tracepoints =
+      std::all_of(options.events.begin(), options.events.end(),
+                  [](const event_spec& spec) { return spec.tracepoint.has_value(); });
+  if (!all_tracepoints) {
+    sampling rate = effective_sampling(options);
+    (rate.use_frequency ? context.frequency_hz : context.period) = rate.value;
+  }
+  return context;
+}
+
+// "arec.data" is looked at as "arec.perf.data" once converted; anything else gets a suffix.
+std::string converted_name(const std::string& path) {
+  constexpr std::string_view suffix = ".data";
+  if (path.size() > suffix.size() && path.ends_with(suffix))
+    return path.substr(0, path.size() - suffix.size()) + ".perf.data";
+  return path + ".perf.data";
+}
+
+void print_summary(const record_options& options, const recording_output& output,
+                   const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                   const stream_stats& total, const compression_totals& compression,
+                   std::uint64_t ring_pages) {
+  if (options.quiet) return;
+  if (options.threads_spec || options.verbose) {
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      const streaming_thread& t = *threads[i];
+      stream_stats stats = t.stream.stats();
+      std::fprintf(stderr,
+                   "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu "
+                   "bytes=%llu cpu_time=%.3fs\n",
+                   i, io::format_cpu_list(t.stream.cpus()).c_str(),
+                   io::format_cpu_list(t.thread.affinity()).c_str(),
+                   io::format_cpu_list(t.stream.ran_on()).c_str(),
+                   static_cast<unsigned long long>(stats.samples),
+                   static_cast<unsigned long long>(stats.lost),
+                   static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
+    }
+  }
+  for (const auto& t : threads)
+    for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
+      if (stats.lost > 0)
+        std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
+                     static_cast<unsigned long long>(stats.lost));
+  std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
+               static_cast<unsigned long long>(total.samples),
+               static_cast<unsigned long long>(total.lost),
+               static_cast<unsigned long long>(output.total_bytes()), output.path().c_str());
+  if (compression.bytes_in > 0)
+    std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
+                 static_cast<unsigned long long>(compression.bytes_in),
+                 static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
+  std::vector<std::string> remedies = loss_remedies(
+      loss_of(options, ring_pages, threads, total, compression, output.total_bytes()));
+  if (!remedies.empty()) {
+    std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
+                 static_cast<unsigned long long>(total.lost));
+    for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
+  }
+  const std::string& path = output.path();
+  std::string converted = converted_name(path);
+  std::fprintf(stderr,
+               "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
+               "%s' then 'hotspot %s'\n",
+               path.c_str(), path.c_str(), converted.c_str(), converted.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// One recording, phase by phase. Members are declared in the order they must be destroyed in
+// reverse: the streaming threads stop before the events and files they use go away.
+class recording {
+ public:
+  recording(const record_options& options, std::span<const std::string> command_line)
+      : options_(options), command_line_(command_line) {
+    machine_.objects().on_created(
+        [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
+  }
+
+  int run() {
+    std::vector<int> online = online_cpus();
+    online_cpu_count_ = online.size();
+    cpus_ = monitored_cpus(options_, online);
+    layout_ = plan_stream_threads(options_, cpus_, online);
+    if (options_.verbose)
+      for (const std::string& note : layout_.dropped) say(options_, "arec: " + note);
+    record_only_drained_cpus();
+    if (options_.dry_run) {
+      std::fputs(format_thread_layout(layout_).c_str(), stdout);
+      return 0;
+    }
+    // Everything that can fail on bad input or limits (events, ring mappings) comes before the
+    // first file is created, so such a failure leaves nothing half-written.
+    open_events();
+    map_rings();
+    create_output();
+    start_streaming();
+    wait_for_stop();
+    std::exception_ptr failure = stop_streaming();
+    finalize();  // before waiting for the workload: the file is complete however that ends
+    int status = reap_workload();
+    if (failure) std::rethrow_exception(failure);
+    return status;
+  }
+
+ private:
+  bool per_task() const {
+    return !options_.pids.empty() ||
+           (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
+  }
+  // The workload is what is recorded (`arec -- cmd`), not only what bounds the recording
+  // (`arec -a -- cmd`, `arec -p PID -- cmd`): then its events are enabled by its exec.
+  bool workload_is_target() const { return options_.pids.empty() && per_task() && child_; }
+  bool directory() const { return options_.threads_spec.has_value(); }
+
+  // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
+  // thread drains is not recorded at all (an event there would have no ring).
+  void record_only_drained_cpus() {
+    std::vector<int> drained;
+    for (const stream_thread_mask& thread : layout_.threads)
+      drained.insert(drained.end(), thread.cpus.begin(), thread.cpus.end());
+    std::sort(drained.begin(), drained.end());
+    if (drained != cpus_ && options_.verbose) {
+      std::vector<int> left;
+      std::set_difference(cpus_.begin(), cpus_.end(), drained.begin(), drained.end(),
+                          std::back_inserter(left));
+      say(options_, "arec: cpus " + io::format_cpu_list(left) +
+                        " are in no --threads mask and are not recorded");
+    }
+    cpus_ = std::move(drained);
+  }
+
+  void open_events() {
+    std::vector<event_spec> specs = options_.events;
+    if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
+    if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload));
+    event_target target;
+    target.cpus = cpus_;
+    if (!options_.pids.empty()) {
+      target_processes_ = processes_of(options_.pids);
+      target.tasks = threads_of_processes(target_processes_);
+    } else if (per_task())
+      target.tasks = {child_->pid()};
+    // Per cpu and task one fd per event (the tracking event included); per streaming thread a
+    // data file, an io_uring and its eventfd.
+    ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
+                    3 * layout_.threads.size() + 64);
+    sampling_config sampling = make_sampling_config(options_, workload_is_target());
+    if (options_.buildid_mmap)
+      say(options_,
+          "arec: warning: --buildid-mmap: while arec records, the kernel marks the "
+          "MMAP2 records of every other perf session on this machine as holding "
+          "build-ids; perf record 6.1 sessions running meanwhile may abort");
+    if (std::string warning =
+            limit_frequency(sampling, options_.frequency.has_value(), read_max_sample_rate());
+        !warning.empty())
+      say(options_, warning);
+    // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
+    // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
+    if (options_.call_graph == call_graph_mode::dwarf)
+      sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
+    events_.emplace(event_set::open(specs, sampling, target,
+                                    [&](const std::string& line) { say(options_, line); }));
+    entries_ = file_events(*events_);
+  }
+
+  void create_output() {
+    output_.emplace(
+        recording_output::create(options_.output_path, directory(), layout_.threads.size()));
+    header_.emplace(output_->header_fd(), output_->header_path());
+    data_offset_ = header_->write_prologue(entries_);
+  }
+
+  streamer_config stream_config() {
+    streamer_config config;
+    config.model = &machine_;
+    config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
+    config.compression_level = options_.compression_level;
+    // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
+    config.mmap_flush = std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
+    config.fixups.clear_leaked_build_id_flags =
+        std::none_of(entries_.begin(), entries_.end(),
+                     [](const io::perf::event_entry& event) { return event.attr.build_id; });
+    return config;
+  }
+  std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
+  std::size_t ring_bytes() const { return ring_pages() * page_size_; }
+
+  void map_rings() {
+    for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
+      auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
+      threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(),
+                                                            stop_recording));
+      if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
+        say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
+      for (int cpu : layout_.threads[i].cpus)
+        threads_.back()->stream.add_ring(cpu, events_->ring_owner(cpu), ring_pages());
+    }
+    events_->redirect_into_rings();
+  }
+
+  // The rings drain from here on, while what already runs is synthesized: the tracking
+  // event's records cannot pile up in them however long synthesis takes.
+  void start_streaming() {
+    bool said_fallback = false;
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+      auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
+                                                     directory() ? 0 : data_offset_);
+      if (!choice.fallback_reason.empty() && !said_fallback) {
+        said_fallback = true;
+        say(options_, "arec: io_uring is unavailable (" + choice.fallback_reason +
+                          "); writing with plain writes");
+      }
+      threads_[i]->stream.start(std::move(writer));
+    }
+    synthesize_what_runs();
+    make_recoverable();
+    // As with perf, sampling starts once what already runs is described: the tracking event
+    // saw every change meanwhile, and the samples are the workload's, not arec's start-up.
+    if (!workload_is_target()) events_->enable_sampling();
+  }
+
+  // A directory's synthesized records go to its header file; a single file's go through the
+  // streaming thread that owns the file's end, between its drains.
+  void synthesize_what_runs() {
+    if (directory()) {
+      auto sink = std::make_unique<io::file_sink>(output_->header_fd(), data_offset_,
+                                                  output_->header_path());
+      synthesize(options_, target_processes_, child_, per_task(), *sink, machine_,
+                 online_cpu_count_);
+      header_end_ = sink->flush();
+    } else {
+      stream_sink sink(threads_.front()->stream);
+      synthesize(options_, target_processes_, child_, per_task(), sink, machine_,
+                 online_cpu_count_);
+      sink.flush();
+    }
+    for (auto& t : threads_) t->stream.release_rounds();
+  }
+
+  // From here on, a crash leaves files perf reads. A directory's header file is complete once
+  // synthesis is written (its features are rewritten at the end with the final counts); a
+  // single file's data size is kept current while recording (keep_header_current).
+  void make_recoverable() {
+    if (directory())
+      header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
+    else  // the synthesized records are on disk: count them now, not a second from now
+      header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
+  }
+
+  void wait_for_stop() {
+    // A stop signal during start-up ends the recording as soon as it is complete enough for
+    // perf to read; a workload that was not started yet never runs.
+    if (io::stop_signals::arrived().stops > 0) return;
+    std::vector<io::unique_fd> target_exits = open_pidfds(target_processes_);
+    stop_sources sources{.duration_s = options_.duration_s};
+    if (child_) sources.workload_exit_fd = child_->exit_fd();
+    for (const io::unique_fd& fd : target_exits) sources.target_exit_fds.push_back(fd.get());
+    stop_conditions stop(control_, std::move(sources),
+                         [this](const std::string& line) { say(options_, line); });
+    asio::co_spawn(control_, keep_header_current(), asio::detached);
+    if (child_) child_->start();
+    if (options_.verbose) say(options_, "arec: recording started");
+    status_.start(control_, [this] { return live_status(); });
+    control_.run();
+    status_.clear();  // before anything else is said
+  }
+
+  // Every second: a single file's header learns its durable data size, and with -v the user
+  // learns how many samples are safely on disk (what any crash would still keep).
+  async::task<void> keep_header_current() {
+    asio::steady_timer timer(control_);
+    for (;;) {
+      timer.expires_after(std::chrono::seconds(1));
+      co_await timer.async_wait(asio::use_awaitable);
+      if (!directory())
+        header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
+      if (options_.verbose && !options_.quiet) {
+        status_.erase();
+        std::uint64_t samples = 0;
+        for (const auto& t : threads_) samples += t->stream.durable_samples();
+        std::fprintf(stderr, "arec: progress: %llu samples on disk\n",
+                     static_cast<unsigned long long>(samples));
+      }
+    }
+  }
+
+  // What the status line shows; reads only what the streaming threads publish atomically.
+  status_snapshot live_status() const {
+    status_snapshot status;
+    streamer_progress sum;
+    for (const auto& t : threads_) {
+      streamer_progress progress = t->stream.progress();
+      status.samples += t->stream.durable_samples();
+      status.bytes_written += t->stream.durable_offset();
+      sum.lost += progress.lost;
+      sum.ring_bytes += progress.ring_bytes;
+      sum.file_bytes += progress.file_bytes;
+      status.fullest_ring_permille =
+          std::max(status.fullest_ring_permille, progress.fullest_permille);
+    }
+    status.lost = sum.lost;
+    if (options_.compression_level > 0 && sum.file_bytes > 0)
+      status.compression_ratio =
+          static_cast<double>(sum.ring_bytes) / static_cast<double>(sum.file_bytes);
+    return status;
+  }
+
+  // Drains every ring and ends the streaming threads; returns the first write failure.
+  std::exception_ptr stop_streaming() {
+    events_->disable();
+    for (auto& t : threads_) t->stream.stop();
+    std::exception_ptr failure;
+    for (auto& t : threads_) {
+      try {
+        t->thread.join();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    for (auto& t : threads_) {
+      total_.merge(t->stream.stats());
+      auto [in, out] = t->stream.compression_totals();
+      compression_.bytes_in += in;
+      compression_.bytes_out += out;
+    }
+    failed_ = static_cast<bool>(failure);
+    return failure;
+  }
+
+  // As perf does, a workload still running when the recording ends is asked to end (SIGTERM)
+  // and waited for. A stop signal that arrives while it takes its time (or that came already
+  // while the file was finished) ends that wait: arec then ends as that signal ends a process.
+  int reap_workload() {
+    if (!child_) return 0;
+    namespace signals = io::stop_signals;
+    unsigned stops_when_recording_ended = signals::arrived().stops > 0 ? 1 : 0;
+    if (!child_->exits_within(std::chrono::milliseconds(0))) {
+      child_->terminate();
+      if (!child_->exits_within(std::chrono::milliseconds(200))) {
+        say(options_, "arec: waiting for the workload (pid " + std::to_string(child_->pid()) +
+                          ") to exit; press Ctrl-C again to stop waiting");
+        while (!child_->exits_before(signals::wakeup_fd())) {
+          signals::drain_wakeups();
+          if (signals::arrived().stops > stops_when_recording_ended)
+            signals::die_of(signals::arrived().first_stop);
+        }
+      }
+    }
+    return child_->wait();
+  }
+
+  io::perf::feature_set features(const stream_stats& stats,
+                                 const compression_totals& compression) const {
+    io::perf::feature_set set =
+        final_features(options_, entries_, stats, directory(), command_line_);
+    if (options_.compression_level > 0)
+      // perf's reader sizes its decompression buffer from mmap_len (the page is perf's habit).
+      set.set(io::perf::feature_compressed,
+              io::perf::compressed_payload(
+                  static_cast<std::uint32_t>(options_.compression_level),
+                  static_cast<std::uint32_t>(compression.ratio() + 0.5),
+                  static_cast<std::uint32_t>(compression_stage::max_decoded_bytes(ring_bytes()) +
+                                             page_size_)));
+    return set;
+  }
+
+  // The BUILD_ID feature comes from the model the streams fed: no second pass over the data.
+  void add_build_ids(io::perf::feature_set& set) {
+    build_ids_.stop();  // what it has not reached is read here
+    set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+  }
+
+  void finalize() {
+    // Only what is completely written counts: after a failed write the rest is not there.
+    std::uint64_t data_end = directory() ? header_end_ : threads_.front()->stream.durable_offset();
+    if (directory() && failed_) {
+      // data.N has no size field: a record cut by a short write would break its reader.
+      for (std::size_t i = 0; i < threads_.size(); ++i)
+        io::check_syscall(::ftruncate(output_->stream_fd(i),
+                                      static_cast<off_t>(threads_[i]->stream.durable_offset())),
+                          "ftruncate", output_->stream_path(i));
+      // The header file's features from make_recoverable() are valid; rewriting them in place
+      // on a full disk could leave a feature table its header bits no longer describe.
+      print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
+      return;
+    }
+    try {
+      io::perf::feature_set final_set = features(total_, compression_);
+      add_build_ids(final_set);
+      header_->write_epilogue(data_end - data_offset_, final_set);
+    } catch (const std::system_error&) {
+      if (!failed_) throw;
+      // The disk is full: no room for the features, but the data size fits in place.
+      header_->update_data_size(data_end - data_offset_);
+    }
+    print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
+  }
+
+  const record_options& options_;
+  std::span<const std::string> command_line_;
+  std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<int> cpus_;
+  std::size_t online_cpu_count_ = 0;
+  thread_layout layout_;
+  std::optional<workload> child_;
+  std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
+  std::optional<event_set> events_;
+  std::vector<io::perf::event_entry> entries_;
+  std::optional<recording_output> output_;
+  std::optional<io::perf::perf_file_writer> header_;
+  std::uint64_t data_offset_ = 0;
+  std::uint64_t header_end_ = 0;
+  asio::io_context control_{1};
+  // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
+  build_id_reader build_ids_;
+  // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
+  model::machine machine_;
+  std::vector<std::unique_ptr<streaming_thread>> threads_;
+  // On a terminal's stderr while recording (not with -q); redrawn from control_.
+  status_line status_{STDERR_FILENO, !options_.quiet};
+  bool failed_ = false;
+  stream_stats total_;
+  compression_totals compression_;
+};
+
+}  // namespace
+
+int run_session(const record_options& options, std::span<const std::string> command_line) {
+  return recording(options, command_line).run();
+}
+
+}  // namespace arec::record

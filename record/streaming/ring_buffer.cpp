@@ -1,0 +1,31 @@
+#include "record/streaming/ring_buffer.hpp"
+
+#include <unistd.h>
+
+#include <string>
+#include <system_error>
+
+namespace arec::record {
+
+ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, int cpu) {
+  std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t length = (data_pages + 1) * page;
+  std::string what = "perf ring buffer of cpu " + std::to_string(cpu);
+  io::mmap_region mapping;
+  try {
+    mapping = io::mmap_region::map(owner.fd(), length, PROT_READ | PROT_WRITE, MAP_SHARED, what);
+  } catch (const std::system_error& error) {
+    if (error.code().value() != EPERM) throw;
+    // Ring pages are locked memory, charged to perf_event_mlock_kb and then RLIMIT_MEMLOCK.
+    // error.what() already ends with strerror: append the remedy in a plain runtime_error.
+    throw std::runtime_error(std::string(error.what()) + " (each ring needs " +
+                             std::to_string(length / 1024) +
+                             " KiB of locked memory: raise ulimit -l or "
+                             "kernel.perf_event_mlock_kb, or use a smaller -m)");
+  }
+  auto* control = reinterpret_cast<perf_event_mmap_page*>(mapping.data());
+  std::span<std::byte> data{mapping.data() + page, data_pages * page};
+  return ring_buffer{std::move(mapping), ring_reader{control, data}};
+}
+
+}  // namespace arec::record

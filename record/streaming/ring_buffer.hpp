@@ -1,0 +1,29 @@
+// ring_buffer: the mapping of one perf event's ring (1 control page + 2^n data pages) and its
+// reader.
+#pragma once
+
+#include <cstddef>
+
+#include "io/mmap_region.hpp"
+#include "record/events/perf_event.hpp"
+#include "record/streaming/ring_reader.hpp"
+
+namespace arec::record {
+
+class ring_buffer {
+ public:
+  // Maps `data_pages` (a power of two) data pages of `owner`. Throws std::system_error; EPERM
+  // there usually means RLIMIT_MEMLOCK / perf_event_mlock_kb is too small for the rings.
+  static ring_buffer map(const perf_event& owner, std::size_t data_pages, int cpu);
+
+  ring_reader& reader() { return reader_; }
+  std::size_t mapping_size() const { return mapping_.size(); }
+
+ private:
+  ring_buffer(io::mmap_region mapping, ring_reader reader)
+      : mapping_(std::move(mapping)), reader_(reader) {}
+  io::mmap_region mapping_;
+  ring_reader reader_;
+};
+
+}  // namespace arec::record

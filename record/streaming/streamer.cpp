@@ -1,0 +1,334 @@
+#include "record/streaming/streamer.hpp"
+
+#include <poll.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <array>
+#include <asio/redirect_error.hpp>
+
+#include "io/perf_data/perf_abi.hpp"
+#include "record/streaming/record_scan.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr io::perf::record_header finished_round_record{io::perf::record_finished_round, 0, 8};
+
+// A per-task event whose tasks all exited stays readable forever (POLLHUP): waiting on it would
+// spin, so such a ring is then drained by rounds and the final drain only.
+bool hung_up(int fd) {
+  pollfd entry{fd, POLLIN, 0};
+  return ::poll(&entry, 1, 0) == 1 && (entry.revents & POLLHUP);
+}
+
+}  // namespace
+
+struct streamer::ring_state {
+  ring_state(const asio::any_io_executor& executor, std::size_t index, int cpu,
+             const perf_event& owner, ring_buffer mapped)
+      : index(index),
+        cpu(cpu),
+        fd(owner.fd()),
+        ring(std::move(mapped)),
+        ready(executor, fd),
+        wake(executor),
+        written(executor) {}
+  std::size_t index;  // in rings_
+  int cpu;
+  int fd;
+  ring_buffer ring;
+  async::readiness ready;
+  async::event wake;     // a round or the stop wants this ring drained
+  async::event written;  // this ring's write finished
+  stream_stats stats;
+  std::uint64_t round_wanted = 0;
+  std::uint64_t round_done = 0;
+  bool hung_up = false;
+  bool finished = false;
+  // Where a chunk with records to mend is copied (record_scan.hpp); made on first need.
+  std::unique_ptr<std::byte[]> mended;
+};
+
+streamer::streamer(async::executor_thread& thread, const streamer_config& config,
+                   std::function<void()> on_failure)
+    : thread_(thread),
+      config_(config),
+      on_failure_(std::move(on_failure)),
+      round_timer_(thread.executor()),
+      round_acked_(thread.executor()),
+      round_record_written_(thread.executor()) {
+  if (config.model) feed_.emplace(*config.model);
+}
+
+streamer::~streamer() = default;
+
+void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
+  thread_.run_sync([&] {
+    rings_.push_back(std::make_unique<ring_state>(thread_.executor(), rings_.size(), cpu, owner,
+                                                  ring_buffer::map(owner, data_pages, cpu)));
+  });
+}
+
+std::vector<int> streamer::cpus() const {
+  std::vector<int> cpus;
+  for (const auto& ring : rings_) cpus.push_back(ring->cpu);
+  return cpus;
+}
+
+void streamer::start(std::unique_ptr<io::append_writer> writer) {
+  auto executor = thread_.executor();
+  stream_.emplace(executor, std::move(writer), [this] {
+    on_stop();
+    if (on_failure_) on_failure_();
+  });
+  if (config_.compression_level > 0) {
+    // A drain takes at most a ring's capacity: sealing at that much input bounds each record.
+    std::size_t largest_ring = 0;
+    for (const auto& ring : rings_)
+      largest_ring = std::max(largest_ring, ring->ring.reader().capacity());
+    compression_.emplace(executor, config_.compression_level, largest_ring, rings_.size(),
+                         [this](std::span<const stream_stats> by_ring, std::uint64_t bytes) {
+                           count_segment(by_ring, bytes);
+                         });
+  }
+  rings_running_ = rings_.size();
+  asio::co_spawn(executor, stream_->pump(), thread_.completion());
+  for (auto& ring : rings_) asio::co_spawn(executor, drain_ring(*ring), thread_.completion());
+  asio::co_spawn(executor, run_rounds(), thread_.completion());
+  if (rings_.empty()) stream_->close();
+}
+
+void streamer::stop() {
+  asio::post(thread_.executor(), [this] { on_stop(); });
+}
+
+std::future<void> streamer::write_records(std::span<const std::byte> bytes) {
+  auto written = std::make_shared<std::promise<void>>();
+  std::future<void> result = written->get_future();
+  asio::co_spawn(thread_.executor(), write_external(bytes), [written](std::exception_ptr failure) {
+    if (failure)
+      written->set_exception(failure);
+    else
+      written->set_value();
+  });
+  return result;
+}
+
+async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
+  async::event written(thread_.executor());
+  std::array<std::span<const std::byte>, 1> pieces{bytes};
+  co_await stream_->write(pieces, written);
+  bytes_since_round_ += bytes.size();
+}
+
+void streamer::release_rounds() {
+  asio::post(thread_.executor(), [this] { rounds_held_ = false; });
+}
+
+void streamer::on_stop() {
+  stopping_ = true;
+  for (auto& ring : rings_) request_drain(*ring);
+  round_timer_.cancel();
+  round_acked_.set();
+}
+
+void streamer::request_drain(ring_state& ring) {
+  ring.round_wanted = round_;
+  ring.ready.cancel();
+  ring.wake.set();
+}
+
+async::task<void> streamer::drain_ring(ring_state& ring) {
+  while (!stopping_) {
+    bool forced = ring.round_wanted > ring.round_done;
+    if (!forced && ring.hung_up) {
+      ring.wake.reset();
+      co_await ring.wake.wait();
+    } else if (!forced) {
+      bool readable = co_await ring.ready.readable();
+      if (readable && ring.ring.reader().unread_bytes() == 0) ring.hung_up = hung_up(ring.fd);
+    }
+    if (stopping_) break;
+    std::uint64_t wanted = ring.round_wanted;
+    co_await drain_once(ring, wanted > ring.round_done ? 1 : config_.mmap_flush);
+    if (wanted > ring.round_done) {
+      ring.round_done = wanted;
+      round_acked_.set();
+    }
+  }
+  // The final drain takes everything, whatever --mmap-flush says.
+  while (!stream_->failed() && ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
+  ring.finished = true;
+  round_acked_.set();
+  if (--rings_running_ == 0) co_await finish_stream();
+}
+
+// The last ring is drained: what the compression stage still holds is the end of the stream.
+async::task<void> streamer::finish_stream() {
+  if (compression_ && !stream_->failed()) co_await compression_->seal(*stream_);
+  stream_->close();
+}
+
+async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
+  if (compression_) {
+    co_await drain_compressed(ring, min_bytes);
+    co_return;
+  }
+  ring_reader& reader = ring.ring.reader();
+  ring_chunk chunk = reader.unread();
+  if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  note_fill(chunk.size(), reader.capacity());
+  stream_stats drained = note_drain(ring, chunk);
+  co_await stream_->write(chunk.pieces, ring.written, drained.samples);
+  reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+  count_written(ring, drained, chunk.size());
+}
+
+async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
+  co_await compression_->ready(*stream_);
+  ring_reader& reader = ring.ring.reader();
+  ring_chunk chunk = reader.unread();
+  if (chunk.empty() || chunk.size() < min_bytes) co_return;
+  note_fill(chunk.size(), reader.capacity());
+  stream_stats drained = note_drain(ring, chunk);
+  compression_->add(chunk.pieces, ring.index, drained);
+  reader.consume(chunk.end_position);  // zstd took the bytes: the ring space is free
+  if (compression_->full()) co_await compression_->seal(*stream_);
+}
+
+void streamer::note_cpu() {
+  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus)
+    ran_on_.set(static_cast<std::size_t>(cpu));
+}
+
+stream_stats streamer::note_drain(ring_state& ring, ring_chunk& chunk) {
+  note_cpu();
+  stream_stats drained;
+  if (scan_records(chunk, drained, config_.fixups)) chunk = mend(ring, chunk);
+  if (feed_) feed_->scan(chunk);
+  return drained;
+}
+
+// Rare (another session on the machine asked the kernel for build-ids): the chunk is copied
+// once, mended, and written or compressed from the copy, which lives until the next drain.
+ring_chunk streamer::mend(ring_state& ring, const ring_chunk& chunk) {
+  std::size_t capacity = ring.ring.reader().capacity();
+  if (!ring.mended) ring.mended = std::make_unique_for_overwrite<std::byte[]>(capacity);
+  std::span<std::byte> copy{ring.mended.get(), chunk.size()};
+  chunk.copy_out(0, copy);
+  mend_records(copy, config_.fixups);
+  return ring_chunk{.pieces = {copy, {}}, .end_position = chunk.end_position};
+}
+
+// Counted once on the file, so the summary never claims what a failed write lost.
+void streamer::count_written(ring_state& ring, stream_stats& drained, std::size_t bytes) {
+  drained.bytes_out = bytes;
+  ring.stats.merge(drained);
+  bytes_since_round_ += bytes;
+  // Only this thread writes them: a relaxed add is a plain store others may read at any time.
+  lost_.fetch_add(drained.lost, std::memory_order_relaxed);
+  ring_bytes_.fetch_add(drained.bytes_in, std::memory_order_relaxed);
+  file_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+// A drain sees its ring at its fullest (what it takes is what piled up); so does a round.
+void streamer::note_fill(std::uint64_t unread, std::size_t capacity) {
+  if (capacity == 0) return;
+  auto permille =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(unread * 1000 / capacity, 1000));
+  round_fullest_permille_ = std::max(round_fullest_permille_, permille);
+}
+
+// Once a round: the fullest fill seen since the previous one becomes what others read.
+void streamer::publish_fill() {
+  for (auto& ring : rings_)
+    note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
+  fullest_permille_.store(round_fullest_permille_, std::memory_order_relaxed);
+  round_fullest_permille_ = 0;
+}
+
+streamer_progress streamer::progress() const {
+  return {lost_.load(std::memory_order_relaxed), ring_bytes_.load(std::memory_order_relaxed),
+          file_bytes_.load(std::memory_order_relaxed),
+          fullest_permille_.load(std::memory_order_relaxed)};
+}
+
+// A segment holds several drains of several rings: its samples count per ring, its file bytes
+// for the thread only (compressed bytes cannot be told apart by ring).
+void streamer::count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes) {
+  for (std::size_t i = 0; i < by_ring.size(); ++i) {
+    rings_[i]->stats.merge(by_ring[i]);
+    lost_.fetch_add(by_ring[i].lost, std::memory_order_relaxed);
+    ring_bytes_.fetch_add(by_ring[i].bytes_in, std::memory_order_relaxed);
+  }
+  compressed_file_bytes_ += file_bytes;
+  bytes_since_round_ += file_bytes;
+  file_bytes_.fetch_add(file_bytes, std::memory_order_relaxed);
+}
+
+std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
+  if (!compression_) return {0, 0};
+  return {compression_->totals().bytes_in(), compression_->totals().bytes_out()};
+}
+
+async::task<void> streamer::run_rounds() {
+  while (!stopping_) {
+    note_cpu();  // a thread with idle rings still shows where it runs
+    std::error_code cancelled;
+    round_timer_.expires_after(config_.round_interval);
+    co_await round_timer_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    if (stopping_) break;
+    publish_fill();
+    ++round_;
+    for (auto& ring : rings_) request_drain(*ring);
+    co_await wait_for_round_acks(round_);
+    if (stopping_) break;
+    if (compression_) {
+      // The round's drains must be on the file before its marker.
+      co_await compression_->seal(*stream_);
+      if (stopping_) break;
+    }
+    if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
+      // Every record written after this marker is newer than all records before the previous
+      // one: each ring was drained after the previous marker was written.
+      bytes_since_round_ = 0;
+      std::array<std::span<const std::byte>, 1> pieces{
+          std::as_bytes(std::span{&finished_round_record, 1})};
+      co_await stream_->write(pieces, round_record_written_);
+    }
+  }
+}
+
+async::task<void> streamer::wait_for_round_acks(std::uint64_t round) {
+  for (;;) {
+    bool all_done = true;
+    for (auto& ring : rings_)
+      if (!ring->finished && ring->round_done < round) all_done = false;
+    if (all_done || stopping_) co_return;
+    round_acked_.reset();
+    co_await round_acked_.wait();
+  }
+}
+
+std::vector<int> streamer::ran_on() const {
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < io::max_cpus; ++cpu)
+    if (ran_on_.test(static_cast<std::size_t>(cpu))) cpus.push_back(cpu);
+  return cpus;
+}
+
+std::vector<std::pair<int, stream_stats>> streamer::stats_by_cpu() const {
+  std::vector<std::pair<int, stream_stats>> by_cpu;
+  for (const auto& ring : rings_) by_cpu.emplace_back(ring->cpu, ring->stats);
+  return by_cpu;
+}
+
+stream_stats streamer::stats() const {
+  stream_stats total;
+  for (const auto& ring : rings_) total.merge(ring->stats);
+  total.bytes_out += compressed_file_bytes_;
+  return total;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,140 @@
+// streamer: the work of one streaming thread. Each of its rings is drained by its own coroutine
+// when the ring's wakeup watermark fires; a round coroutine periodically asks every ring for
+// what it holds and, in single-file mode, then writes a FINISHED_ROUND so that perf's reader
+// can flush its ordering queue. All of it runs on the thread's own executor.
+#pragma once
+
+#include <asio/steady_timer.hpp>
+#include <atomic>
+#include <bitset>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "async/event.hpp"
+#include "async/executor_thread.hpp"
+#include "async/readiness.hpp"
+#include "io/cpu_list.hpp"
+#include "record/streaming/compression_stage.hpp"
+#include "record/streaming/data_stream.hpp"
+#include "record/streaming/model_feed.hpp"
+#include "record/events/perf_event.hpp"
+#include "record/streaming/record_scan.hpp"
+#include "record/streaming/ring_buffer.hpp"
+#include "record/streaming/stream_stats.hpp"
+
+namespace arec::record {
+
+struct streamer_config {
+  bool write_rounds = true;      // FINISHED_ROUND records (single file only: never in data.N)
+  std::uint64_t mmap_flush = 1;  // bytes a ring must hold before a wakeup drains it
+  std::chrono::milliseconds round_interval{250};
+  int compression_level = 0;        // 0: write ring bytes as they are; 1..22: zstd (-z)
+  model::machine* model = nullptr;  // when set, side-band records drained are applied to it
+  record_fixups fixups;             // applied to every drained record before it is read
+};
+
+// What a streaming thread has written so far, for the status line: published by the streaming
+// thread with relaxed atomic stores, read from any thread without locks (each number on its own
+// may be a moment old; together they need not be from the same instant).
+struct streamer_progress {
+  std::uint64_t lost = 0;              // samples the kernel dropped (LOST, LOST_SAMPLES)
+  std::uint64_t ring_bytes = 0;        // ring bytes written (before compression)
+  std::uint64_t file_bytes = 0;        // bytes those became in the file (after -z)
+  std::uint32_t fullest_permille = 0;  // the fullest ring's fill in the last round, 0..1000
+};
+
+class streamer {
+ public:
+  // `on_failure` runs on the streaming thread when a write fails; the streamer then stops by
+  // itself and join() reports the error.
+  streamer(async::executor_thread& thread, const streamer_config& config,
+           std::function<void()> on_failure = {});
+  ~streamer();
+
+  // Maps the ring of `owner` (the event owning cpu's ring) from the streaming thread, so the
+  // mapping's pages are first touched on the thread's own CPUs.
+  void add_ring(int cpu, const perf_event& owner, std::size_t data_pages);
+  // Starts the coroutines writing through `writer`; the thread then runs until stop() and the
+  // final drain. The rings must be mapped before anything they record is lost, so they are
+  // added first and the writer comes when the file's position is known.
+  void start(std::unique_ptr<io::append_writer> writer);
+  // Asks for the final drain; callable from any thread.
+  void stop();
+  // Appends `bytes` (whole records) to this thread's data file, between drains; callable from
+  // any thread once started. `bytes` must stay valid until the future is ready; the future
+  // carries the write's error. Used to write synthesized records while the rings drain.
+  std::future<void> write_records(std::span<const std::byte> bytes);
+  // Lets FINISHED_ROUND records be written (held back while synthesized records still come:
+  // perf applies those as it reads them, samples only at a round). Callable from any thread.
+  void release_rounds();
+
+  async::executor_thread& thread() { return thread_; }
+  // Valid after the thread was joined.
+  stream_stats stats() const;
+  // Each ring's own counters, by cpu; valid after the thread was joined.
+  std::vector<std::pair<int, stream_stats>> stats_by_cpu() const;
+  // How far the data file is completely written; readable from any thread once started.
+  std::uint64_t durable_offset() const { return stream_->durable_offset(); }
+  // Samples within that prefix; readable from any thread once started.
+  std::uint64_t durable_samples() const { return stream_->durable_samples(); }
+  // Live counters; readable from any thread at any time, without locks.
+  streamer_progress progress() const;
+  std::size_t ring_count() const { return rings_.size(); }
+  std::vector<int> cpus() const;
+  // Bytes given to and produced by the compressor (both 0 without -z); valid after join.
+  std::pair<std::uint64_t, std::uint64_t> compression_totals() const;
+  // The cpus the thread was seen running on while draining (valid after the thread was joined).
+  std::vector<int> ran_on() const;
+
+ private:
+  struct ring_state;
+
+  async::task<void> drain_ring(ring_state& ring);
+  async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
+  async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
+  void note_cpu();
+  stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
+  ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
+  void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
+  void count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
+  async::task<void> finish_stream();
+  async::task<void> run_rounds();
+  async::task<void> write_external(std::span<const std::byte> bytes);
+  async::task<void> wait_for_round_acks(std::uint64_t round);
+  void request_drain(ring_state& ring);
+  void on_stop();
+  void note_fill(std::uint64_t unread, std::size_t capacity);
+  void publish_fill();
+
+  async::executor_thread& thread_;
+  streamer_config config_;
+  std::function<void()> on_failure_;
+  // Rings before the stream: the stream (its writer) dies first, and it waits for writes that
+  // still read from the ring mappings.
+  std::vector<std::unique_ptr<ring_state>> rings_;
+  std::optional<data_stream> stream_;
+  asio::steady_timer round_timer_;
+  async::event round_acked_;
+  async::event round_record_written_;
+  std::uint64_t round_ = 0;
+  std::uint64_t bytes_since_round_ = 0;
+  std::size_t rings_running_ = 0;
+  bool stopping_ = false;
+  bool rounds_held_ = true;
+  std::bitset<io::max_cpus> ran_on_;
+  std::optional<compression_stage> compression_;  // one zstd stream per thread (per data file)
+  std::uint64_t compressed_file_bytes_ = 0;       // what the compressed segments took on the file
+  std::optional<model_feed> feed_;                // this thread's view into the shared model
+  // Written only by the streaming thread, read by anyone (progress()).
+  std::atomic<std::uint64_t> lost_{0};
+  std::atomic<std::uint64_t> ring_bytes_{0};
+  std::atomic<std::uint64_t> file_bytes_{0};
+  std::atomic<std::uint32_t> fullest_permille_{0};
+  std::uint32_t round_fullest_permille_ = 0;  // the streaming thread's own, until published
+};
+
+}  // namespace arec::record

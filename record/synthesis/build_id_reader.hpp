@@ -1,0 +1,42 @@
+// build_id_reader: reads the build-id of every dso from its file as soon as the recording
+// first sees it mapped, on a thread of its own: the streaming threads never wait for a file,
+// the end of the recording has (almost) nothing left to read, and the build-id is the one of
+// the file as it was when it was mapped, not after a later upgrade replaced it.
+#pragma once
+
+#include <condition_variable>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "model/annotated_mutex.hpp"
+#include "model/dso.hpp"
+#include "record/synthesis/build_id_table.hpp"
+
+namespace arec::record {
+
+class build_id_reader {
+ public:
+  explicit build_id_reader(build_id_sources sources = {});
+  ~build_id_reader();  // stop()
+  build_id_reader(const build_id_reader&) = delete;
+  build_id_reader& operator=(const build_id_reader&) = delete;
+
+  // Queues `object` for reading; cheap, and safe from any thread (a dso is created once).
+  void enqueue(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
+  // Ends the thread once the file it reads now is read; what is still queued stays unread
+  // (collect_build_ids reads it). Idempotent.
+  void stop() AREC_EXCLUDES(mutex_);
+
+ private:
+  void run() AREC_EXCLUDES(mutex_);
+
+  const build_id_sources sources_;
+  model::mutex mutex_;
+  std::condition_variable_any queued_;
+  std::vector<std::shared_ptr<model::dso>> queue_ AREC_GUARDED_BY(mutex_);
+  bool stopping_ AREC_GUARDED_BY(mutex_) = false;
+  std::thread thread_;  // last: it starts once everything above is ready
+};
+
+}  // namespace arec::record

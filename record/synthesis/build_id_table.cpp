@@ -1,0 +1,78 @@
+#include "record/synthesis/build_id_table.hpp"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "io/elf_build_id.hpp"
+
+namespace arec::record {
+namespace {
+
+// "/lib/modules/.../kernel/fs/ext4.ko.xz" or "[ext4]" -> "ext4"; sysfs spells '-' as '_'.
+std::string module_name(std::string_view dso_name) {
+  if (dso_name.starts_with('[') && dso_name.ends_with(']')) {
+    dso_name = dso_name.substr(1, dso_name.size() - 2);
+  } else {
+    if (auto slash = dso_name.rfind('/'); slash != std::string_view::npos)
+      dso_name.remove_prefix(slash + 1);
+    if (auto dot = dso_name.find(".ko"); dot != std::string_view::npos)
+      dso_name = dso_name.substr(0, dot);
+  }
+  std::string name{dso_name};
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+std::optional<io::build_id> read_build_id(const model::dso& object,
+                                          const build_id_sources& sources) {
+  switch (object.kind()) {
+    case model::dso_kind::kernel:
+      return io::read_notes_file_build_id(sources.kernel_notes);
+    case model::dso_kind::kernel_module: {
+      std::string path = std::string{sources.modules_root} + "/" + module_name(object.name()) +
+                         "/notes/.note.gnu.build-id";
+      return io::read_notes_file_build_id(path.c_str());
+    }
+    case model::dso_kind::user:
+      if (!object.name().starts_with('/')) return std::nullopt;  // [vdso], [heap], ...
+      return io::read_elf_build_id(object.name().c_str());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void read_build_id_once(model::dso& object, const build_id_sources& sources) {
+  if (object.claim_build_id_read())
+    if (auto id = read_build_id(object, sources)) object.set_build_id(*id);
+}
+
+std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
+                                                        const build_id_sources& sources) {
+  std::vector<io::perf::build_id_entry> entries;
+  if (auto kernel = io::read_notes_file_build_id(sources.kernel_notes))
+    entries.push_back({PERF_RECORD_MISC_KERNEL, *kernel, std::string{model::machine::kernel_name}});
+  std::size_t first_other = entries.size();
+  for (const std::shared_ptr<model::dso>& object : machine.objects().all()) {
+    if (object->kind() == model::dso_kind::kernel) continue;  // listed first already
+    read_build_id_once(*object, sources);  // those the background reader has not reached
+    io::build_id id = object->build_id();
+    if (id.empty()) continue;
+    std::uint16_t cpumode =
+        object->kind() == model::dso_kind::user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+    // dsos are sorted by name: the same file seen by inode and by build-id is adjacent.
+    bool duplicate = false;
+    for (auto entry = entries.rbegin();
+         entry != entries.rend() - static_cast<std::ptrdiff_t>(first_other) &&
+         entry->filename == object->name();
+         ++entry)
+      duplicate = duplicate || entry->id == id;
+    if (!duplicate) entries.push_back({cpumode, id, object->name()});
+  }
+  return entries;
+}
+
+}  // namespace arec::record

@@ -1,0 +1,29 @@
+// build_id_table: the BUILD_ID feature's entries, made from the model at stop: the kernel first
+// (from /sys/kernel/notes), then every module and user dso mapped during the recording, each
+// with the build-id the kernel reported in MMAP2 or, failing that, read once from its file.
+#pragma once
+
+#include <vector>
+
+#include "io/perf_data/feature_encoder.hpp"
+#include "model/machine.hpp"
+
+namespace arec::record {
+
+// Where kernel build-ids are read; tests point these elsewhere.
+struct build_id_sources {
+  const char* kernel_notes = "/sys/kernel/notes";
+  const char* modules_root = "/sys/module";  // <root>/<name>/notes/.note.gnu.build-id
+};
+
+// Reads the build-id of `object` from its file (or sysfs for the kernel and modules) unless it
+// is known already or another caller claimed the read: each file is opened at most once.
+void read_build_id_once(model::dso& object, const build_id_sources& sources = {});
+
+// One entry per (file name, build-id): dsos without a build-id (anonymous or pseudo mappings,
+// files that vanished or are not ELF) are left out; "[kernel.kallsyms]" comes first whenever
+// its build-id can be read, whether or not a kernel map was seen.
+std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
+                                                        const build_id_sources& sources = {});
+
+}  // namespace arec::record

@@ -1,0 +1,491 @@
+#include "cli/options.hpp"
+
+#include <gtest/gtest.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+using namespace arec::record;
+
+namespace {
+
+record_command parse_command(std::initializer_list<const char*> args) {
+  return parse_record_command_line(std::span<const char* const>(args.begin(), args.size()));
+}
+
+record_options parse(std::initializer_list<const char*> args) {
+  record_command command = parse_command(args);
+  if (!std::holds_alternative<record_options>(command)) {
+    ADD_FAILURE() << "not a record command";
+    return {};
+  }
+  return std::get<record_options>(command);
+}
+
+// The usage_error message for `args`, or a test failure when they are accepted.
+std::string error_of(std::initializer_list<const char*> args) {
+  try {
+    parse_command(args);
+  } catch (const usage_error& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted the arguments";
+  return {};
+}
+
+std::variant<convert_options, help_request> parse_convert(std::initializer_list<const char*> args) {
+  return parse_convert_command_line(std::span<const char* const>(args.begin(), args.size()));
+}
+
+std::string convert_error_of(std::initializer_list<const char*> args) {
+  try {
+    parse_convert(args);
+  } catch (const usage_error& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "accepted the arguments";
+  return {};
+}
+
+using strings = std::vector<std::string>;
+
+}  // namespace
+
+// ---- defaults, workload, syntax -------------------------------------------------------------
+
+TEST(RecordOptions, DefaultsWithoutArgumentsAreSystemWideCycles) {
+  record_options options = parse({});
+  EXPECT_TRUE(options.system_wide);  // perf 6.1 makes -a the default target
+  EXPECT_TRUE(options.cpus.empty());
+  ASSERT_EQ(options.events.size(), 1u);
+  EXPECT_EQ(options.events[0].name, "cycles");
+  EXPECT_EQ(options.events[0].type, PERF_TYPE_HARDWARE);
+  EXPECT_EQ(options.output_path, "arec.data");
+  EXPECT_EQ(options.call_graph, call_graph_mode::none);
+  EXPECT_EQ(options.dwarf_stack_size, 8192u);
+  EXPECT_FALSE(options.mmap_pages);
+  EXPECT_EQ(options.mmap_flush, 1u);
+  EXPECT_EQ(options.compression_level, 0);
+  EXPECT_FALSE(options.threads_spec);
+  EXPECT_FALSE(options.dry_run);
+  sampling s = effective_sampling(options);
+  EXPECT_TRUE(s.use_frequency);
+  EXPECT_EQ(s.value, 4000u);
+}
+
+TEST(RecordOptions, FirstNonOptionStartsTheWorkload) {
+  record_options options = parse({"-g", "sleep", "1", "-a", "--", "-x"});
+  EXPECT_EQ(options.workload, (strings{"sleep", "1", "-a", "--", "-x"}));
+  EXPECT_FALSE(options.system_wide);  // -a belongs to the workload
+  EXPECT_EQ(options.call_graph, call_graph_mode::fp);
+}
+
+TEST(RecordOptions, DoubleDashEndsOptions) {
+  record_options options = parse({"-a", "--", "-v", "--help"});
+  EXPECT_EQ(options.workload, (strings{"-v", "--help"}));
+  EXPECT_EQ(options.verbose, 0);
+  EXPECT_TRUE(options.system_wide);
+}
+
+TEST(RecordOptions, DoubleDashWithoutWorkloadIsSystemWide) {
+  record_options options = parse({"--"});
+  EXPECT_TRUE(options.workload.empty());
+  EXPECT_TRUE(options.system_wide);
+}
+
+TEST(RecordOptions, WorkloadAloneIsNotSystemWide) {
+  record_options options = parse({"./app"});
+  EXPECT_FALSE(options.system_wide);
+  EXPECT_EQ(options.workload, (strings{"./app"}));
+}
+
+TEST(RecordOptions, CombinedShortFlags) {
+  record_options options = parse({"-agqvv"});
+  EXPECT_TRUE(options.system_wide);
+  EXPECT_EQ(options.call_graph, call_graph_mode::fp);
+  EXPECT_TRUE(options.quiet);
+  EXPECT_EQ(options.verbose, 2);
+}
+
+TEST(RecordOptions, CombinedShortFlagsEndingInOptionWithValue) {
+  EXPECT_EQ(parse({"-agC0,1"}).cpus, (std::vector<int>{0, 1}));
+  record_options options = parse({"-agC", "1"});
+  EXPECT_TRUE(options.system_wide);
+  EXPECT_EQ(options.cpus, (std::vector<int>{1}));
+}
+
+TEST(RecordOptions, ValueFormsAllAgree) {
+  std::vector<int> expected{0, 1};
+  EXPECT_EQ(parse({"-C", "0,1"}).cpus, expected);
+  EXPECT_EQ(parse({"-C0,1"}).cpus, expected);
+  EXPECT_EQ(parse({"--cpu=0,1"}).cpus, expected);
+  EXPECT_EQ(parse({"--cpu", "0-1"}).cpus, expected);
+}
+
+TEST(RecordOptions, RequiredValueMayStartWithDash) {
+  EXPECT_EQ(parse({"-o", "-weird-name"}).output_path, "-weird-name");
+}
+
+TEST(RecordOptions, UniqueLongPrefixIsAccepted) {
+  EXPECT_TRUE(parse({"--all", "--", "x"}).system_wide);
+  EXPECT_EQ(parse({"--outp", "f.data"}).output_path, "f.data");
+}
+
+TEST(RecordOptions, AmbiguousLongPrefixListsCandidates) {
+  EXPECT_EQ(error_of({"--c", "1"}),
+            "ambiguous option '--c' (could be --cpu, --count, --call-graph, --compress, "
+            "--compression-level)");
+}
+
+TEST(RecordOptions, UnknownOptionIsNamed) {
+  EXPECT_EQ(error_of({"--bogus"}), "unknown option '--bogus'");
+  EXPECT_EQ(error_of({"--bogus=1"}), "unknown option '--bogus=1'");
+  EXPECT_EQ(error_of({"-x"}), "unknown option '-x'");
+  EXPECT_EQ(error_of({"-ax"}), "unknown option '-x' in '-ax'");
+}
+
+TEST(RecordOptions, MissingValueIsNamed) {
+  EXPECT_EQ(error_of({"-C"}), "option '-C' requires a value");
+  EXPECT_EQ(error_of({"--cpu"}), "option '--cpu' requires a value");
+  EXPECT_EQ(error_of({"-a", "-e"}), "option '-e' requires a value");
+}
+
+TEST(RecordOptions, FlagGivenAValueIsRejected) {
+  EXPECT_EQ(error_of({"--all-cpus=1"}), "option '--all-cpus' takes no value");
+}
+
+TEST(RecordOptions, HelpReturnsTheGeneratedText) {
+  for (auto args :
+       {std::initializer_list<const char*>{"-h"}, {"--help"}, {"-a", "--help", "--bogus"}}) {
+    record_command command = parse_command(args);
+    ASSERT_TRUE(std::holds_alternative<help_request>(command));
+    EXPECT_EQ(std::get<help_request>(command).text, record_help_text());
+  }
+}
+
+TEST(RecordOptions, VersionIsRequested) {
+  EXPECT_TRUE(std::holds_alternative<version_request>(parse_command({"--version"})));
+}
+
+// ---- target selection -----------------------------------------------------------------------
+
+TEST(RecordOptions, CpuListIsParsedAndChecked) {
+  record_options options = parse({"-C", "3,0-1"});
+  EXPECT_EQ(options.cpus, (std::vector<int>{0, 1, 3}));
+  EXPECT_FALSE(options.system_wide);
+  EXPECT_EQ(error_of({"-C", "5-2"}), "-C 5-2: reversed cpu range '5-2'");
+  EXPECT_EQ(error_of({"--cpu=a"}), "--cpu=a: bad cpu list entry 'a'");
+  EXPECT_EQ(error_of({"-C", ""}), "-C : the cpu list is empty");
+}
+
+TEST(RecordOptions, PidsAccumulate) {
+  record_options options = parse({"-p", "12,34", "--pid=56"});
+  EXPECT_EQ(options.pids, (std::vector<int>{12, 34, 56}));
+  EXPECT_FALSE(options.system_wide);
+}
+
+TEST(RecordOptions, BadPidIsNamed) {
+  EXPECT_EQ(error_of({"-p", "abc"}), "-p abc: 'abc' is not a process id (a positive integer)");
+  EXPECT_EQ(error_of({"-p", "0"}), "-p 0: '0' is not a process id (a positive integer)");
+  EXPECT_EQ(error_of({"-p", "-5"}), "-p -5: '-5' is not a process id (a positive integer)");
+  EXPECT_EQ(error_of({"-p", "1,"}), "-p 1,: '' is not a process id (a positive integer)");
+  EXPECT_EQ(error_of({"-p", "99999999999"}),
+            "-p 99999999999: '99999999999' is not a process id (a positive integer)");
+}
+
+// ---- events and sampling --------------------------------------------------------------------
+
+TEST(RecordOptions, EventsRepeatAndSplitAtCommas) {
+  record_options options = parse({"-e", "cpu-clock,task-clock", "--event=instructions:u"});
+  ASSERT_EQ(options.events.size(), 3u);
+  EXPECT_EQ(options.events[0].name, "cpu-clock");
+  EXPECT_EQ(options.events[0].config, PERF_COUNT_SW_CPU_CLOCK);
+  EXPECT_EQ(options.events[1].config, PERF_COUNT_SW_TASK_CLOCK);
+  EXPECT_EQ(options.events[2].name, "instructions:u");
+  EXPECT_TRUE(options.events[2].exclude_kernel);
+}
+
+TEST(RecordOptions, UnknownEventIsNamed) {
+  EXPECT_EQ(error_of({"-e", "foo"}), "-e foo: unknown event 'foo'");
+  EXPECT_EQ(error_of({"-e", "cycles,bar"}), "-e cycles,bar: unknown event 'bar'");
+  EXPECT_EQ(error_of({"-e", "cycles,"}), "-e cycles,: empty event name");
+  EXPECT_EQ(error_of({"-e", "cpu/event=1,umask=2/"}),
+            "-e cpu/event=1,umask=2/: unknown event 'cpu/event=1,umask=2/'");
+}
+
+TEST(RecordOptions, FrequencyIsSet) {
+  record_options options = parse({"-F", "999"});
+  EXPECT_EQ(options.frequency, 999u);
+  sampling s = effective_sampling(options);
+  EXPECT_TRUE(s.use_frequency);
+  EXPECT_EQ(s.value, 999u);
+}
+
+TEST(RecordOptions, FrequencyMaxReadsTheKernelLimit) {
+  std::ifstream file("/proc/sys/kernel/perf_event_max_sample_rate");
+  std::uint64_t limit = 0;
+  if (!(file >> limit)) GTEST_SKIP() << "no /proc/sys/kernel/perf_event_max_sample_rate";
+  EXPECT_EQ(parse({"-F", "max"}).frequency, limit);
+}
+
+TEST(RecordOptions, BadFrequencyIsNamed) {
+  EXPECT_EQ(error_of({"-F", "0"}), "-F 0: the frequency must be at least 1 Hz");
+  EXPECT_EQ(error_of({"--freq=fast"}), "--freq=fast: expected a frequency in Hz or 'max'");
+}
+
+TEST(RecordOptions, PeriodIsSet) {
+  record_options options = parse({"-c", "100000"});
+  EXPECT_EQ(options.period, 100000u);
+  sampling s = effective_sampling(options);
+  EXPECT_FALSE(s.use_frequency);
+  EXPECT_EQ(s.value, 100000u);
+}
+
+TEST(RecordOptions, BadPeriodIsNamed) {
+  EXPECT_EQ(error_of({"-c", "0"}), "-c 0: the period must be at least 1");
+  EXPECT_EQ(error_of({"-c", "1e3"}),
+            "-c 1e3: expected a period: a number of events between samples");
+}
+
+TEST(RecordOptions, FrequencyAndPeriodAreExclusive) {
+  EXPECT_EQ(error_of({"-F", "99", "-c", "1000"}),
+            "-F and -c are exclusive: sample at a frequency or every PERIOD events, not both");
+  EXPECT_EQ(error_of({"--count=1000", "--freq=99"}),
+            "--freq and --count are exclusive: sample at a frequency or every PERIOD events, not "
+            "both");
+}
+
+TEST(RecordOptions, CallGraphModes) {
+  EXPECT_EQ(parse({"-g"}).call_graph, call_graph_mode::fp);
+  EXPECT_EQ(parse({"--call-graph", "fp"}).call_graph, call_graph_mode::fp);
+  record_options dwarf = parse({"--call-graph=dwarf"});
+  EXPECT_EQ(dwarf.call_graph, call_graph_mode::dwarf);
+  EXPECT_EQ(dwarf.dwarf_stack_size, 8192u);
+  dwarf = parse({"--call-graph", "dwarf,16384"});
+  EXPECT_EQ(dwarf.dwarf_stack_size, 16384u);
+  EXPECT_EQ(parse({"--call-graph=dwarf,65528"}).dwarf_stack_size, 65528u);
+  // perf rounds the size up to a multiple of 8.
+  EXPECT_EQ(parse({"--call-graph=dwarf,100"}).dwarf_stack_size, 104u);
+}
+
+TEST(RecordOptions, BadCallGraphIsNamed) {
+  EXPECT_EQ(error_of({"--call-graph", "lbr"}),
+            "--call-graph lbr: unknown call graph mode 'lbr' (expected fp or dwarf)");
+  EXPECT_EQ(error_of({"--call-graph=dwarf,70000"}),
+            "--call-graph=dwarf,70000: the dwarf stack size must be from 8 to 65528 bytes");
+  EXPECT_EQ(error_of({"--call-graph=dwarf,0"}),
+            "--call-graph=dwarf,0: the dwarf stack size must be from 8 to 65528 bytes");
+  EXPECT_EQ(error_of({"--call-graph=dwarf,big"}),
+            "--call-graph=dwarf,big: 'big' is not a stack size in bytes");
+  EXPECT_EQ(error_of({"--call-graph=fp,64"}),
+            "--call-graph=fp,64: only the dwarf mode takes a stack size");
+}
+
+// ---- output ---------------------------------------------------------------------------------
+
+TEST(RecordOptions, OutputPath) {
+  EXPECT_EQ(parse({"-o", "x.data"}).output_path, "x.data");
+  EXPECT_EQ(parse({"--output=y.data"}).output_path, "y.data");
+  EXPECT_EQ(error_of({"-o", ""}), "-o : the output file name is empty");
+}
+
+TEST(RecordOptions, CompressionFlagAndLevel) {
+  EXPECT_EQ(parse({"-z"}).compression_level, 1);
+  EXPECT_EQ(parse({"--compress"}).compression_level, 1);
+  EXPECT_EQ(parse({"--compression-level=7"}).compression_level, 7);
+  EXPECT_EQ(parse({"--compression-level", "22"}).compression_level, 22);
+  EXPECT_EQ(parse({"--compression-level=5", "-z"}).compression_level, 5);
+}
+
+TEST(RecordOptions, CompressionLevelOutOfRangeIsNamed) {
+  const char* message = "the compression level must be a whole number from 1 to 22";
+  EXPECT_EQ(error_of({"--compression-level=0"}), std::string("--compression-level=0: ") + message);
+  EXPECT_EQ(error_of({"--compression-level=23"}),
+            std::string("--compression-level=23: ") + message);
+  EXPECT_EQ(error_of({"--compression-level", "x"}),
+            std::string("--compression-level x: ") + message);
+}
+
+TEST(RecordOptions, QuietAndRepeatedVerbose) {
+  record_options options = parse({"-q", "-v", "--verbose", "-vv"});
+  EXPECT_TRUE(options.quiet);
+  EXPECT_EQ(options.verbose, 4);
+}
+
+// ---- buffers and threads --------------------------------------------------------------------
+
+TEST(RecordOptions, MmapPagesPowerOfTwo) {
+  EXPECT_EQ(parse({"-m", "1"}).mmap_pages, 1u);
+  EXPECT_EQ(parse({"-m", "128"}).mmap_pages, 128u);
+  EXPECT_EQ(parse({"--mmap-pages=1024"}).mmap_pages, 1024u);
+}
+
+TEST(RecordOptions, MmapSizesBecomePowerOfTwoPages) {
+  std::uint32_t page = static_cast<std::uint32_t>(::sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(parse({"-m", "512K"}).mmap_pages, 512u * 1024 / page);
+  EXPECT_EQ(parse({"-m", "2M"}).mmap_pages, 2u * 1024 * 1024 / page);
+  EXPECT_EQ(parse({"-m", "1B"}).mmap_pages, 1u);
+  if (page == 4096) {
+    EXPECT_EQ(parse({"-m", "100K"}).mmap_pages, 32u);  // 25 pages rounded up, as perf does
+  }
+}
+
+TEST(RecordOptions, BadMmapPagesIsNamed) {
+  EXPECT_EQ(error_of({"-m", "3"}), "-m 3: the number of mmap pages must be a power of two");
+  EXPECT_EQ(error_of({"-m", "0"}), "-m 0: the number of mmap pages must be a power of two");
+  EXPECT_EQ(error_of({"-m", "lots"}),
+            "-m lots: expected a number of pages or a size like 512K or 2M");
+  EXPECT_EQ(error_of({"-m", "0K"}), "-m 0K: expected a number of pages or a size like 512K or 2M");
+  EXPECT_EQ(error_of({"-m", "4294967296"}),
+            "-m 4294967296: the ring buffer must not exceed 2^31 pages");
+}
+
+// perf sizes its decompression buffer from a u32: two -z rings and a page must fit in it.
+TEST(RecordOptions, CompressedRingsStayBelowTwoGigabytes) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(parse({"-z", "-m", "1G"}).mmap_pages, (1ull << 30) / page);
+  EXPECT_EQ(error_of({"-z", "-m", "2G"}), "with -z, rings must be smaller than 2G (-m " +
+                                              std::to_string((1ull << 31) / page) +
+                                              " pages is 2G)");
+  EXPECT_EQ(parse({"-m", "2G"}).mmap_pages, (1ull << 31) / page) << "fine without -z";
+}
+
+TEST(RecordOptions, MmapFlushAcceptsSizes) {
+  EXPECT_EQ(parse({"--mmap-flush=4096"}).mmap_flush, 4096u);
+  EXPECT_EQ(parse({"--mmap-flush", "16K"}).mmap_flush, 16384u);
+  EXPECT_EQ(parse({"--mmap-flush=1M"}).mmap_flush, 1048576u);
+  EXPECT_EQ(error_of({"--mmap-flush=0"}), "--mmap-flush=0: the flush size must be at least 1 byte");
+  EXPECT_EQ(error_of({"--mmap-flush=1X"}),
+            "--mmap-flush=1X: expected a number of bytes, optionally with a K, M or G suffix");
+}
+
+TEST(RecordOptions, ThreadsValueOnlyWithEquals) {
+  record_options bare = parse({"--threads", "-a"});
+  ASSERT_TRUE(bare.threads_spec);
+  EXPECT_EQ(*bare.threads_spec, "");
+  EXPECT_TRUE(bare.system_wide);
+  // Without '=' the next word is not the spec: it starts the workload.
+  record_options separate = parse({"--threads", "core"});
+  EXPECT_EQ(*separate.threads_spec, "");
+  EXPECT_EQ(separate.workload, (strings{"core"}));
+  EXPECT_EQ(parse({"--threads=core"}).threads_spec, "core");
+  EXPECT_EQ(parse({"--threads=numa"}).threads_spec, "numa");
+  EXPECT_EQ(parse({"--threads=0-3/3:4-7/4"}).threads_spec, "0-3/3:4-7/4");
+}
+
+TEST(RecordOptions, SynthesizeThreads) {
+  EXPECT_EQ(parse({"--num-thread-synthesize=4"}).synthesize_threads, 4u);
+  EXPECT_EQ(error_of({"--num-thread-synthesize", "0"}),
+            "--num-thread-synthesize 0: the number of threads must be a positive integer");
+}
+
+// ---- run control ----------------------------------------------------------------------------
+
+TEST(RecordOptions, Duration) {
+  EXPECT_EQ(parse({"--duration", "2.5"}).duration_s, 2.5);
+  EXPECT_EQ(parse({"--duration=10"}).duration_s, 10.0);
+  EXPECT_EQ(error_of({"--duration=0"}), "--duration=0: the duration must be more than 0 seconds");
+  EXPECT_EQ(error_of({"--duration", "-1"}),
+            "--duration -1: the duration must be more than 0 seconds");
+  EXPECT_EQ(error_of({"--duration", "soon"}), "--duration soon: expected a number of seconds");
+  EXPECT_EQ(error_of({"--duration", "inf"}), "--duration inf: expected a number of seconds");
+}
+
+TEST(RecordOptions, DryRun) {
+  EXPECT_TRUE(parse({"--dry-run"}).dry_run);
+}
+
+// ---- help -----------------------------------------------------------------------------------
+
+TEST(RecordHelp, ListsEveryAcceptedOptionName) {
+  std::string help = record_help_text();
+  std::vector<std::string> names = record_option_names();
+  EXPECT_GE(names.size(), 30u);
+  for (const std::string& name : names) {
+    // The name must appear whole, not only as the start of a longer name.
+    bool found = false;
+    for (std::size_t at = help.find(name); at != std::string::npos && !found;
+         at = help.find(name, at + 1)) {
+      char after = at + name.size() < help.size() ? help[at + name.size()] : ' ';
+      found = !(std::isalnum(static_cast<unsigned char>(after)) || after == '-');
+    }
+    EXPECT_TRUE(found) << name;
+  }
+}
+
+TEST(RecordHelp, EveryListedNameIsAccepted) {
+  for (const std::string& name : record_option_names()) {
+    try {
+      parse_command({name.c_str(), "1"});
+    } catch (const usage_error& error) {
+      EXPECT_EQ(std::string(error.what()).find("unknown option"), std::string::npos) << name;
+    }
+  }
+}
+
+TEST(RecordHelp, GroupsDefaultsAndExamples) {
+  std::string help = record_help_text();
+  for (const char* text :
+       {"Target selection:", "Event selection and sampling:", "Output:", "Buffers and threads:",
+        "Run control:", "(default: 4000 Hz)", "(default: arec.data)", "arec --threads=core -a",
+        "arec --threads=0-3/3:4-7/4 -- ./app", "arec -a -g -- sleep 5", "perf report -i arec.data",
+        "  -C, --cpu LIST", "      --threads[=SPEC]"})
+    EXPECT_NE(help.find(text), std::string::npos) << text;
+  std::size_t start = 0;
+  while (start < help.size()) {
+    std::size_t end = help.find('\n', start);
+    EXPECT_LE(end - start, 100u) << help.substr(start, end - start);
+    start = end + 1;
+  }
+}
+
+// ---- convert --------------------------------------------------------------------------------
+
+TEST(ConvertOptions, Defaults) {
+  auto result = parse_convert({});
+  ASSERT_TRUE(std::holds_alternative<convert_options>(result));
+  const convert_options& options = std::get<convert_options>(result);
+  EXPECT_EQ(options.input, "arec.data");
+  EXPECT_EQ(options.output, "arec.perf.data");
+  EXPECT_FALSE(options.keep_compressed);
+  EXPECT_EQ(options.compression_level, 0);
+  EXPECT_FALSE(options.salvage);
+}
+
+TEST(ConvertOptions, EveryOptionIsParsed) {
+  auto result = parse_convert({"-i", "in.data", "--output=out.data", "--keep-compressed",
+                               "--compression-level", "9", "--salvage", "-qvv"});
+  const convert_options& options = std::get<convert_options>(result);
+  EXPECT_EQ(options.input, "in.data");
+  EXPECT_EQ(options.output, "out.data");
+  EXPECT_TRUE(options.keep_compressed);
+  EXPECT_EQ(options.compression_level, 9);
+  EXPECT_TRUE(options.salvage);
+  EXPECT_TRUE(options.quiet);
+  EXPECT_EQ(options.verbose, 2);
+  EXPECT_EQ(std::get<convert_options>(parse_convert({"-z"})).compression_level, 1);
+}
+
+TEST(ConvertOptions, HelpIsGenerated) {
+  auto result = parse_convert({"--help"});
+  ASSERT_TRUE(std::holds_alternative<help_request>(result));
+  const std::string& text = std::get<help_request>(result).text;
+  EXPECT_EQ(text, convert_help_text());
+  for (const char* name : {"--input", "--output", "--keep-compressed", "--compression-level",
+                           "--salvage", "--quiet", "--verbose", "(default: arec.perf.data)"})
+    EXPECT_NE(text.find(name), std::string::npos) << name;
+}
+
+TEST(ConvertOptions, MistakesAreNamed) {
+  EXPECT_EQ(convert_error_of({"in.data"}),
+            "unexpected argument 'in.data' (name files with -i and -o)");
+  EXPECT_EQ(convert_error_of({"--compression-level=30"}),
+            "--compression-level=30: the compression level must be a whole number from 1 to 22");
+  EXPECT_EQ(convert_error_of({"-a"}), "unknown option '-a'");
+  EXPECT_EQ(convert_error_of({"-i"}), "option '-i' requires a value");
+}

@@ -1,0 +1,299 @@
+// arec convert's parts: where records keep their time, the reorder window, and whole
+// conversions of hand-made files (tests/fixtures/convert/make_fixtures.py): each kind of bad
+// input gets its exact message and leaves no output behind; salvage keeps what is complete.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/perf_data/perf_file_reader.hpp"
+#include "convert/converter.hpp"
+#include "convert/record_clock.hpp"
+#include "convert/record_source.hpp"
+#include "convert/reorder_window.hpp"
+#include "io/usage_error.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr std::uint64_t sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+                                      PERF_SAMPLE_IDENTIFIER;
+
+std::string fixture(const std::string& name) {
+  return std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/" + name;
+}
+
+// The names in `dir`: a failed conversion must leave nothing behind.
+std::vector<std::string> entries(const test::temp_dir& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    names.push_back(entry.path().filename().string());
+  return names;
+}
+
+io::perf::event_entry event(std::uint64_t type, std::vector<std::uint64_t> ids) {
+  io::perf::event_entry entry;
+  entry.attr.size = sizeof entry.attr;
+  entry.attr.sample_type = type;
+  entry.attr.sample_id_all = 1;
+  entry.ids = std::move(ids);
+  return entry;
+}
+
+template <typename... Words>
+std::vector<std::byte> record(std::uint32_t type, Words... words) {
+  std::vector<std::uint64_t> body{static_cast<std::uint64_t>(words)...};
+  std::vector<std::byte> out(8 + 8 * body.size());
+  io::perf::record_header header{type, 0, static_cast<std::uint16_t>(out.size())};
+  std::memcpy(out.data(), &header, sizeof header);
+  if (!body.empty()) std::memcpy(out.data() + 8, body.data(), 8 * body.size());
+  return out;
+}
+
+// Every record of a converted file, COMPRESSED ones expanded.
+struct read_back {
+  std::vector<std::uint32_t> types;
+  std::vector<std::uint64_t> sample_times;
+  std::size_t rounds = 0;
+  std::size_t compressed = 0;
+};
+
+read_back read_output(const std::string& path) {
+  auto file = io::perf::perf_file_reader::open(path);
+  const auto& header = file.header();
+  auto source = record_source::open(
+      data_range{path, header.data.offset, header.data.offset + header.data.size}, false,
+      1u << 20);
+  read_back out;
+  record_clock clock(file.events());
+  while (auto r = source.next()) {
+    out.types.push_back(r->header.type);
+    if (r->header.type == io::perf::record_finished_round) ++out.rounds;
+    if (r->header.type == PERF_RECORD_SAMPLE) out.sample_times.push_back(*clock.time_of(r->bytes));
+  }
+  out.compressed = source.compressed_records();
+  return out;
+}
+
+std::string convert_error(const std::string& input, const test::temp_dir& dir,
+                          bool salvage = false) {
+  convert_options options;
+  options.input = input;
+  options.output = dir.file("out.perf");
+  options.salvage = salvage;
+  try {
+    convert(options);
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+TEST(RecordClock, ReadsSampleTimeAfterIdentifierIpAndTid) {
+  std::vector events{event(sample_type, {})};
+  record_clock clock(events);
+  auto sample = record(PERF_RECORD_SAMPLE, 0, 0x401000, 0x0000002a0000002a, 12345, 1, 1000);
+  EXPECT_EQ(clock.time_of(sample), 12345u);
+}
+
+TEST(RecordClock, ReadsTrailerTimeOfOtherKernelRecords) {
+  std::vector events{event(sample_type, {})};
+  record_clock clock(events);
+  // COMM: pid/tid, "hot", then the trailer TID, TIME, CPU, IDENTIFIER.
+  auto comm = record(PERF_RECORD_COMM, 0x2a0000002a, 0x746f68, 0x2a0000002a, 777, 1, 0);
+  EXPECT_EQ(clock.time_of(comm), 777u);
+}
+
+TEST(RecordClock, TreatsZeroTimeAndPerfOwnRecordsAsUntimed) {
+  std::vector events{event(sample_type, {})};
+  record_clock clock(events);
+  EXPECT_FALSE(clock.time_of(record(PERF_RECORD_COMM, 1, 2, 3, 0, 0, 0)));
+  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_round)));
+  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_init, 5, 5, 5, 5)));
+}
+
+TEST(RecordClock, FindsTheAttrOfEachRecordByItsIdentifier) {
+  // The second attr has no IP, so its samples hold the time one word earlier.
+  std::vector events{event(sample_type, {10}),
+                     event(sample_type & ~std::uint64_t{PERF_SAMPLE_IP}, {20})};
+  record_clock clock(events);
+  EXPECT_EQ(clock.time_of(record(PERF_RECORD_SAMPLE, 10, 0x401000, 0, 500, 0, 1)), 500u);
+  EXPECT_EQ(clock.time_of(record(PERF_RECORD_SAMPLE, 20, 0, 600, 0, 1)), 600u);
+}
+
+TEST(ReorderWindow, ReleasesRecordsInTimeOrderAndTiesInArrivalOrder) {
+  reorder_window window(1u << 20);
+  for (std::uint64_t time : {30, 10, 20, 10})
+    window.push(time, record(PERF_RECORD_SAMPLE, time, window.size()));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  while (!window.empty()) {
+    std::uint64_t arrival = 0;
+    std::memcpy(&arrival, window.top().data() + 16, 8);
+    out.emplace_back(window.top_time(), arrival);
+    window.pop();
+  }
+  EXPECT_EQ(out, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+                     {10, 1}, {10, 3}, {20, 2}, {30, 0}}));
+}
+
+TEST(ReorderWindow, MemoryStaysBoundedOverALongStreamThatLeavesWhenFull) {
+  const std::size_t budget = 2u << 20;
+  reorder_window window(budget);
+  auto r = record(PERF_RECORD_SAMPLE, 0, 0, 0, 0, 0, 0);
+  std::uint64_t last = 0;
+  for (std::uint64_t i = 0; i < 1'000'000; ++i) {
+    window.push(i ^ 3, r);  // slightly out of order
+    while (window.over_budget()) {
+      ASSERT_GE(window.top_time(), last);
+      last = window.top_time();
+      window.pop();
+    }
+  }
+  EXPECT_LE(window.peak_memory(), budget + 256 * 1024 + 64);
+}
+
+struct bad_input {
+  const char* file;
+  const char* message;  // after the fixture directory
+};
+
+class ConvertBadInput : public ::testing::TestWithParam<bad_input> {};
+
+TEST_P(ConvertBadInput, NamesFileOffsetAndProblemAndLeavesNoOutput) {
+  test::temp_dir dir;
+  EXPECT_EQ(convert_error(fixture(GetParam().file), dir),
+            fixture("") + GetParam().message);
+  EXPECT_TRUE(entries(dir).empty()) << entries(dir).front();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, ConvertBadInput,
+    ::testing::Values(
+        bad_input{"bad_magic.data", "bad_magic.data: offset 0: bad magic: not a perf.data file (no PERFILE2)"},
+        bad_input{"short_header.data",
+                  "short_header.data: offset 0: header truncated: the file has 50 of its 104 bytes"},
+        bad_input{"attrs_outside.data",
+                  "attrs_outside.data: offset 24: attrs section runs past the end of the file "
+                  "(offset 1048576 + size 144 > 752 bytes)"},
+        bad_input{"record_size_zero.data",
+                  "record_size_zero.data: offset 360: record size 0 is smaller than its 8-byte "
+                  "header (type 9)"},
+        bad_input{"record_past_end.data",
+                  "record_past_end.data: offset 696: record of size 200 runs past the end of the "
+                  "data (56 bytes left, type 9)"},
+        bad_input{"truncated.data",
+                  "truncated.data: offset 40: data section runs past the end of the file (offset "
+                  "248 + size 504 > 492 bytes)"},
+        bad_input{"unfinished.data",
+                  "unfinished.data: offset 48: data size is 0 but 348 bytes follow the header: the "
+                  "recording was not finished (arec killed?); --salvage keeps its complete records"},
+        bad_input{"corrupt_zstd.dir",
+                  "corrupt_zstd.dir/data.0: offset 0: corrupt COMPRESSED record: zstd "
+                  "decompression failed: Data corruption detected"},
+        bad_input{"missing_data_n.dir",
+                  "missing_data_n.dir/data.0: offset 0: missing: data.1 exists, so streaming "
+                  "thread 0's file was lost"},
+        bad_input{"cut_data_n.dir",
+                  "cut_data_n.dir/data.0: offset 168: record of size 56 runs past the end of the "
+                  "data (26 bytes left, type 9)"}));
+
+TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture("valid.dir");
+  options.output = dir.file("out.perf");
+  convert_report report = convert(options);
+  EXPECT_EQ(report.files, 3u);
+  EXPECT_EQ(report.samples, 8u);
+  EXPECT_EQ(report.compressed_in, 2u);
+  EXPECT_EQ(report.late_records, 0u);
+
+  auto file = io::perf::perf_file_reader::open(options.output);
+  EXPECT_FALSE(file.feature(io::perf::feature_dir_format));
+  EXPECT_FALSE(file.feature(io::perf::feature_compressed));
+  ASSERT_TRUE(file.feature(io::perf::feature_sample_time));
+  read_back back = read_output(options.output);
+  EXPECT_EQ(back.sample_times, (std::vector<std::uint64_t>{1000, 1010, 1020, 1030, 1040, 1050,
+                                                           1060, 1070}));
+  EXPECT_EQ(back.types.front(), static_cast<std::uint32_t>(PERF_RECORD_COMM));
+  EXPECT_EQ(back.types.back(), io::perf::record_finished_round);
+  EXPECT_EQ(back.compressed, 0u);
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"out.perf"});
+}
+
+TEST(Convert, CompressesTheOutputWhenAsked) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture("valid.dir");
+  options.output = dir.file("out.perf");
+  options.compression_level = 3;
+  convert(options);
+  auto file = io::perf::perf_file_reader::open(options.output);
+  auto feature = file.feature(io::perf::feature_compressed);
+  ASSERT_TRUE(feature);
+  std::uint32_t level = 0;
+  std::memcpy(&level, feature->data() + 8, 4);
+  EXPECT_EQ(level, 3u);
+  read_back back = read_output(options.output);
+  EXPECT_EQ(back.compressed, 1u);
+  EXPECT_EQ(back.sample_times.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(back.sample_times.begin(), back.sample_times.end()));
+}
+
+TEST(Convert, SalvageKeepsCompleteRecordsOfAnUnfinishedFile) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture("unfinished.data");
+  options.output = dir.file("out.perf");
+  options.salvage = true;
+  convert_report report = convert(options);
+  EXPECT_EQ(report.samples, 5u);
+  EXPECT_EQ(report.dropped_bytes, 12u);
+  ASSERT_EQ(report.notes.size(), 2u);
+  EXPECT_EQ(report.notes[1], fixture("unfinished.data") +
+                                 ": offset 584: record of size 56 runs past the end of the data "
+                                 "(12 bytes left, type 9); dropped the 12 bytes from there on");
+  EXPECT_EQ(read_output(options.output).sample_times.size(), 5u);
+}
+
+TEST(Convert, SalvageDropsTheCutRecordOfADataFile) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture("cut_data_n.dir");
+  options.output = dir.file("out.perf");
+  options.salvage = true;
+  convert_report report = convert(options);
+  EXPECT_EQ(report.samples, 7u);
+  EXPECT_EQ(report.dropped_bytes, 26u);
+  read_back back = read_output(options.output);
+  EXPECT_TRUE(std::is_sorted(back.sample_times.begin(), back.sample_times.end()));
+}
+
+TEST(Convert, RefusesToOverwriteItsInput) {
+  convert_options options;
+  options.input = fixture("valid.data");
+  options.output = fixture("valid.data");
+  EXPECT_THROW(convert(options), usage_error);
+}
+
+TEST(Convert, ReportsProgressUpToTheWholeInput) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture("valid.data");
+  options.output = dir.file("out.perf");
+  convert_settings settings;
+  convert_progress last;
+  settings.progress = [&](const convert_progress& p) { last = p; };
+  convert(options, settings);
+  EXPECT_EQ(last.bytes_total, 504u);
+  EXPECT_EQ(last.bytes_read, 504u);
+}
+
+}  // namespace
+}  // namespace arec::record

@@ -1,0 +1,490 @@
+#include "record/synthesis/synthesizer.hpp"
+
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "support/allocation_counter.hpp"
+#include "support/temp_dir.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <new>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "record/synthesis/kernel_map.hpp"
+
+
+
+using namespace arec::record;
+
+namespace {
+
+// A record read back from its bytes.
+struct record {
+  std::vector<std::byte> bytes;
+
+  std::uint32_t type() const { return u32(0); }
+  std::uint16_t misc() const { return u16(4); }
+  std::uint16_t size() const { return u16(6); }
+  std::uint16_t u16(std::size_t at) const { return get<std::uint16_t>(at); }
+  std::uint32_t u32(std::size_t at) const { return get<std::uint32_t>(at); }
+  std::uint64_t u64(std::size_t at) const { return get<std::uint64_t>(at); }
+  // The NUL-terminated string at `at` (COMM: 16, MMAP: 40, MMAP2: 72).
+  std::string text(std::size_t at) const {
+    return std::string{reinterpret_cast<const char*>(bytes.data() + at)};
+  }
+  template <typename T>
+  T get(std::size_t at) const {
+    T value;
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    return value;
+  }
+};
+
+class collecting_sink : public arec::io::record_sink {
+ public:
+  void write(std::span<const std::byte> bytes) override {
+    records.push_back(record{{bytes.begin(), bytes.end()}});
+  }
+  std::vector<record> records;
+};
+
+// Counts and checks records without allocating.
+class counting_sink : public arec::io::record_sink {
+ public:
+  void write(std::span<const std::byte> bytes) override {
+    std::uint16_t size;
+    std::memcpy(&size, bytes.data() + 6, sizeof size);
+    if (size != bytes.size() || size % 8 != 0) ++malformed;
+    ++records;
+  }
+  std::size_t records = 0;
+  std::size_t malformed = 0;
+};
+
+// Every record is well-formed and ends with a zero trailer of `sample_id_size` bytes.
+void expect_well_formed(const std::vector<record>& records, std::size_t sample_id_size) {
+  for (const auto& r : records) {
+    ASSERT_EQ(r.size(), r.bytes.size());
+    ASSERT_EQ(r.size() % 8, 0u);
+    for (std::size_t i = r.bytes.size() - sample_id_size; i < r.bytes.size(); ++i)
+      ASSERT_EQ(r.bytes[i], std::byte{0});
+  }
+}
+
+// A child running a copy of /bin/sleep from a path with a space and a newline in it.
+class oddly_named_child {
+ public:
+  oddly_named_child() : path_(dir_.file("sl eep\nx")) {
+    std::filesystem::copy_file("/bin/sleep", path_);  // with its mode: executable
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const char* argv[] = {"sleeper", "30", nullptr};
+      ::execv(path_.c_str(), const_cast<char* const*>(argv));
+      ::_exit(127);
+    }
+    // Wait until the exec has happened: the comm becomes the new file's name.
+    for (int i = 0; i < 2000 && comm() != "sl eep\nx\n"; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~oddly_named_child() {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::string comm() const {
+    std::ifstream in{"/proc/" + std::to_string(pid_) + "/comm"};
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  pid_t pid() const { return pid_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  arec::test::temp_dir dir_;  // declared before path_, which is made from it
+  std::string path_;
+  pid_t pid_ = -1;
+};
+
+std::vector<const record*> of_type(const std::vector<record>& records, std::uint32_t type,
+                                   std::uint32_t pid) {
+  std::vector<const record*> found;
+  for (const auto& r : records)
+    if (r.type() == type && r.u32(8) == pid) found.push_back(&r);
+  return found;
+}
+
+std::optional<std::uint64_t> kallsyms_address(const std::string& symbol) {
+  std::ifstream in{"/proc/kallsyms"};
+  std::string address, type, name;
+  while (in >> address >> type >> name) {
+    if (name == symbol) return std::stoull(address, nullptr, 16);
+    in.ignore(1 << 20, '\n');
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST(Synthesizer, CommLayoutMatchesHandComputedBytes) {
+  record_buffer buffer;
+  auto bytes = encode_comm(buffer, 0x1234, 0x1235, "a b\nc", 32);
+  const unsigned char expected[] = {
+      0x03, 0, 0, 0,  0x00, 0x00,  56, 0,  // type COMM, misc 0, size 56
+      0x34, 0x12, 0, 0,  0x35, 0x12, 0, 0,  // pid, tid
+      'a', ' ', 'b', '\n', 'c', 0, 0, 0,     // comm, NUL-padded to 8
+      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  // zero sample_id trailer (32)
+      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+  };
+  ASSERT_EQ(bytes.size(), sizeof expected);
+  EXPECT_EQ(std::memcmp(bytes.data(), expected, sizeof expected), 0);
+}
+
+TEST(Synthesizer, CommIsCutTo15BytesPlusNul) {
+  record_buffer buffer;
+  auto bytes = encode_comm(buffer, 1, 1, "0123456789abcdefghij", 0);
+  ASSERT_EQ(bytes.size(), 8u + 8u + 16u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data() + 16)), "0123456789abcde");
+}
+
+TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
+  record_buffer buffer;
+  mmap2_fields fields;
+  fields.misc = PERF_RECORD_MISC_USER;
+  fields.pid = 100;
+  fields.tid = 101;
+  fields.start = 0x400000;
+  fields.len = 0x1000;
+  fields.pgoff = 0x2000;
+  fields.major = 0xfe;
+  fields.minor = 1;
+  fields.inode = 0x1122334455;
+  fields.prot = PROT_READ | PROT_EXEC;
+  fields.flags = MAP_PRIVATE;
+  auto bytes = encode_mmap2(buffer, fields, "/x y", 32);
+  const unsigned char expected[] = {
+      0x0a, 0, 0, 0,  0x02, 0x00,  112, 0,    // type MMAP2, misc USER, size 112
+      100, 0, 0, 0,  101, 0, 0, 0,            // pid, tid
+      0, 0, 0x40, 0, 0, 0, 0, 0,              // start
+      0, 0x10, 0, 0, 0, 0, 0, 0,              // len
+      0, 0x20, 0, 0, 0, 0, 0, 0,              // pgoff
+      0xfe, 0, 0, 0,  1, 0, 0, 0,             // maj, min
+      0x55, 0x44, 0x33, 0x22, 0x11, 0, 0, 0,  // ino
+      0, 0, 0, 0, 0, 0, 0, 0,                 // ino_generation
+      5, 0, 0, 0,  2, 0, 0, 0,                // prot r-x, flags MAP_PRIVATE
+      '/', 'x', ' ', 'y', 0, 0, 0, 0,         // filename, NUL-padded to 8
+      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  // zero sample_id trailer (32)
+      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+  };
+  ASSERT_EQ(bytes.size(), sizeof expected);
+  EXPECT_EQ(std::memcmp(bytes.data(), expected, sizeof expected), 0);
+}
+
+TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
+  record_buffer buffer;
+  auto bytes = encode_fork(buffer, 10, 1, 11, 1, 8);
+  record r{{bytes.begin(), bytes.end()}};
+  EXPECT_EQ(r.type(), static_cast<std::uint32_t>(PERF_RECORD_FORK));
+  EXPECT_EQ(r.misc(), 0x2000);
+  EXPECT_EQ(r.size(), 8 + 16 + 8 + 8);
+  EXPECT_EQ(r.u32(8), 10u);   // pid
+  EXPECT_EQ(r.u32(12), 1u);   // ppid
+  EXPECT_EQ(r.u32(16), 11u);  // tid
+  EXPECT_EQ(r.u32(20), 1u);   // ptid
+  EXPECT_EQ(r.u64(24), 0u);   // time
+}
+
+TEST(Synthesizer, OverlongFileNameBecomesTooLong) {
+  record_buffer buffer;
+  auto bytes = encode_mmap2(buffer, {}, std::string(PATH_MAX, 'x'), 32);
+  record r{{bytes.begin(), bytes.end()}};
+  EXPECT_EQ(r.text(72), "//toolong");
+  EXPECT_EQ(r.size(), 72 + 16 + 32);
+}
+
+TEST(Synthesizer, RejectsATrailerThatIsNotWholeWords) {
+  record_buffer buffer;
+  EXPECT_THROW(encode_comm(buffer, 1, 1, "x", 12), std::invalid_argument);
+  collecting_sink sink;
+  EXPECT_THROW(synthesize_all_tasks(sink, {.sample_id_size = 56}), std::invalid_argument);
+}
+
+TEST(Synthesizer, SystemWideDescribesAChildWithAStrangePathIntact) {
+  oddly_named_child child;
+  ASSERT_EQ(child.comm(), "sl eep\nx\n") << "the child did not exec";
+  collecting_sink sink;
+  auto counts = synthesize_all_tasks(sink, {});
+  expect_well_formed(sink.records, 32);
+
+  auto pid = static_cast<std::uint32_t>(child.pid());
+  auto forks = of_type(sink.records, PERF_RECORD_FORK, pid);
+  ASSERT_EQ(forks.size(), 1u);
+  EXPECT_EQ(forks[0]->misc(), 0x2000);
+  EXPECT_EQ(forks[0]->u32(12), static_cast<std::uint32_t>(::getpid())) << "ppid";
+  EXPECT_EQ(forks[0]->u32(16), pid) << "tid";
+  EXPECT_EQ(forks[0]->u32(20), static_cast<std::uint32_t>(::getpid())) << "ptid";
+
+  auto comms = of_type(sink.records, PERF_RECORD_COMM, pid);
+  ASSERT_EQ(comms.size(), 1u);
+  EXPECT_EQ(comms[0]->text(16), "sl eep\nx");
+  EXPECT_EQ(comms[0]->misc(), 0);
+
+  bool found = false;
+  for (const record* r : of_type(sink.records, PERF_RECORD_MMAP2, pid)) {
+    EXPECT_EQ(r->misc(), PERF_RECORD_MISC_USER);
+    EXPECT_EQ(r->u32(12), pid) << "tid";
+    EXPECT_TRUE(r->u32(64) & PROT_EXEC) << "only executable mappings by default";
+    if (r->text(72) == child.path()) {
+      found = true;
+      EXPECT_EQ(r->u32(68), static_cast<std::uint32_t>(MAP_PRIVATE));
+      EXPECT_NE(r->u64(48), 0u) << "inode";
+    }
+  }
+  EXPECT_TRUE(found) << "no MMAP2 for " << child.path();
+
+  // The counts describe exactly what was written.
+  std::size_t comm_records = 0, leaders = 0, mmap2_records = 0;
+  for (const auto& r : sink.records) {
+    if (r.type() == PERF_RECORD_COMM) ++comm_records, leaders += r.u32(8) == r.u32(12);
+    if (r.type() == PERF_RECORD_MMAP2) ++mmap2_records;
+  }
+  EXPECT_EQ(counts.threads, comm_records);
+  EXPECT_EQ(counts.processes, leaders);
+  EXPECT_EQ(counts.mmaps, mmap2_records);
+  EXPECT_GE(counts.processes, 2u);
+}
+
+TEST(Synthesizer, NonLeaderThreadIsForkedByItsLeader) {
+  std::promise<void> stop;
+  std::promise<pid_t> started;
+  std::thread worker{[&] {
+    started.set_value(static_cast<pid_t>(::syscall(SYS_gettid)));
+    stop.get_future().wait();
+  }};
+  auto tid = static_cast<std::uint32_t>(started.get_future().get());
+  collecting_sink sink;
+  synthesize_all_tasks(sink, {});
+  stop.set_value();
+  worker.join();
+
+  auto self = static_cast<std::uint32_t>(::getpid());
+  std::optional<record> thread_fork, leader_fork;
+  for (const record* r : of_type(sink.records, PERF_RECORD_FORK, self)) {
+    if (r->u32(16) == tid) thread_fork = *r;
+    if (r->u32(16) == self) leader_fork = *r;
+  }
+  ASSERT_TRUE(thread_fork && leader_fork);
+  EXPECT_EQ(thread_fork->u32(12), self);
+  EXPECT_EQ(thread_fork->u32(20), self);
+  EXPECT_EQ(leader_fork->u32(12), static_cast<std::uint32_t>(::getppid()));
+  // MMAP2s are written for the leader only.
+  for (const record* r : of_type(sink.records, PERF_RECORD_MMAP2, self))
+    EXPECT_EQ(r->u32(12), self);
+}
+
+TEST(Synthesizer, ProcessTargetsGetCommAndMmapsButNoFork) {
+  oddly_named_child child;
+  collecting_sink sink;
+  int pids[] = {child.pid(), child.pid()};
+  auto counts = synthesize_processes(sink, pids, {});
+  expect_well_formed(sink.records, 32);
+  EXPECT_EQ(counts.processes, 1u) << "a pid named twice is described once";
+  EXPECT_EQ(counts.threads, 1u);
+  ASSERT_FALSE(sink.records.empty());
+  EXPECT_EQ(sink.records[0].type(), static_cast<std::uint32_t>(PERF_RECORD_COMM));
+  EXPECT_EQ(sink.records[0].text(16), "sl eep\nx");
+  bool found = false;
+  for (const auto& r : sink.records) {
+    EXPECT_NE(r.type(), static_cast<std::uint32_t>(PERF_RECORD_FORK));
+    found = found || (r.type() == PERF_RECORD_MMAP2 && r.text(72) == child.path());
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(counts.mmaps, sink.records.size() - 1);
+}
+
+TEST(Synthesizer, DataMappingsCarryMmapDataWhenAsked) {
+  int self[] = {::getpid()};
+  collecting_sink with_data, without;
+  synthesize_processes(with_data, self, {.data_mmaps = true});
+  synthesize_processes(without, self, {});
+  bool stack = false;
+  for (const auto& r : with_data.records)
+    if (r.type() == PERF_RECORD_MMAP2 && r.text(72) == "[stack]") {
+      stack = true;
+      EXPECT_EQ(r.misc(), 0x2002);
+      EXPECT_EQ(r.u32(64), static_cast<std::uint32_t>(PROT_READ | PROT_WRITE));
+    }
+  EXPECT_TRUE(stack);
+  for (const auto& r : without.records) {
+    if (r.type() == PERF_RECORD_MMAP2) {
+      EXPECT_EQ(r.misc(), PERF_RECORD_MISC_USER);
+    }
+  }
+  EXPECT_GT(with_data.records.size(), without.records.size());
+}
+
+TEST(Synthesizer, VanishedPidIsSkipped) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  collecting_sink sink;
+  int pids[] = {child};
+  auto counts = synthesize_processes(sink, pids, {});
+  EXPECT_EQ(counts.threads, 0u);
+  EXPECT_TRUE(sink.records.empty());
+}
+
+TEST(Synthesizer, TasksExitingMidScanAreNoError) {
+  std::atomic<bool> stop{false};
+  std::atomic<int> spawned{0};
+  std::thread churn{[&] {
+    while (!stop) {
+      pid_t child = ::fork();
+      if (child == 0) {
+        ::usleep(static_cast<useconds_t>(100 + (::getpid() % 20) * 100));
+        ::_exit(0);
+      }
+      if (child > 0) ++spawned;
+      if (child > 0 && spawned % 4 == 0) ::waitpid(-1, nullptr, 0);
+      while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+    }
+  }};
+  std::size_t scans = 0;
+  for (; scans < 30; ++scans) {
+    counting_sink sink;
+    ASSERT_NO_THROW(synthesize_all_tasks(sink, {}));
+    ASSERT_EQ(sink.malformed, 0u);
+  }
+  stop = true;
+  churn.join();
+  while (::waitpid(-1, nullptr, 0) > 0) {
+  }
+  EXPECT_GT(spawned.load(), 10);
+}
+
+TEST(Synthesizer, ScanningAllTasksAllocatesNothing) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
+  // Threads and a child make the scan walk several tasks per process and a real maps file.
+  oddly_named_child child;
+  counting_sink sink;
+  // The counter sees allocations made through any path, including the library's.
+  auto probe_start = arec::test::operator_new_calls();
+  auto probe = std::make_unique<std::string>(64, 'x');
+  ASSERT_EQ(arec::test::operator_new_calls() - probe_start, 2u)
+      << "operator new is not the counting one";
+  auto before = arec::test::allocations();
+  auto counts = synthesize_all_tasks(sink, {.data_mmaps = true});
+  EXPECT_EQ(arec::test::allocations() - before, 0u);
+  EXPECT_GT(counts.mmaps, 10u);
+  EXPECT_EQ(sink.records, counts.threads * 2 + counts.mmaps);
+  EXPECT_EQ(sink.malformed, 0u);
+}
+
+TEST(KernelMap, KernelMmapPointsAtTextFromKallsyms) {
+  auto text = kallsyms_address("_text");
+  if (!text || *text == 0) GTEST_SKIP() << "kallsyms hides addresses (kptr_restrict)";
+  auto etext = kallsyms_address("_etext");
+  collecting_sink sink;
+  ASSERT_TRUE(synthesize_kernel_maps(sink, {}));
+  expect_well_formed(sink.records, 32);
+  ASSERT_FALSE(sink.records.empty());
+  const record& kernel = sink.records[0];
+  EXPECT_EQ(kernel.type(), static_cast<std::uint32_t>(PERF_RECORD_MMAP));
+  EXPECT_EQ(kernel.misc(), PERF_RECORD_MISC_KERNEL);
+  EXPECT_EQ(kernel.u32(8), 0xffffffffu) << "pid -1";
+  EXPECT_EQ(kernel.u32(12), 0u) << "tid";
+  EXPECT_EQ(kernel.u64(16), *text) << "start";
+  if (etext) {
+    EXPECT_EQ(kernel.u64(24), *etext - *text) << "len";
+  }
+  EXPECT_EQ(kernel.u64(32), *text) << "pgoff = _text";
+  EXPECT_EQ(kernel.text(40), "[kernel.kallsyms]_text");
+}
+
+namespace {
+kernel_sources fixture_sources(const char* kallsyms, const char* modules) {
+  static std::string dir = std::string{AREC_TEST_SOURCE_DIR} + "/fixtures/proc/";
+  static std::vector<std::string> keep;  // c_str()s must outlive the call
+  keep.push_back(dir + kallsyms);
+  keep.push_back(dir + modules);
+  keep.push_back(dir + "modules.dep");
+  auto n = keep.size();
+  return {keep[n - 3].c_str(), keep[n - 2].c_str(), keep[n - 1].c_str()};
+}
+}  // namespace
+
+TEST(KernelMap, ModulesFollowInAddressOrderWithTheirFiles) {
+  collecting_sink sink;
+  ASSERT_TRUE(synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms", "modules")));
+  ASSERT_EQ(sink.records.size(), 4u);
+  EXPECT_EQ(sink.records[0].u64(16), 0xffffffffa1000000u);
+  EXPECT_EQ(sink.records[0].u64(24), 0xffffffffa2200000u - 0xffffffffa1000000u);
+  std::string dir = std::string{AREC_TEST_SOURCE_DIR} + "/fixtures/proc/";
+  struct expected_module {
+    std::uint64_t start, len;
+    std::string name;
+  } expected[] = {
+      {0xffffffffc0a8f000, 286720, dir + "kernel/net/netfilter/nf_tables.ko.xz"},
+      {0xffffffffc0b00000, 57344, dir + "kernel/sound/pci/hda/snd-hda-intel.ko"},
+      {0xffffffffc0c00000, 16384, "[out_of_tree]"},
+  };
+  for (std::size_t i = 0; i < 3; ++i) {
+    const record& r = sink.records[i + 1];
+    EXPECT_EQ(r.type(), static_cast<std::uint32_t>(PERF_RECORD_MMAP));
+    EXPECT_EQ(r.misc(), PERF_RECORD_MISC_KERNEL);
+    EXPECT_EQ(r.u32(8), 0xffffffffu);
+    EXPECT_EQ(r.u64(16), expected[i].start);
+    EXPECT_EQ(r.u64(24), expected[i].len);
+    EXPECT_EQ(r.u64(32), 0u);
+    EXPECT_EQ(r.text(40), expected[i].name);
+  }
+}
+
+TEST(KernelMap, RestrictedKallsymsWritesNothingAndSaysSo) {
+  collecting_sink sink;
+  EXPECT_FALSE(
+      synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_restricted", "modules")));
+  EXPECT_TRUE(sink.records.empty());
+}
+
+TEST(KernelMap, FallsBackToStextAndEndsAtTheFirstModule) {
+  collecting_sink sink;
+  ASSERT_TRUE(
+      synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_stext_only", "modules")));
+  ASSERT_FALSE(sink.records.empty());
+  EXPECT_EQ(sink.records[0].text(40), "[kernel.kallsyms]_stext");
+  EXPECT_EQ(sink.records[0].u64(32), 0xffffffffa1000000u);
+  EXPECT_EQ(sink.records[0].u64(24), 0xffffffffc0a8f000u - 0xffffffffa1000000u);
+}
+
+TEST(KernelMap, RestrictedModuleAddressesAreLeftOut) {
+  collecting_sink sink;
+  ASSERT_TRUE(synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms", "modules_restricted")));
+  EXPECT_EQ(sink.records.size(), 1u);
+}
+
+TEST(KernelMap, ParsesAModulesLine) {
+  auto module = parse_module_line("nf_tables 286720 0 - Live 0xffffffffc0a8f000 (OE)");
+  ASSERT_TRUE(module.has_value());
+  EXPECT_EQ(module->name, "nf_tables");
+  EXPECT_EQ(module->size, 286720u);
+  EXPECT_EQ(module->start, 0xffffffffc0a8f000u);
+  EXPECT_FALSE(parse_module_line("broken").has_value());
+}
