@@ -5,16 +5,14 @@
 
 #include <algorithm>
 #include <array>
-#include <asio/io_context.hpp>
-#include <asio/post.hpp>
-#include <asio/steady_timer.hpp>
-#include <asio/use_awaitable.hpp>
 #include <cstdio>
 #include <iterator>
 #include <memory>
 #include <optional>
 
+#include "async/event_loop.hpp"
 #include "async/executor_thread.hpp"
+#include "async/timer.hpp"
 #include "io/append_writer.hpp"
 #include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
@@ -377,7 +375,7 @@ class recording {
 
   void map_rings() {
     for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
-      auto stop_recording = [this] { asio::post(control_, [this] { control_.stop(); }); };
+      auto stop_recording = [this] { async::post(control_.get_executor(), [this] { control_.stop(); }); };
       threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(),
                                                             stop_recording));
       if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
@@ -447,10 +445,10 @@ class recording {
     for (const io::unique_fd& fd : target_exits) sources.target_exit_fds.push_back(fd.get());
     stop_conditions stop(control_, std::move(sources),
                          [this](const std::string& line) { say(options_, line); });
-    asio::co_spawn(control_, keep_header_current(), asio::detached);
+    async::spawn_detached(control_.get_executor(), keep_header_current());
     if (child_) child_->start();
     if (options_.verbose) say(options_, "arec: recording started");
-    status_.start(control_, [this] { return live_status(); });
+    status_.start(control_.get_executor(), [this] { return live_status(); });
     control_.run();
     status_.clear();  // before anything else is said
   }
@@ -458,10 +456,9 @@ class recording {
   // Every second: a single file's header learns its durable data size, and with -v the user
   // learns how many samples are safely on disk (what any crash would still keep).
   async::task<void> keep_header_current() {
-    asio::steady_timer timer(control_);
+    async::timer timer(control_.get_executor());
     for (;;) {
-      timer.expires_after(std::chrono::seconds(1));
-      co_await timer.async_wait(asio::use_awaitable);
+      co_await timer.wait_for(std::chrono::seconds(1));
       if (!directory())
         header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
       if (options_.verbose && !options_.quiet) {
@@ -600,7 +597,7 @@ class recording {
   std::optional<io::perf::perf_file_writer> header_;
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;
-  asio::io_context control_{1};
+  async::event_loop control_;
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
   build_id_reader build_ids_;
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.

@@ -1,6 +1,6 @@
 #include "record/session/status_line.hpp"
 
-#include <asio/steady_timer.hpp>
+#include "async/timer.hpp"
 #include <cinttypes>
 #include <cstdio>
 
@@ -25,12 +25,11 @@ std::string format_elapsed(std::chrono::milliseconds elapsed) {
 
 // Redraws until the context stops or the line is cleared. The line outlives the context's run.
 async::task<void> redraw(status_line& line, std::function<status_snapshot()> sample,
-                         std::chrono::milliseconds interval) {
+                         std::chrono::milliseconds interval, async::executor on) {
   auto started = std::chrono::steady_clock::now();
-  asio::steady_timer timer(co_await asio::this_coro::executor);
+  async::timer timer(on);
   for (;;) {
-    timer.expires_after(interval);
-    co_await timer.async_wait(asio::use_awaitable);
+    co_await timer.wait_for(interval);
     if (!line.active()) co_return;
     status_snapshot status = sample();
     status.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -56,10 +55,10 @@ std::string format_status(const status_snapshot& status, std::size_t width) {
   return io::fit_to_width(text, width);
 }
 
-void status_line::start(asio::io_context& context, std::function<status_snapshot()> sample,
+void status_line::start(const async::executor& on, std::function<status_snapshot()> sample,
                         std::chrono::milliseconds interval) {
   if (!active()) return;
-  asio::co_spawn(context, redraw(*this, std::move(sample), interval), asio::detached);
+  async::spawn_detached(on, redraw(*this, std::move(sample), interval, on));
 }
 
 }  // namespace arec::record

@@ -3,7 +3,6 @@
 // from a pure function, so what it says is tested without a terminal.
 #pragma once
 
-#include <asio/io_context.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "async/spawn.hpp"
 #include "io/terminal_line.hpp"
 
 namespace arec::record {
@@ -43,11 +43,11 @@ class status_line {
   // Erases the line; later draws do nothing (the summary follows on a clean line).
   void clear() { line_.clear(); }
 
-  // Redraws every `interval` on `context` with what `sample` returns, until the context stops
+  // Redraws every `interval` on `on` with what `sample` returns, until its context stops
   // (the coroutine then dies with it) or clear() is called. Does nothing when not active.
   // `sample` runs on the context's thread and must only read atomics. Elapsed time counts
   // from this call.
-  void start(asio::io_context& context, std::function<status_snapshot()> sample,
+  void start(const async::executor& on, std::function<status_snapshot()> sample,
              std::chrono::milliseconds interval = std::chrono::milliseconds(500));
 
  private:

@@ -38,23 +38,26 @@ async::task<void> await_exit(stop_conditions& stop, async::readiness& exit, bool
   co_return;
 }
 
-stop_conditions::stop_conditions(asio::io_context& control, stop_sources sources,
+async::task<void> await_duration(stop_conditions& stop,
+                                 std::chrono::steady_clock::duration duration) {
+  bool elapsed = co_await stop.timer_.wait_for(duration);
+  if (elapsed) stop.control_.stop();
+  co_return;
+}
+
+stop_conditions::stop_conditions(async::event_loop& control, stop_sources sources,
                                  std::function<void(const std::string&)> notice)
-    : control_(control), timer_(control), notice_(std::move(notice)) {
-  signals_ =
-      std::make_unique<async::readiness>(control.get_executor(), io::stop_signals::wakeup_fd());
-  asio::co_spawn(control, await_signals(*this), asio::detached);
-  if (sources.duration_s) {
-    timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(*sources.duration_s)));
-    timer_.async_wait([this](std::error_code error) {
-      if (!error) control_.stop();
-    });
-  }
+    : control_(control), timer_(control.get_executor()), notice_(std::move(notice)) {
+  async::executor on = control.get_executor();
+  signals_ = std::make_unique<async::readiness>(on, io::stop_signals::wakeup_fd());
+  async::spawn_detached(on, await_signals(*this));
+  if (sources.duration_s)
+    async::spawn_detached(
+        on, await_duration(*this, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(*sources.duration_s))));
   auto watch = [&](int fd, bool is_workload) {
-    auto& exit =
-        *watched_.emplace_back(std::make_unique<async::readiness>(control.get_executor(), fd));
-    asio::co_spawn(control, await_exit(*this, exit, is_workload), asio::detached);
+    auto& exit = *watched_.emplace_back(std::make_unique<async::readiness>(on, fd));
+    async::spawn_detached(on, await_exit(*this, exit, is_workload));
   };
   if (sources.workload_exit_fd >= 0) watch(sources.workload_exit_fd, true);
   targets_ = sources.target_exit_fds.size();

@@ -4,15 +4,15 @@
 // in `-p PID -- sleep 5`) whichever ends first ends the recording, as in perf.
 #pragma once
 
-#include <asio/io_context.hpp>
-#include <asio/steady_timer.hpp>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "async/event_loop.hpp"
 #include "async/readiness.hpp"
+#include "async/timer.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::record {
@@ -26,7 +26,7 @@ struct stop_sources {
 class stop_conditions {
  public:
   // `notice` prints one line (respecting -q): for the SIGUSR2 that arec does not act on yet.
-  stop_conditions(asio::io_context& control, stop_sources sources,
+  stop_conditions(async::event_loop& control, stop_sources sources,
                   std::function<void(const std::string&)> notice);
   ~stop_conditions();
 
@@ -34,9 +34,11 @@ class stop_conditions {
   friend async::task<void> await_signals(stop_conditions& stop);
   friend async::task<void> await_exit(stop_conditions& stop, async::readiness& exit,
                                       bool is_workload);
+  friend async::task<void> await_duration(stop_conditions& stop,
+                                          std::chrono::steady_clock::duration duration);
 
-  asio::io_context& control_;
-  asio::steady_timer timer_;
+  async::event_loop& control_;
+  async::timer timer_;
   std::function<void(const std::string&)> notice_;
   std::unique_ptr<async::readiness> signals_;
   std::vector<std::unique_ptr<async::readiness>> watched_;

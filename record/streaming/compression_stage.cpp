@@ -9,7 +9,7 @@ constexpr int window_log = 18;
 
 }  // namespace
 
-compression_stage::compression_stage(const asio::any_io_executor& executor, int level,
+compression_stage::compression_stage(const async::executor& executor, int level,
                                      std::size_t seal_bytes, std::size_t rings,
                                      written_handler on_written)
     : compressor_(level, window_log),

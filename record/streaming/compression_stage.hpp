@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "async/event.hpp"
+#include "async/spawn.hpp"
 #include "async/task.hpp"
 #include "io/perf_data/compressor.hpp"
 #include "record/streaming/data_stream.hpp"
@@ -29,7 +30,7 @@ class compression_stage {
       std::function<void(std::span<const stream_stats> by_ring, std::uint64_t file_bytes)>;
 
   // `seal_bytes`: input after which a segment is sealed; no drain may exceed it.
-  compression_stage(const asio::any_io_executor& executor, int level, std::size_t seal_bytes,
+  compression_stage(const async::executor& executor, int level, std::size_t seal_bytes,
                     std::size_t rings, written_handler on_written);
 
   // Returns once a segment is open for input (a buffer may have to finish its write first).
@@ -53,7 +54,7 @@ class compression_stage {
 
  private:
   struct segment_buffer {
-    explicit segment_buffer(const asio::any_io_executor& executor) : written(executor) {}
+    explicit segment_buffer(const async::executor& executor) : written(executor) {}
     std::unique_ptr<std::byte[]> bytes;  // untouched until used: only written pages are resident
     std::vector<stream_stats> by_ring;
     std::uint64_t samples = 0;

@@ -9,7 +9,7 @@
 
 namespace arec::record {
 
-data_stream::data_stream(const asio::any_io_executor& executor,
+data_stream::data_stream(const async::executor& executor,
                          std::unique_ptr<io::append_writer> writer,
                          std::function<void()> on_failure)
     : executor_(executor),

@@ -14,6 +14,7 @@
 #include <span>
 
 #include "async/event.hpp"
+#include "async/spawn.hpp"
 #include "async/task.hpp"
 #include "io/append_writer.hpp"
 
@@ -22,7 +23,7 @@ namespace arec::record {
 class data_stream {
  public:
   // `on_failure` runs on the stream's executor, once, when a write fails.
-  data_stream(const asio::any_io_executor& executor, std::unique_ptr<io::append_writer> writer,
+  data_stream(const async::executor& executor, std::unique_ptr<io::append_writer> writer,
               std::function<void()> on_failure);
 
   // Appends `pieces` at the end of the file and returns once they are written. `done` is the
@@ -66,7 +67,7 @@ class data_stream {
   void fail(std::exception_ptr failure);
   void publish_durable_offset();
 
-  asio::any_io_executor executor_;
+  async::executor executor_;
   std::unique_ptr<io::append_writer> writer_;
   std::function<void()> on_failure_;
   async::event slot_freed_;

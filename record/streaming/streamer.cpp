@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <asio/redirect_error.hpp>
 
 #include "io/perf_data/perf_abi.hpp"
 #include "record/streaming/record_scan.hpp"
@@ -25,7 +24,7 @@ bool hung_up(int fd) {
 }  // namespace
 
 struct streamer::ring_state {
-  ring_state(const asio::any_io_executor& executor, std::size_t index, int cpu,
+  ring_state(const async::executor& executor, std::size_t index, int cpu,
              const perf_event& owner, ring_buffer mapped)
       : index(index),
         cpu(cpu),
@@ -93,20 +92,20 @@ void streamer::start(std::unique_ptr<io::append_writer> writer) {
                          });
   }
   rings_running_ = rings_.size();
-  asio::co_spawn(executor, stream_->pump(), thread_.completion());
-  for (auto& ring : rings_) asio::co_spawn(executor, drain_ring(*ring), thread_.completion());
-  asio::co_spawn(executor, run_rounds(), thread_.completion());
+  async::spawn(executor, stream_->pump(), thread_.completion());
+  for (auto& ring : rings_) async::spawn(executor, drain_ring(*ring), thread_.completion());
+  async::spawn(executor, run_rounds(), thread_.completion());
   if (rings_.empty()) stream_->close();
 }
 
 void streamer::stop() {
-  asio::post(thread_.executor(), [this] { on_stop(); });
+  async::post(thread_.executor(), [this] { on_stop(); });
 }
 
 std::future<void> streamer::write_records(std::span<const std::byte> bytes) {
   auto written = std::make_shared<std::promise<void>>();
   std::future<void> result = written->get_future();
-  asio::co_spawn(thread_.executor(), write_external(bytes), [written](std::exception_ptr failure) {
+  async::spawn(thread_.executor(), write_external(bytes), [written](std::exception_ptr failure) {
     if (failure)
       written->set_exception(failure);
     else
@@ -123,7 +122,7 @@ async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
 }
 
 void streamer::release_rounds() {
-  asio::post(thread_.executor(), [this] { rounds_held_ = false; });
+  async::post(thread_.executor(), [this] { rounds_held_ = false; });
 }
 
 void streamer::on_stop() {
@@ -275,9 +274,7 @@ std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
 async::task<void> streamer::run_rounds() {
   while (!stopping_) {
     note_cpu();  // a thread with idle rings still shows where it runs
-    std::error_code cancelled;
-    round_timer_.expires_after(config_.round_interval);
-    co_await round_timer_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    co_await round_timer_.wait_for(config_.round_interval);  // on_stop() cancels it
     if (stopping_) break;
     publish_fill();
     ++round_;

@@ -4,7 +4,6 @@
 // can flush its ordering queue. All of it runs on the thread's own executor.
 #pragma once
 
-#include <asio/steady_timer.hpp>
 #include <atomic>
 #include <bitset>
 #include <chrono>
@@ -17,6 +16,8 @@
 #include "async/event.hpp"
 #include "async/executor_thread.hpp"
 #include "async/readiness.hpp"
+#include "async/spawn.hpp"
+#include "async/timer.hpp"
 #include "io/cpu_list.hpp"
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/data_stream.hpp"
@@ -117,7 +118,7 @@ class streamer {
   // still read from the ring mappings.
   std::vector<std::unique_ptr<ring_state>> rings_;
   std::optional<data_stream> stream_;
-  asio::steady_timer round_timer_;
+  async::timer round_timer_;
   async::event round_acked_;
   async::event round_record_written_;
   std::uint64_t round_ = 0;
