@@ -8,6 +8,14 @@
 
 namespace arec::io {
 
+unique_fd open_directory_if_present(int dir_fd, const char* path) {
+  int fd = retry_on_eintr(
+      [&] { return ::openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
+  if (fd < 0 && errno != ENOENT && errno != ESRCH && errno != EACCES && errno != EPERM)
+    throw_errno("open", path);
+  return unique_fd{fd};
+}
+
 std::optional<dir_entry> dir_reader::next() {
   for (;;) {
     if (position_ >= used_) {

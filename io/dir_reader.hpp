@@ -17,6 +17,11 @@ struct dir_entry {
   std::uint64_t inode = 0;
 };
 
+// Opens the directory `path` (relative to `dir_fd`) for a dir_reader; an empty fd when it is
+// not there or hidden from us (ENOENT, ESRCH: a /proc task that exited; EACCES, EPERM). Other
+// failures throw std::system_error naming the path.
+unique_fd open_directory_if_present(int dir_fd, const char* path);
+
 class dir_reader {
  public:
   // getdents64 fills this many bytes per call; one entry needs at most 280.

@@ -48,6 +48,23 @@ std::optional<std::string_view> read_small_file(int dir_fd, const char* path,
   return file.read_all(buffer);
 }
 
+std::optional<std::string> read_text_if_exists(const std::string& path) {
+  int raw = retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
+  if (raw < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw_errno("open", path);
+  }
+  unique_fd fd{raw};
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
+    if (n < 0) throw_errno("read", path);
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
 bool line_reader::fill() {
   if (eof_) return false;
   if (begin_ > 0) {  // keep the unconsumed part of a line at the front

@@ -53,6 +53,11 @@ class small_file {
 std::optional<std::string_view> read_small_file(int dir_fd, const char* path,
                                                 std::span<char> buffer);
 
+// The whole text of a file of any size (a sysfs or tracefs pseudo-file, whose st_size is 0, is
+// read to its end), or nullopt when it does not exist (ENOENT). Other failures throw
+// std::system_error naming the path.
+std::optional<std::string> read_text_if_exists(const std::string& path);
+
 // One line of a file read by line_reader, without its '\n'.
 struct text_line {
   std::string_view text;

@@ -9,6 +9,7 @@
 #include <system_error>
 #include <variant>
 
+#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::io::tracefs {
@@ -77,15 +78,9 @@ std::string read_file(std::string_view root, std::string_view relative_path) {
   std::string path{root};
   path += '/';
   path += relative_path;
-  unique_fd fd = unique_fd::open(path.c_str(), O_RDONLY);
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
-    if (n < 0) throw_errno("read", path);
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
+  std::optional<std::string> text = read_text_if_exists(path);
+  if (!text) throw_system_error(ENOENT, "open", path);
+  return std::move(*text);
 }
 
 std::uint64_t read_tracepoint_id(std::string_view root, std::string_view system,

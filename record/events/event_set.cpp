@@ -1,10 +1,12 @@
 #include "record/events/event_set.hpp"
 
 #include <cerrno>
-#include <fstream>
+#include <array>
+#include <charconv>
 #include <stdexcept>
 #include <system_error>
 
+#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 
@@ -17,9 +19,10 @@ bool is_unsupported(const std::system_error& error) {
 }
 
 int read_paranoid() {
-  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::array<char, 32> buffer;
+  auto text = io::read_small_file(AT_FDCWD, "/proc/sys/kernel/perf_event_paranoid", buffer);
   int level = 2;
-  in >> level;
+  if (text) std::from_chars(text->data(), text->data() + text->size(), level);
   return level;
 }
 

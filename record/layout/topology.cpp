@@ -1,7 +1,5 @@
 #include "record/layout/topology.hpp"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
@@ -11,6 +9,8 @@
 #include <string_view>
 
 #include "io/cpu_list.hpp"
+#include "io/dir_reader.hpp"
+#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -19,25 +19,6 @@ namespace {
 
 // Node numbers beyond this are not a real machine's (the kernel's MAX_NUMNODES is at most 1024).
 constexpr int max_numa_nodes = 4096;
-
-// The whole text of a small sysfs file, or nullopt when it does not exist (an offline CPU's
-// topology, an old kernel's name). Other failures throw, naming the file.
-std::optional<std::string> read_optional_file(const std::string& path) {
-  int raw = io::retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
-  if (raw < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    io::throw_errno("open", path);
-  }
-  io::unique_fd fd{raw};
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    ssize_t n = io::retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
-    if (n < 0) io::throw_errno("read", path);
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-}
 
 std::vector<int> parse_list_file(const std::string& path, std::string_view text) {
   try {
@@ -52,13 +33,13 @@ std::optional<std::vector<int>> read_first_list(const std::string& dir,
                                                 std::initializer_list<const char*> names) {
   for (const char* name : names) {
     std::string path = dir + name;
-    if (auto text = read_optional_file(path)) return parse_list_file(path, *text);
+    if (auto text = io::read_text_if_exists(path)) return parse_list_file(path, *text);
   }
   return std::nullopt;
 }
 
 std::vector<int> read_required_list(const std::string& path) {
-  auto text = read_optional_file(path);
+  auto text = io::read_text_if_exists(path);
   if (!text) io::throw_system_error(ENOENT, "open", path);
   return parse_list_file(path, *text);
 }
@@ -73,28 +54,22 @@ std::optional<int> node_number(std::string_view name) {
   return node;
 }
 
-struct dir_closer {
-  void operator()(DIR* dir) const noexcept { ::closedir(dir); }
-};
-
 std::vector<std::vector<int>> read_numa_nodes(const std::string& root,
                                               const std::vector<int>& online) {
   std::string node_dir = root + "/devices/system/node";
-  std::unique_ptr<DIR, dir_closer> dir{::opendir(node_dir.c_str())};
-  if (!dir) {
-    // Kernels without CONFIG_NUMA have no node directory: the machine is one node.
-    if (errno == ENOENT) return {online};
-    io::throw_errno("opendir", node_dir);
-  }
+  io::unique_fd directory = io::open_directory_if_present(AT_FDCWD, node_dir.c_str());
+  // Kernels without CONFIG_NUMA have no node directory: the machine is one node.
+  if (!directory) return {online};
+  io::dir_reader entries{std::move(directory)};
   std::vector<std::vector<int>> nodes;
-  while (const dirent* entry = ::readdir(dir.get())) {
-    auto node = node_number(entry->d_name);
+  while (auto entry = entries.next()) {
+    auto node = node_number(entry->name);
     if (!node) continue;
-    std::string path = node_dir + '/' + entry->d_name + "/cpulist";
+    std::string path = node_dir + '/' + std::string(entry->name) + "/cpulist";
     if (*node >= max_numa_nodes)
       throw std::runtime_error(path + ": node number beyond " + std::to_string(max_numa_nodes));
     if (static_cast<std::size_t>(*node) >= nodes.size()) nodes.resize(*node + 1);
-    if (auto text = read_optional_file(path)) nodes[*node] = parse_list_file(path, *text);
+    if (auto text = io::read_text_if_exists(path)) nodes[*node] = parse_list_file(path, *text);
   }
   if (nodes.empty()) return {online};
   return nodes;

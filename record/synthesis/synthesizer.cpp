@@ -162,14 +162,6 @@ class relative_path {
   char text_[48];
 };
 
-// Opens a directory under /proc; an empty fd when the task is gone (or hidden from us).
-io::unique_fd open_dir_at(int dir_fd, const char* path) {
-  int fd = io::retry_on_eintr(
-      [&] { return ::openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
-  if (fd < 0 && errno != ENOENT && errno != ESRCH && errno != EACCES && errno != EPERM)
-    io::throw_errno("open", path);
-  return io::unique_fd{fd};
-}
 
 // The state and fixed buffers of one synthesis pass; lives on the caller's stack so the scan
 // itself allocates nothing.
@@ -184,7 +176,7 @@ class task_scanner {
 
   // Every task in /proc/<pid>/task of one process. `with_fork` selects system-wide records.
   void process(int proc_fd, std::string_view pid_name, bool with_fork) {
-    io::unique_fd task_fd = open_dir_at(proc_fd, relative_path(pid_name, "/task").c_str());
+    io::unique_fd task_fd = io::open_directory_if_present(proc_fd, relative_path(pid_name, "/task").c_str());
     if (!task_fd) return;
     io::dir_reader tasks{std::move(task_fd)};
     while (auto entry = tasks.next()) {

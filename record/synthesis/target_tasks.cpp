@@ -33,12 +33,9 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
   std::vector<pid_t> threads;
   for (int pid : pids) {
     std::string path = "/proc/" + std::to_string(pid) + "/task";
-    int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) throw usage_error("-p: pid " + std::to_string(pid) + " does not exist");
-      io::throw_errno("open", path);
-    }
-    io::dir_reader tasks{io::unique_fd{fd}};
+    io::unique_fd directory = io::open_directory_if_present(AT_FDCWD, path.c_str());
+    if (!directory) throw usage_error("-p: pid " + std::to_string(pid) + " does not exist");
+    io::dir_reader tasks{std::move(directory)};
     while (auto entry = tasks.next()) {
       pid_t tid = 0;
       auto name = entry->name;
