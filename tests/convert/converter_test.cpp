@@ -16,14 +16,13 @@
 #include "convert/record_source.hpp"
 #include "convert/reorder_window.hpp"
 #include "io/usage_error.hpp"
+#include "records.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::record {
 namespace {
 
-constexpr std::uint64_t sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-                                      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-                                      PERF_SAMPLE_IDENTIFIER;
+using namespace test_records;
 
 std::string fixture(const std::string& name) {
   return std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/" + name;
@@ -35,25 +34,6 @@ std::vector<std::string> entries(const test::temp_dir& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
     names.push_back(entry.path().filename().string());
   return names;
-}
-
-io::perf::event_entry event(std::uint64_t type, std::vector<std::uint64_t> ids) {
-  io::perf::event_entry entry;
-  entry.attr.size = sizeof entry.attr;
-  entry.attr.sample_type = type;
-  entry.attr.sample_id_all = 1;
-  entry.ids = std::move(ids);
-  return entry;
-}
-
-template <typename... Words>
-std::vector<std::byte> record(std::uint32_t type, Words... words) {
-  std::vector<std::uint64_t> body{static_cast<std::uint64_t>(words)...};
-  std::vector<std::byte> out(8 + 8 * body.size());
-  io::perf::record_header header{type, 0, static_cast<std::uint16_t>(out.size())};
-  std::memcpy(out.data(), &header, sizeof header);
-  if (!body.empty()) std::memcpy(out.data() + 8, body.data(), 8 * body.size());
-  return out;
 }
 
 // Every record of a converted file, COMPRESSED ones expanded.
@@ -93,69 +73,6 @@ std::string convert_error(const std::string& input, const test::temp_dir& dir,
     return error.what();
   }
   return "(no error)";
-}
-
-TEST(RecordClock, ReadsSampleTimeAfterIdentifierIpAndTid) {
-  std::vector events{event(sample_type, {})};
-  record_clock clock(events);
-  auto sample = record(PERF_RECORD_SAMPLE, 0, 0x401000, 0x0000002a0000002a, 12345, 1, 1000);
-  EXPECT_EQ(clock.time_of(sample), 12345u);
-}
-
-TEST(RecordClock, ReadsTrailerTimeOfOtherKernelRecords) {
-  std::vector events{event(sample_type, {})};
-  record_clock clock(events);
-  // COMM: pid/tid, "hot", then the trailer TID, TIME, CPU, IDENTIFIER.
-  auto comm = record(PERF_RECORD_COMM, 0x2a0000002a, 0x746f68, 0x2a0000002a, 777, 1, 0);
-  EXPECT_EQ(clock.time_of(comm), 777u);
-}
-
-TEST(RecordClock, TreatsZeroTimeAndPerfOwnRecordsAsUntimed) {
-  std::vector events{event(sample_type, {})};
-  record_clock clock(events);
-  EXPECT_FALSE(clock.time_of(record(PERF_RECORD_COMM, 1, 2, 3, 0, 0, 0)));
-  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_round)));
-  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_init, 5, 5, 5, 5)));
-}
-
-TEST(RecordClock, FindsTheAttrOfEachRecordByItsIdentifier) {
-  // The second attr has no IP, so its samples hold the time one word earlier.
-  std::vector events{event(sample_type, {10}),
-                     event(sample_type & ~std::uint64_t{PERF_SAMPLE_IP}, {20})};
-  record_clock clock(events);
-  EXPECT_EQ(clock.time_of(record(PERF_RECORD_SAMPLE, 10, 0x401000, 0, 500, 0, 1)), 500u);
-  EXPECT_EQ(clock.time_of(record(PERF_RECORD_SAMPLE, 20, 0, 600, 0, 1)), 600u);
-}
-
-TEST(ReorderWindow, ReleasesRecordsInTimeOrderAndTiesInArrivalOrder) {
-  reorder_window window(1u << 20);
-  for (std::uint64_t time : {30, 10, 20, 10})
-    window.push(time, record(PERF_RECORD_SAMPLE, time, window.size()));
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-  while (!window.empty()) {
-    std::uint64_t arrival = 0;
-    std::memcpy(&arrival, window.top().data() + 16, 8);
-    out.emplace_back(window.top_time(), arrival);
-    window.pop();
-  }
-  EXPECT_EQ(out, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{
-                     {10, 1}, {10, 3}, {20, 2}, {30, 0}}));
-}
-
-TEST(ReorderWindow, MemoryStaysBoundedOverALongStreamThatLeavesWhenFull) {
-  const std::size_t budget = 2u << 20;
-  reorder_window window(budget);
-  auto r = record(PERF_RECORD_SAMPLE, 0, 0, 0, 0, 0, 0);
-  std::uint64_t last = 0;
-  for (std::uint64_t i = 0; i < 1'000'000; ++i) {
-    window.push(i ^ 3, r);  // slightly out of order
-    while (window.over_budget()) {
-      ASSERT_GE(window.top_time(), last);
-      last = window.top_time();
-      window.pop();
-    }
-  }
-  EXPECT_LE(window.peak_memory(), budget + 256 * 1024 + 64);
 }
 
 struct bad_input {
