@@ -43,6 +43,14 @@
 #include "record/session/workload.hpp"
 
 namespace arec::record {
+
+using io::perf::encode_comm;
+using io::perf::encode_fork;
+using io::perf::encode_mmap;
+using io::perf::encode_mmap2;
+using io::perf::mmap2_fields;
+using io::perf::mmap_fields;
+using io::perf::record_buffer;
 namespace {
 
 constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root

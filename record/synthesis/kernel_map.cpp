@@ -12,6 +12,14 @@
 #include "io/small_file.hpp"
 
 namespace arec::record {
+
+using io::perf::encode_comm;
+using io::perf::encode_fork;
+using io::perf::encode_mmap;
+using io::perf::encode_mmap2;
+using io::perf::mmap2_fields;
+using io::perf::mmap_fields;
+using io::perf::record_buffer;
 namespace {
 
 std::optional<std::uint64_t> parse_hex(std::string_view text) {

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "io/perf_data/record_encoders.hpp"
 #include "io/record_sink.hpp"
 
 namespace arec::model {
@@ -63,48 +64,5 @@ synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_con
 // Vanished pids are skipped. Same exceptions as synthesize_all_tasks.
 synthesis_counts synthesize_processes(io::record_sink& sink, std::span<const int> pids,
                                       const synthesis_config& config);
-
-// --- Encoders: each builds one record in `out` and returns the bytes written. ---
-
-inline constexpr std::size_t max_sample_id_size = 48;  // TID+TIME+ID+STREAM_ID+CPU+IDENTIFIER
-// Room for the largest record built here: MMAP2 fields (72) + PATH_MAX name + trailer.
-using record_buffer = std::array<std::byte, 72 + PATH_MAX + max_sample_id_size>;
-
-struct mmap_fields {
-  std::uint16_t misc = 0;
-  std::uint32_t pid = 0;
-  std::uint32_t tid = 0;
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  std::uint64_t pgoff = 0;
-};
-
-struct mmap2_fields {
-  std::uint16_t misc = 0;
-  std::uint32_t pid = 0;
-  std::uint32_t tid = 0;
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  std::uint64_t pgoff = 0;
-  std::uint32_t major = 0;
-  std::uint32_t minor = 0;
-  std::uint64_t inode = 0;
-  std::uint64_t inode_generation = 0;
-  std::uint32_t prot = 0;
-  std::uint32_t flags = 0;
-};
-
-// Strings are NUL-terminated and zero-padded to 8 bytes; the trailer is sample_id_size zero
-// bytes. A comm is cut to 15 bytes; a file name of PATH_MAX bytes or more becomes "//toolong".
-// Throw std::invalid_argument when sample_id_size is not a multiple of 8 or exceeds 48.
-std::span<const std::byte> encode_comm(record_buffer& out, std::uint32_t pid, std::uint32_t tid,
-                                       std::string_view comm, std::size_t sample_id_size);
-std::span<const std::byte> encode_fork(record_buffer& out, std::uint32_t pid, std::uint32_t ppid,
-                                       std::uint32_t tid, std::uint32_t ptid,
-                                       std::size_t sample_id_size);
-std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fields,
-                                       std::string_view filename, std::size_t sample_id_size);
-std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& fields,
-                                        std::string_view filename, std::size_t sample_id_size);
 
 }  // namespace arec::record

@@ -12,6 +12,13 @@
 #include "support/allocation_counter.hpp"
 
 namespace arec::record {
+using io::perf::encode_comm;
+using io::perf::encode_fork;
+using io::perf::encode_mmap;
+using io::perf::encode_mmap2;
+using io::perf::mmap2_fields;
+using io::perf::mmap_fields;
+using io::perf::record_buffer;
 namespace {
 
 // An MMAP2 record with the kernel's build-id variant of the identity fields.

@@ -33,6 +33,13 @@
 using namespace arec::record;
 
 namespace {
+using arec::io::perf::encode_comm;
+using arec::io::perf::encode_fork;
+using arec::io::perf::encode_mmap;
+using arec::io::perf::encode_mmap2;
+using arec::io::perf::mmap2_fields;
+using arec::io::perf::mmap_fields;
+using arec::io::perf::record_buffer;
 
 // A record read back from its bytes.
 struct record {

@@ -1,0 +1,113 @@
+#include "io/perf_data/record_encoders.hpp"
+
+#include <linux/perf_event.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "io/perf_data/perf_abi.hpp"
+
+namespace arec::io::perf {
+namespace {
+
+std::size_t align8(std::size_t n) {
+  return (n + 7) & ~std::size_t{7};
+}
+
+// Lays out a record: header, fixed fields, optional padded string, zero trailer.
+class record_writer {
+ public:
+  record_writer(record_buffer& out, std::uint32_t type, std::uint16_t misc) : out_(out) {
+    std::memset(out_.data(), 0, sizeof(io::perf::record_header));
+    std::memcpy(out_.data(), &type, sizeof type);
+    std::memcpy(out_.data() + 4, &misc, sizeof misc);
+    size_ = sizeof(io::perf::record_header);
+  }
+  template <typename T>
+  void put(T value) {
+    std::memcpy(out_.data() + size_, &value, sizeof value);
+    size_ += sizeof value;
+  }
+  void put_string(std::string_view text) {  // caller guarantees it fits
+    std::size_t padded = align8(text.size() + 1);
+    std::memcpy(out_.data() + size_, text.data(), text.size());
+    std::memset(out_.data() + size_ + text.size(), 0, padded - text.size());
+    size_ += padded;
+  }
+  std::span<const std::byte> finish(std::size_t sample_id_size) {
+    std::memset(out_.data() + size_, 0, sample_id_size);
+    size_ += sample_id_size;
+    auto size16 = static_cast<std::uint16_t>(size_);
+    std::memcpy(out_.data() + 6, &size16, sizeof size16);
+    return {out_.data(), size_};
+  }
+
+ private:
+  record_buffer& out_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+void check_sample_id_size(std::size_t size) {
+  if (size % 8 != 0 || size > max_sample_id_size)
+    throw std::invalid_argument("sample_id_size must be a multiple of 8 and at most 48");
+}
+
+std::span<const std::byte> encode_comm(record_buffer& out, std::uint32_t pid, std::uint32_t tid,
+                                       std::string_view comm, std::size_t sample_id_size) {
+  check_sample_id_size(sample_id_size);
+  record_writer record{out, PERF_RECORD_COMM, 0};
+  record.put(pid);
+  record.put(tid);
+  record.put_string(comm.substr(0, 15));
+  return record.finish(sample_id_size);
+}
+
+std::span<const std::byte> encode_fork(record_buffer& out, std::uint32_t pid, std::uint32_t ppid,
+                                       std::uint32_t tid, std::uint32_t ptid,
+                                       std::size_t sample_id_size) {
+  check_sample_id_size(sample_id_size);
+  record_writer record{out, PERF_RECORD_FORK, io::perf::misc_fork_exec};
+  record.put(pid);
+  record.put(ppid);
+  record.put(tid);
+  record.put(ptid);
+  record.put(std::uint64_t{0});  // time: synthesized records are applied in read order
+  return record.finish(sample_id_size);
+}
+
+std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fields,
+                                       std::string_view filename, std::size_t sample_id_size) {
+  check_sample_id_size(sample_id_size);
+  record_writer record{out, PERF_RECORD_MMAP, fields.misc};
+  record.put(fields.pid);
+  record.put(fields.tid);
+  record.put(fields.start);
+  record.put(fields.len);
+  record.put(fields.pgoff);
+  record.put_string(filename.size() < PATH_MAX ? filename : too_long_name);
+  return record.finish(sample_id_size);
+}
+
+std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& fields,
+                                        std::string_view filename, std::size_t sample_id_size) {
+  check_sample_id_size(sample_id_size);
+  record_writer record{out, PERF_RECORD_MMAP2, fields.misc};
+  record.put(fields.pid);
+  record.put(fields.tid);
+  record.put(fields.start);
+  record.put(fields.len);
+  record.put(fields.pgoff);
+  record.put(fields.major);
+  record.put(fields.minor);
+  record.put(fields.inode);
+  record.put(fields.inode_generation);
+  record.put(fields.prot);
+  record.put(fields.flags);
+  record.put_string(filename.size() < PATH_MAX ? filename : too_long_name);
+  return record.finish(sample_id_size);
+}
+
+}  // namespace arec::io::perf
