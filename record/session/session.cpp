@@ -44,13 +44,6 @@
 
 namespace arec::record {
 
-using io::perf::encode_comm;
-using io::perf::encode_fork;
-using io::perf::encode_mmap;
-using io::perf::encode_mmap2;
-using io::perf::mmap2_fields;
-using io::perf::mmap_fields;
-using io::perf::record_buffer;
 namespace {
 
 constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root
@@ -132,11 +125,11 @@ io::perf::feature_set final_features(const record_options& options,
 
 // The workload is known by its command name until its exec brings the real COMM record.
 void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command) {
-  record_buffer buffer;
+  io::perf::record_buffer buffer;
   std::string_view name = command;
   if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   auto pid_u32 = static_cast<std::uint32_t>(pid);
-  sink.write(encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), sample_id_trailer_size));
+  sink.write(io::perf::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), sample_id_trailer_size));
 }
 
 // Marks the end of the synthesized initial state, as perf does.

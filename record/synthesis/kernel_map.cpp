@@ -13,13 +13,6 @@
 
 namespace arec::record {
 
-using io::perf::encode_comm;
-using io::perf::encode_fork;
-using io::perf::encode_mmap;
-using io::perf::encode_mmap2;
-using io::perf::mmap2_fields;
-using io::perf::mmap_fields;
-using io::perf::record_buffer;
 namespace {
 
 std::optional<std::uint64_t> parse_hex(std::string_view text) {
@@ -119,9 +112,12 @@ std::optional<kernel_text> find_kernel_text(const char* kallsyms_path) {
     next_field(rest);  // the symbol type
     std::string_view name = next_field(rest, '\t');
     if (!address) continue;
-    if (name == "_text") text = address;
-    else if (name == "_stext") stext = address;
-    else if (name == "_etext") etext = address;
+    if (name == "_text")
+      text = address;
+    else if (name == "_stext")
+      stext = address;
+    else if (name == "_etext")
+      etext = address;
     if (text && etext) break;
   }
   kernel_text result;
@@ -170,19 +166,19 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
         break;
       }
   }
-  record_buffer record;
+  io::perf::record_buffer record;
   char name[64];
   std::string_view prefix = "[kernel.kallsyms]";
   auto name_end = std::copy(prefix.begin(), prefix.end(), name);
   name_end = std::copy(kernel->symbol.begin(), kernel->symbol.end(), name_end);
-  mmap_fields fields;
+  io::perf::mmap_fields fields;
   fields.misc = PERF_RECORD_MISC_KERNEL;
   fields.pid = host_kernel_pid;
   fields.start = kernel->start;
   fields.len = end - kernel->start;
   fields.pgoff = kernel->start;
-  sink.write(encode_mmap(record, fields, {name, static_cast<std::size_t>(name_end - name)},
-                         config.sample_id_size));
+  sink.write(io::perf::encode_mmap(
+      record, fields, {name, static_cast<std::size_t>(name_end - name)}, config.sample_id_size));
 
   for (const auto& module : modules) {
     fields.start = module.start;
@@ -190,8 +186,8 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
     fields.pgoff = 0;
     std::string bracketed;
     if (module.path.empty()) bracketed = "[" + module.name + "]";
-    sink.write(encode_mmap(record, fields, module.path.empty() ? bracketed : module.path,
-                           config.sample_id_size));
+    sink.write(io::perf::encode_mmap(record, fields, module.path.empty() ? bracketed : module.path,
+                                     config.sample_id_size));
   }
   return true;
 }

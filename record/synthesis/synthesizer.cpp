@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
-#include <optional>
 #include <charconv>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -25,22 +25,11 @@
 
 namespace arec::record {
 
-using io::perf::encode_comm;
-using io::perf::encode_fork;
-using io::perf::encode_mmap;
-using io::perf::encode_mmap2;
-using io::perf::mmap2_fields;
-using io::perf::mmap_fields;
-using io::perf::record_buffer;
-using io::perf::anonymous_name;
-using io::perf::check_sample_id_size;
-using io::perf::misc_proc_map_parse_timeout;
-using io::perf::too_long_name;
 namespace {
 
 bool all_digits(std::string_view name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 int to_pid(std::string_view digits) {
@@ -71,21 +60,20 @@ class relative_path {
   char text_[48];
 };
 
-
 // The state and fixed buffers of one synthesis pass; lives on the caller's stack so the scan
 // itself allocates nothing.
 class task_scanner {
  public:
-  task_scanner(io::record_sink& sink, const synthesis_config& config)
-      : config_(config) {
-    check_sample_id_size(config.sample_id_size);
+  task_scanner(io::record_sink& sink, const synthesis_config& config) : config_(config) {
+    io::perf::check_sample_id_size(config.sample_id_size);
     if (config.model) feed_.emplace(*config.model, sink);
     sink_ = feed_ ? static_cast<io::record_sink*>(&*feed_) : &sink;
   }
 
   // Every task in /proc/<pid>/task of one process. `with_fork` selects system-wide records.
   void process(int proc_fd, std::string_view pid_name, bool with_fork) {
-    io::unique_fd task_fd = io::open_directory_if_present(proc_fd, relative_path(pid_name, "/task").c_str());
+    io::unique_fd task_fd =
+        io::open_directory_if_present(proc_fd, relative_path(pid_name, "/task").c_str());
     if (!task_fd) return;
     io::dir_reader tasks{std::move(task_fd)};
     while (auto entry = tasks.next()) {
@@ -115,9 +103,10 @@ class task_scanner {
     if (with_fork) {
       // The leader's parent is its PPid; other threads are taken to be forked by the leader.
       auto parent = leader ? static_cast<std::uint32_t>(status.ppid) : tgid;
-      sink_->write(encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
+      sink_->write(
+          io::perf::encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
     }
-    sink_->write(encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
+    sink_->write(io::perf::encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
     ++counts.threads;
     if (!leader) return;
     ++counts.processes;
@@ -131,12 +120,12 @@ class task_scanner {
     auto deadline = std::chrono::steady_clock::now() + config_.proc_map_timeout;
     io::maps_reader maps{file, maps_text_};
     while (auto entry = maps.next()) {
-      mmap2_fields fields;
+      io::perf::mmap2_fields fields;
       fields.misc = PERF_RECORD_MISC_USER;
       bool timed_out = std::chrono::steady_clock::now() > deadline;
       if (timed_out) {
         // Like perf: the mapping at hand is written regardless of the filter, then we stop.
-        fields.misc |= misc_proc_map_parse_timeout;
+        fields.misc |= io::perf::misc_proc_map_parse_timeout;
       } else if ((entry->prot & PROT_EXEC) == 0) {
         if (!config_.data_mmaps || (entry->prot & PROT_READ) == 0) continue;
         fields.misc |= io::perf::misc_mmap_data;
@@ -151,13 +140,13 @@ class task_scanner {
       fields.inode = entry->inode;
       fields.prot = entry->prot;
       fields.flags = entry->shared ? MAP_SHARED : MAP_PRIVATE;
-      std::string_view name = too_long_name;
+      std::string_view name = io::perf::too_long_name;
       if (entry->path.empty()) {
-        name = anonymous_name;
+        name = io::perf::anonymous_name;
       } else if (!entry->path_truncated) {
         if (auto size = io::decode_maps_path(entry->path, path_)) name = {path_, *size};
       }
-      sink_->write(encode_mmap2(record_, fields, name, config_.sample_id_size));
+      sink_->write(io::perf::encode_mmap2(record_, fields, name, config_.sample_id_size));
       ++counts.mmaps;
       if (timed_out) break;
     }
@@ -166,7 +155,7 @@ class task_scanner {
   const synthesis_config& config_;
   std::optional<model_feed_sink> feed_;
   io::record_sink* sink_;
-  record_buffer record_;
+  io::perf::record_buffer record_;
   char status_text_[4096];
   char path_[PATH_MAX];
   char maps_text_[PATH_MAX + 8192];  // holds a maximal line and then some
@@ -269,7 +258,7 @@ synthesis_counts synthesize_in_parallel(io::record_sink& sink, const synthesis_c
 }  // namespace
 
 synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_config& config) {
-  check_sample_id_size(config.sample_id_size);
+  io::perf::check_sample_id_size(config.sample_id_size);
   if (config.threads > 1) return synthesize_in_parallel(sink, config);
   task_scanner scanner{sink, config};
   io::dir_reader processes{open_proc(config.proc_root)};

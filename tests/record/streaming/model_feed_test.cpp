@@ -1,9 +1,8 @@
 // model_feed: side-band records, whole or straddling a ring's wrap, reach the model.
 #include "record/streaming/model_feed.hpp"
 
-#include <linux/perf_event.h>
-
 #include <gtest/gtest.h>
+#include <linux/perf_event.h>
 
 #include <cstring>
 #include <vector>
@@ -12,20 +11,13 @@
 #include "support/allocation_counter.hpp"
 
 namespace arec::record {
-using io::perf::encode_comm;
-using io::perf::encode_fork;
-using io::perf::encode_mmap;
-using io::perf::encode_mmap2;
-using io::perf::mmap2_fields;
-using io::perf::mmap_fields;
-using io::perf::record_buffer;
 namespace {
 
 // An MMAP2 record with the kernel's build-id variant of the identity fields.
 std::vector<std::byte> mmap2_with_build_id(std::uint32_t pid, std::uint64_t start,
                                            std::string_view name, std::uint8_t first_byte) {
-  record_buffer buffer;
-  mmap2_fields fields;
+  io::perf::record_buffer buffer;
+  io::perf::mmap2_fields fields;
   fields.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
   fields.pid = pid;
   fields.tid = pid;
@@ -34,7 +26,7 @@ std::vector<std::byte> mmap2_with_build_id(std::uint32_t pid, std::uint64_t star
   // build_id_size = 20 in the low byte of `major`, the bytes from minor onwards.
   fields.major = 20;
   fields.minor = first_byte;
-  auto record = encode_mmap2(buffer, fields, name, 32);
+  auto record = io::perf::encode_mmap2(buffer, fields, name, 32);
   return {record.begin(), record.end()};
 }
 
@@ -52,11 +44,11 @@ TEST(ModelFeed, Mmap2WithBuildIdCreatesTheDsoWithThatBuildId) {
 TEST(ModelFeed, CommForkExitFromEncodedRecords) {
   model::machine world;
   model_feed feed{world};
-  record_buffer buffer;
-  auto encoded = encode_fork(buffer, 10, 1, 11, 10, 32);
+  io::perf::record_buffer buffer;
+  auto encoded = io::perf::encode_fork(buffer, 10, 1, 11, 10, 32);
   std::vector<std::byte> fork{encoded.begin(), encoded.end()};
   feed.apply(fork);
-  auto comm = encode_comm(buffer, 10, 11, "worker", 32);
+  auto comm = io::perf::encode_comm(buffer, 10, 11, "worker", 32);
   feed.apply(comm);
   EXPECT_EQ(world.tasks().find(11)->comm(), "worker");
   // EXIT has FORK's layout.
@@ -91,8 +83,8 @@ TEST(ModelFeed, KnownTaskAndDsoAllocateNothing) {
   model_feed feed{world};
   auto record = mmap2_with_build_id(5, 0x1000, "/lib/a.so", 1);
   feed.apply(record);
-  record_buffer buffer;
-  auto comm = encode_comm(buffer, 5, 5, "app", 32);
+  io::perf::record_buffer buffer;
+  auto comm = io::perf::encode_comm(buffer, 5, 5, "app", 32);
   auto before = arec::test::allocations();
   for (int i = 0; i < 100; ++i) {
     feed.apply(record);

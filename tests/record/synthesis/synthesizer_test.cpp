@@ -1,16 +1,12 @@
 #include "record/synthesis/synthesizer.hpp"
 
+#include <gtest/gtest.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-
-#include "support/allocation_counter.hpp"
-#include "support/temp_dir.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -27,19 +23,12 @@
 #include <vector>
 
 #include "record/synthesis/kernel_map.hpp"
-
-
+#include "support/allocation_counter.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace arec::record;
 
 namespace {
-using arec::io::perf::encode_comm;
-using arec::io::perf::encode_fork;
-using arec::io::perf::encode_mmap;
-using arec::io::perf::encode_mmap2;
-using arec::io::perf::mmap2_fields;
-using arec::io::perf::mmap_fields;
-using arec::io::perf::record_buffer;
 
 // A record read back from its bytes.
 struct record {
@@ -149,29 +138,31 @@ std::optional<std::uint64_t> kallsyms_address(const std::string& symbol) {
 }  // namespace
 
 TEST(Synthesizer, CommLayoutMatchesHandComputedBytes) {
-  record_buffer buffer;
-  auto bytes = encode_comm(buffer, 0x1234, 0x1235, "a b\nc", 32);
+  arec::io::perf::record_buffer buffer;
+  auto bytes = arec::io::perf::encode_comm(buffer, 0x1234, 0x1235, "a b\nc", 32);
   const unsigned char expected[] = {
-      0x03, 0, 0, 0,  0x00, 0x00,  56, 0,  // type COMM, misc 0, size 56
-      0x34, 0x12, 0, 0,  0x35, 0x12, 0, 0,  // pid, tid
-      'a', ' ', 'b', '\n', 'c', 0, 0, 0,     // comm, NUL-padded to 8
-      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  // zero sample_id trailer (32)
-      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+      0x03, 0,    0,   0,    0x00, 0x00, 56, 0,  // type COMM, misc 0, size 56
+      0x34, 0x12, 0,   0,    0x35, 0x12, 0,  0,  // pid, tid
+      'a',  ' ',  'b', '\n', 'c',  0,    0,  0,  // comm, NUL-padded to 8
+      0,    0,    0,   0,    0,    0,    0,  0,
+      0,    0,    0,   0,    0,    0,    0,  0,  // zero sample_id trailer (32)
+      0,    0,    0,   0,    0,    0,    0,  0,
+      0,    0,    0,   0,    0,    0,    0,  0,
   };
   ASSERT_EQ(bytes.size(), sizeof expected);
   EXPECT_EQ(std::memcmp(bytes.data(), expected, sizeof expected), 0);
 }
 
 TEST(Synthesizer, CommIsCutTo15BytesPlusNul) {
-  record_buffer buffer;
-  auto bytes = encode_comm(buffer, 1, 1, "0123456789abcdefghij", 0);
+  arec::io::perf::record_buffer buffer;
+  auto bytes = arec::io::perf::encode_comm(buffer, 1, 1, "0123456789abcdefghij", 0);
   ASSERT_EQ(bytes.size(), 8u + 8u + 16u);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data() + 16)), "0123456789abcde");
 }
 
 TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
-  record_buffer buffer;
-  mmap2_fields fields;
+  arec::io::perf::record_buffer buffer;
+  arec::io::perf::mmap2_fields fields;
   fields.misc = PERF_RECORD_MISC_USER;
   fields.pid = 100;
   fields.tid = 101;
@@ -183,28 +174,30 @@ TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
   fields.inode = 0x1122334455;
   fields.prot = PROT_READ | PROT_EXEC;
   fields.flags = MAP_PRIVATE;
-  auto bytes = encode_mmap2(buffer, fields, "/x y", 32);
+  auto bytes = arec::io::perf::encode_mmap2(buffer, fields, "/x y", 32);
   const unsigned char expected[] = {
-      0x0a, 0, 0, 0,  0x02, 0x00,  112, 0,    // type MMAP2, misc USER, size 112
-      100, 0, 0, 0,  101, 0, 0, 0,            // pid, tid
-      0, 0, 0x40, 0, 0, 0, 0, 0,              // start
-      0, 0x10, 0, 0, 0, 0, 0, 0,              // len
-      0, 0x20, 0, 0, 0, 0, 0, 0,              // pgoff
-      0xfe, 0, 0, 0,  1, 0, 0, 0,             // maj, min
-      0x55, 0x44, 0x33, 0x22, 0x11, 0, 0, 0,  // ino
-      0, 0, 0, 0, 0, 0, 0, 0,                 // ino_generation
-      5, 0, 0, 0,  2, 0, 0, 0,                // prot r-x, flags MAP_PRIVATE
-      '/', 'x', ' ', 'y', 0, 0, 0, 0,         // filename, NUL-padded to 8
-      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  // zero sample_id trailer (32)
-      0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+      0x0a, 0,    0,    0,    0x02, 0x00, 112, 0,  // type MMAP2, misc USER, size 112
+      100,  0,    0,    0,    101,  0,    0,   0,  // pid, tid
+      0,    0,    0x40, 0,    0,    0,    0,   0,  // start
+      0,    0x10, 0,    0,    0,    0,    0,   0,  // len
+      0,    0x20, 0,    0,    0,    0,    0,   0,  // pgoff
+      0xfe, 0,    0,    0,    1,    0,    0,   0,  // maj, min
+      0x55, 0x44, 0x33, 0x22, 0x11, 0,    0,   0,  // ino
+      0,    0,    0,    0,    0,    0,    0,   0,  // ino_generation
+      5,    0,    0,    0,    2,    0,    0,   0,  // prot r-x, flags MAP_PRIVATE
+      '/',  'x',  ' ',  'y',  0,    0,    0,   0,  // filename, NUL-padded to 8
+      0,    0,    0,    0,    0,    0,    0,   0,
+      0,    0,    0,    0,    0,    0,    0,   0,  // zero sample_id trailer (32)
+      0,    0,    0,    0,    0,    0,    0,   0,
+      0,    0,    0,    0,    0,    0,    0,   0,
   };
   ASSERT_EQ(bytes.size(), sizeof expected);
   EXPECT_EQ(std::memcmp(bytes.data(), expected, sizeof expected), 0);
 }
 
 TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
-  record_buffer buffer;
-  auto bytes = encode_fork(buffer, 10, 1, 11, 1, 8);
+  arec::io::perf::record_buffer buffer;
+  auto bytes = arec::io::perf::encode_fork(buffer, 10, 1, 11, 1, 8);
   record r{{bytes.begin(), bytes.end()}};
   EXPECT_EQ(r.type(), static_cast<std::uint32_t>(PERF_RECORD_FORK));
   EXPECT_EQ(r.misc(), 0x2000);
@@ -217,16 +210,16 @@ TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
 }
 
 TEST(Synthesizer, OverlongFileNameBecomesTooLong) {
-  record_buffer buffer;
-  auto bytes = encode_mmap2(buffer, {}, std::string(PATH_MAX, 'x'), 32);
+  arec::io::perf::record_buffer buffer;
+  auto bytes = arec::io::perf::encode_mmap2(buffer, {}, std::string(PATH_MAX, 'x'), 32);
   record r{{bytes.begin(), bytes.end()}};
   EXPECT_EQ(r.text(72), "//toolong");
   EXPECT_EQ(r.size(), 72 + 16 + 32);
 }
 
 TEST(Synthesizer, RejectsATrailerThatIsNotWholeWords) {
-  record_buffer buffer;
-  EXPECT_THROW(encode_comm(buffer, 1, 1, "x", 12), std::invalid_argument);
+  arec::io::perf::record_buffer buffer;
+  EXPECT_THROW(arec::io::perf::encode_comm(buffer, 1, 1, "x", 12), std::invalid_argument);
   collecting_sink sink;
   EXPECT_THROW(synthesize_all_tasks(sink, {.sample_id_size = 56}), std::invalid_argument);
 }
@@ -466,15 +459,13 @@ TEST(KernelMap, ModulesFollowInAddressOrderWithTheirFiles) {
 
 TEST(KernelMap, RestrictedKallsymsWritesNothingAndSaysSo) {
   collecting_sink sink;
-  EXPECT_FALSE(
-      synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_restricted", "modules")));
+  EXPECT_FALSE(synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_restricted", "modules")));
   EXPECT_TRUE(sink.records.empty());
 }
 
 TEST(KernelMap, FallsBackToStextAndEndsAtTheFirstModule) {
   collecting_sink sink;
-  ASSERT_TRUE(
-      synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_stext_only", "modules")));
+  ASSERT_TRUE(synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms_stext_only", "modules")));
   ASSERT_FALSE(sink.records.empty());
   EXPECT_EQ(sink.records[0].text(40), "[kernel.kallsyms]_stext");
   EXPECT_EQ(sink.records[0].u64(32), 0xffffffffa1000000u);
