@@ -1,6 +1,7 @@
-// perf_file_reader: a bounds-checked, memory-mapped view of one single-file perf.data: header,
-// attrs with their ids and names, feature payloads and the record stream. Every malformation
-// is a format_error naming the file, the byte offset and what is wrong.
+// perf_file_reader: one single-file perf.data, its header read and validated by
+// read_perf_header (strict) and its data section mapped: header, attrs with their ids and names,
+// feature payloads and the record stream. Every malformation is a format_error naming the
+// file, the byte offset and what is wrong.
 #pragma once
 
 #include <cstddef>
@@ -16,19 +17,11 @@
 #include <vector>
 
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/perf_header.hpp"
 
 namespace arec::io::perf {
-
-// A perf.data file that does not follow the format. what() is "FILE: offset N: PROBLEM".
-class format_error : public std::runtime_error {
- public:
-  format_error(std::string_view file, std::uint64_t offset, std::string_view problem);
-  std::uint64_t offset() const { return offset_; }
-
- private:
-  std::uint64_t offset_;
-};
 
 class perf_file_reader {
  public:
@@ -38,11 +31,11 @@ class perf_file_reader {
   // reader does not handle).
   static perf_file_reader open(const std::string& path);
 
-  const std::string& path() const { return path_; }
-  const file_header& header() const { return header_; }
+  const std::string& path() const { return read_.path; }
+  const file_header& header() const { return read_.header; }
   // The attrs in file order with their ids; names come from EVENT_DESC (matched by index)
   // when the file has it, else they are empty. attr.size is at most sizeof(perf_event_attr).
-  std::span<const event_entry> events() const { return events_; }
+  std::span<const event_entry> events() const { return read_.events; }
   // The payload of feature `bit`, or nullopt when its header bit is clear.
   std::optional<std::span<const std::byte>> feature(perf::feature bit) const;
   // The bytes of the data section.
@@ -63,22 +56,13 @@ class perf_file_reader {
   };
   using mapping = std::unique_ptr<std::byte, unmapper>;
 
-  perf_file_reader(std::string path, mapping bytes, std::size_t size);
+  perf_file_reader(perf_header header, mapping bytes, std::size_t size);
   std::span<const std::byte> bytes() const { return {mapping_.get(), size_}; }
   [[noreturn]] void fail(std::uint64_t offset, std::string_view problem) const;
-  void check_section(const file_section& section, std::uint64_t descriptor_offset,
-                     std::string_view what) const;
-  void read_header();
-  void read_attrs();
-  void read_feature_table();
-  void read_event_names();
 
-  std::string path_;
+  perf_header read_;
   mapping mapping_;
   std::size_t size_ = 0;
-  file_header header_{};
-  std::vector<event_entry> events_;
-  std::vector<std::pair<perf::feature, file_section>> features_;  // ascending bit order
 };
 
 }  // namespace arec::io::perf

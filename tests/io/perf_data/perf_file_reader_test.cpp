@@ -159,7 +159,8 @@ TEST(PerfFileReader, RejectsZeroAttrSize) {
   patchable_file file;
   write_valid(file);
   file.put(offsetof(file_header, attr_size), std::uint64_t{0});
-  EXPECT_EQ(error_of(file.path()), file.path() + ": offset 16: attr size is 0");
+  EXPECT_EQ(error_of(file.path()),
+            file.path() + ": offset 16: attr size 0 is below the 80 bytes of the oldest attr");
 }
 
 TEST(PerfFileReader, RejectsAttrsOutsideTheFile) {
@@ -232,6 +233,34 @@ TEST(PerfFileReader, RejectsTruncatedEventDesc) {
   EXPECT_EQ(error_of(file.path()),
             file.path() + ": offset " + std::to_string(section.offset + 8 + 128 + 4) +
                 ": EVENT_DESC needs 4 more bytes but its section has 2");
+}
+
+// One header reader serves strict readers and salvage: there a broken EVENT_DESC only costs the
+// event names, and says so.
+TEST(PerfFileReader, SalvageKeepsAFileWhoseEventDescIsCutWithoutTheNames) {
+  patchable_file file;
+  write_valid(file);
+  std::uint64_t event_desc_descriptor = data_offset + 16 + 16;
+  file_section section{};
+  ASSERT_EQ(::pread(file.fd(), &section, sizeof section,
+                    static_cast<off_t>(event_desc_descriptor)),
+            static_cast<ssize_t>(sizeof section));
+  section.size = 8 + 128 + 4 + 2;
+  file.put(event_desc_descriptor, section);
+  perf_header salvaged = read_perf_header(file.path(), header_mode::salvage);
+  ASSERT_EQ(salvaged.events.size(), 1u);
+  EXPECT_EQ(salvaged.events[0].name, "");
+  ASSERT_EQ(salvaged.salvage_notes.size(), 1u);
+  EXPECT_EQ(salvaged.salvage_notes[0],
+            file.path() + ": offset " + std::to_string(section.offset + 8 + 128 + 4) +
+                ": EVENT_DESC needs 4 more bytes but its section has 2; the events stay unnamed");
+}
+
+TEST(PerfFileReader, RejectsAFileWithoutAttrs) {
+  patchable_file file;
+  write_valid(file);
+  file.put(offsetof(file_header, attrs) + 8, std::uint64_t{0});
+  EXPECT_EQ(error_of(file.path()), file.path() + ": offset 32: no attrs");
 }
 
 TEST(PerfFileReader, RecordOfSizeZeroStopsTheWalkAfterTheRecordsBeforeIt) {

@@ -1,6 +1,8 @@
 #include "io/perf_data/perf_file_writer.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -269,9 +271,10 @@ TEST(PerfFileWriter, FeatureTableSitsRightAfterTheDataSection) {
   for (const auto& entry : written.features) {
     auto payload = reader.feature(entry.bit);
     ASSERT_TRUE(payload);
-    std::uint64_t offset = static_cast<std::uint64_t>(
-        payload->data() - reader.data().data()) + written.data_offset;
-    EXPECT_EQ(offset, expected_payload) << "feature " << entry.bit;
+    // The whole file is mapped: its first byte lies data_offset bytes before the data.
+    const std::byte* file_start = reader.data().data() - written.data_offset;
+    EXPECT_TRUE(std::equal(payload->begin(), payload->end(), file_start + expected_payload))
+        << "feature " << entry.bit << " is not at offset " << expected_payload;
     expected_payload += entry.payload.size();
   }
 }
