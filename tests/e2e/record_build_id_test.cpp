@@ -139,10 +139,16 @@ void expect_hot_loop_resolved(const std::string& data) {
   perf_report report = run_perf_report(data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
   EXPECT_FALSE(has_warning(report.run)) << report.run.err;
-  double hot = 0;
-  for (const report_row& row : report.rows)
-    if (row.dso == "hot_loop" && row.symbol == "hot_function") hot += row.percent;
-  EXPECT_GE(hot, 90.0) << report.run.out;
+  // Among the samples in hot_loop's own code, as every share is taken (perf_script.hpp): a
+  // busy machine or a sanitizer runtime adds time elsewhere.
+  double hot = 0, own = 0;
+  for (const report_row& row : report.rows) {
+    if (row.dso != "hot_loop") continue;
+    own += row.percent;
+    if (row.symbol == "hot_function") hot += row.percent;
+  }
+  ASSERT_GT(own, 0.0) << report.run.out;
+  EXPECT_GE(hot / own, 0.90) << report.run.out;
 }
 
 // Newer perf versions record with --buildid-mmap by default. While such a session runs, the

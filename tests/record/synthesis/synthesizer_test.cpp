@@ -94,13 +94,22 @@ class oddly_named_child {
       ::execv(path_.c_str(), const_cast<char* const*>(argv));
       ::_exit(127);
     }
-    // Wait until the exec has happened: the comm becomes the new file's name.
-    for (int i = 0; i < 2000 && comm() != "sl eep\nx\n"; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Wait until the exec has mapped the new file: the comm changes before the file is mapped,
+    // so wait for its name in the maps (where the kernel writes the newline as \012).
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (maps().find("sl eep\\012x") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
   }
   ~oddly_named_child() {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
+  }
+  std::string maps() const {
+    std::ifstream in{"/proc/" + std::to_string(pid_) + "/maps"};
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
   }
   std::string comm() const {
     std::ifstream in{"/proc/" + std::to_string(pid_) + "/comm"};
