@@ -2,6 +2,7 @@
 // in hot_function; prints "ready <pid> <tid of the spinning thread>" once it spins, and exits
 // after MILLISECONDS (default 60000). Tests attach to it by a thread id that is not the pid.
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -10,11 +11,11 @@
 #include "programs/hot_function.h"
 
 static double run_ms;
-static volatile long spinner_tid;
+static atomic_long spinner_tid;  // written by the spinning thread, read by main
 
 static void* spin(void* unused) {
   (void)unused;
-  spinner_tid = syscall(SYS_gettid);
+  atomic_store(&spinner_tid, syscall(SYS_gettid));
   caller_function(run_ms);
   return NULL;
 }
@@ -27,8 +28,8 @@ int main(int argc, char** argv) {
   }
   pthread_t thread;
   if (pthread_create(&thread, NULL, spin, NULL) != 0) return 1;
-  while (spinner_tid == 0) usleep(100);
-  printf("ready %ld %ld\n", (long)getpid(), spinner_tid);
+  while (atomic_load(&spinner_tid) == 0) usleep(100);
+  printf("ready %ld %ld\n", (long)getpid(), atomic_load(&spinner_tid));
   fflush(stdout);
   pthread_join(thread, NULL);
   return 0;
