@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <thread>
 
 #include "arec_summary.hpp"
 #include "io/unique_fd.hpp"
@@ -178,14 +180,42 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
   EXPECT_EQ(piped.err.find('\r'), std::string::npos) << piped.err;
 }
 
-// A 4 KiB ring cannot keep up with every context switch of a pipe ping-pong.
+// The voluntary context switches of `pid` so far (0 once it is gone).
+std::uint64_t context_switches(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("voluntary_ctxt_switches:")) return std::stoull(line.substr(24));
+  return 0;
+}
+
+// arec's workload: the one child of its main thread.
+int workload_of(int recorder) {
+  std::string path = "/proc/" + std::to_string(recorder) + "/task/" + std::to_string(recorder) +
+                     "/children";
+  int child = 0;
+  std::ifstream(path) >> child;
+  return child;
+}
+
+// A 4 KiB ring that is not drained while a pipe ping-pong switches tasks thousands of times must
+// lose. arec is stopped (SIGSTOP) until the workload has switched 2000 times, an observable
+// state, so the loss does not depend on how fast this machine drains; the ping-pong goes on after
+// SIGCONT, so the kernel has records to put its LOST count in front of.
 TEST_F(RecordTerminal, LossHintAppearsWhenSamplesWereLostAndOnlyThen) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("flood.data");
-  test::command_result flood =
-      test::run_command(rec_.command({"-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--",
-                                      "perf", "bench", "sched", "pipe", "-l", "30000"}),
-                        120s);
+  test::child_process recording = test::child_process::spawn(
+      rec_.command({"-v", "-e", "sched:sched_switch", "-a", "-m", "1", "-o", out, "--", "perf",
+                    "bench", "sched", "pipe", "-l", "200000"}));
+  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
+  recording.send_signal(SIGSTOP);
+  int workload = workload_of(recording.pid());
+  ASSERT_GT(workload, 0) << "no workload under arec";
+  auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (context_switches(workload) < 2000 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  recording.send_signal(SIGCONT);
+  test::command_result flood = recording.wait(120s);
   ASSERT_EQ(flood.exit_code, 0) << flood.describe();
   std::optional<arec_summary> summary = find_arec_summary(flood.err);
   ASSERT_TRUE(summary) << flood.err;
