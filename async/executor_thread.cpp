@@ -1,5 +1,7 @@
 #include "async/executor_thread.hpp"
 
+#include "async/thread_signals.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -28,6 +30,7 @@ void executor_thread::halt() noexcept {
 }
 
 void executor_thread::run() {
+  block_signals_in_this_thread();
   pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
   if (!affinity_.empty()) {
     cpu_set_t set;

@@ -1,5 +1,7 @@
 #include "record/synthesis/build_id_reader.hpp"
 
+#include "async/thread_signals.hpp"
+
 namespace arec::record {
 
 build_id_reader::build_id_reader(build_id_sources sources)
@@ -28,6 +30,7 @@ void build_id_reader::stop() {
 }
 
 void build_id_reader::run() {
+  async::block_signals_in_this_thread();
   std::vector<std::shared_ptr<model::dso>> batch;
   for (;;) {
     {

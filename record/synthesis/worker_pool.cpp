@@ -4,6 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "async/thread_signals.hpp"
+
 namespace arec::record {
 
 void run_workers(unsigned count, const std::function<void(unsigned worker)>& body) {
@@ -19,7 +21,13 @@ void run_workers(unsigned count, const std::function<void(unsigned worker)>& bod
   {
     std::vector<std::jthread> threads;
     threads.reserve(count - 1);
-    for (unsigned worker = 1; worker < count; ++worker) threads.emplace_back(run, worker);
+    for (unsigned worker = 1; worker < count; ++worker)
+      threads.emplace_back(
+          [&run](unsigned index) {
+            async::block_signals_in_this_thread();  // the caller's thread handles them
+            run(index);
+          },
+          worker);
     run(0);
   }  // joined here
   for (const std::exception_ptr& failure : failures)
