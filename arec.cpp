@@ -9,7 +9,7 @@
 
 #include "io/stop_signals.hpp"
 #include "cli/convert_command.hpp"
-#include "cli/options.hpp"
+#include "cli/record_command_line.hpp"
 #include "record/session/session.hpp"
 #include "record/session/workload.hpp"
 
@@ -25,7 +25,7 @@ int fail(const std::string& message, int status) {
 }
 
 int record(std::span<const char* const> args, std::span<const std::string> command_line) {
-  using namespace arec::record;
+  using namespace arec::cli;
   record_command command = parse_record_command_line(args);
   if (auto* help = std::get_if<help_request>(&command)) {
     std::fputs(help->text.c_str(), stdout);
@@ -35,7 +35,7 @@ int record(std::span<const char* const> args, std::span<const std::string> comma
     std::printf("arec %s\n", AREC_VERSION);
     return 0;
   }
-  return run_session(std::get<record_options>(command), command_line);
+  return arec::record::run_session(std::get<arec::record::record_options>(command), command_line);
 }
 
 }  // namespace
@@ -45,12 +45,12 @@ int main(int argc, char** argv) {
   std::span<const char* const> args(argv + 1, static_cast<std::size_t>(argc - 1));
   try {
     if (!args.empty() && std::strcmp(args[0], "convert") == 0)
-      return arec::record::run_convert_command(args.subspan(1));
+      return arec::cli::run_convert_command(args.subspan(1));
     // Before anything is created: from here on a stop signal can only end the recording
     // cleanly (a complete file, no stray workload), whenever it comes.
     arec::io::stop_signals::install();
     return record(args, command_line);
-  } catch (const arec::record::usage_error& error) {
+  } catch (const arec::io::usage_error& error) {
     return fail(error.what(), exit_usage);
   } catch (const arec::record::workload_error& error) {
     return fail(error.what(), exit_cannot_run);

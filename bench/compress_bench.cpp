@@ -67,8 +67,8 @@ void bm_compress(benchmark::State& state) {
   const int level = static_cast<int>(state.range(0));
   const auto chunk = static_cast<std::size_t>(state.range(1));
   constexpr std::size_t ring = 512 * 1024;
-  arec::record::compressor c(level);
-  std::vector<std::byte> out(arec::record::compressor::bound(chunk));
+  arec::io::perf::compressor c(level);
+  std::vector<std::byte> out(arec::io::perf::compressor::bound(chunk));
   std::size_t position = 0;
   for (auto _ : state) {
     if (position + chunk > stream.size()) position = 0;

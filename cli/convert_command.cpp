@@ -7,11 +7,11 @@
 #include <string>
 #include <variant>
 
+#include "cli/convert_command_line.hpp"
+#include "cli/progress_bar.hpp"
 #include "convert/converter.hpp"
-#include "cli/options.hpp"
-#include "convert/progress_bar.hpp"
 
-namespace arec::record {
+namespace arec::cli {
 namespace {
 
 double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
@@ -24,15 +24,15 @@ int run_convert_command(std::span<const char* const> args) {
     std::fputs(help->text.c_str(), stdout);
     return 0;
   }
-  const convert_options& options = std::get<convert_options>(parsed);
-  convert_settings settings;
+  const convert::convert_options& options = std::get<convert::convert_options>(parsed);
+  convert::convert_settings settings;
   progress_bar bar(STDERR_FILENO, !options.quiet);
   if (bar.active())
-    settings.progress = [&bar](const convert_progress& progress) {
+    settings.progress = [&bar](const convert::convert_progress& progress) {
       bar.update(progress.bytes_read, progress.bytes_total);
     };
   auto start = std::chrono::steady_clock::now();
-  convert_report report = convert(options, settings);
+  convert::convert_report report = convert::convert(options, settings);
   bar.clear();  // an error thrown above is printed after the destructor erased the bar
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.quiet) return 0;
@@ -68,4 +68,4 @@ int run_convert_command(std::span<const char* const> args) {
   return 0;
 }
 
-}  // namespace arec::record
+}  // namespace arec::cli

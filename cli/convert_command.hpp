@@ -4,7 +4,7 @@
 
 #include <span>
 
-namespace arec::record {
+namespace arec::cli {
 
 // Runs `arec convert` with the arguments after "convert" and returns the exit status: 0 when
 // the output was written (also when --salvage had to drop damaged data). Throws usage_error for bad options (the
@@ -12,4 +12,4 @@ namespace arec::record {
 // (the caller prints "arec: error: " + what() and exits 1; no output file is left behind).
 int run_convert_command(std::span<const char* const> args);
 
-}  // namespace arec::record
+}  // namespace arec::cli

@@ -11,7 +11,7 @@
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 using io::perf::format_error;
@@ -93,4 +93,4 @@ convert_input open_convert_input(const std::string& path, bool salvage) {
   return input;
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

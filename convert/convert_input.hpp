@@ -11,7 +11,7 @@
 #include "io/perf_data/perf_abi.hpp"
 #include "convert/record_source.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 
 struct convert_input {
   std::string path;         // as given
@@ -38,4 +38,4 @@ struct convert_input {
 // Throws std::system_error when a file cannot be opened or read.
 convert_input open_convert_input(const std::string& path, bool salvage);
 
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace arec::record {
+namespace arec::convert {
 
 struct convert_options {
   std::string input = "arec.data";        // -i/--input
@@ -15,4 +15,4 @@ struct convert_options {
   int verbose = 0;                        // -v/--verbose, counted
 };
 
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -10,7 +10,7 @@
 #include "io/perf_data/perf_abi.hpp"
 #include "io/system_error.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 constexpr io::perf::record_header finished_round{io::perf::record_finished_round, 0, 8};
@@ -43,7 +43,7 @@ convert_output::convert_output(const std::string& path,
   batch_.reserve(batch_bytes);
   if (compression_level > 0) {
     compressor_.emplace(compression_level);
-    compressed_.resize(compressor::bound(batch_bytes));
+    compressed_.resize(io::perf::compressor::bound(batch_bytes));
   }
 }
 
@@ -98,4 +98,4 @@ void convert_output::commit(io::perf::feature_set features) {
   temporary_.renamed = true;
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

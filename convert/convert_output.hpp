@@ -17,7 +17,7 @@
 #include "io/unique_fd.hpp"
 #include "io/perf_data/compressor.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 
 class convert_output {
  public:
@@ -69,10 +69,10 @@ class convert_output {
   io::perf::perf_file_writer header_;
   std::uint64_t data_offset_ = 0;
   io::plain_writer writer_;
-  std::optional<compressor> compressor_;
+  std::optional<io::perf::compressor> compressor_;
   std::vector<std::byte> batch_;       // capacity batch_bytes, reused
   std::vector<std::byte> compressed_;  // compressor::bound(batch_bytes), reused
   std::uint64_t record_bytes_ = 0;
 };
 
-}  // namespace arec::record
+}  // namespace arec::convert

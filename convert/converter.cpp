@@ -16,7 +16,7 @@
 #include "convert/reorder_window.hpp"
 #include "io/usage_error.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 constexpr std::size_t read_buffer_bytes = 512 * 1024;
@@ -226,11 +226,11 @@ int output_level(const convert_options& options, const convert_input& input) {
 }  // namespace
 
 convert_report convert(const convert_options& options, const convert_settings& settings) {
-  if (options.output.empty()) throw usage_error("the output file name is empty");
+  if (options.output.empty()) throw io::usage_error("the output file name is empty");
   convert_input input = open_convert_input(options.input, options.salvage);
   if (options.output == options.input || same_file(options.output, input.header_path) ||
       same_file(options.output, options.input))
-    throw usage_error("-o " + options.output + ": the output would overwrite the input");
+    throw io::usage_error("-o " + options.output + ": the output would overwrite the input");
 
   convert_report report;
   report.files = input.ranges.size();
@@ -261,4 +261,4 @@ convert_report convert(const convert_options& options, const convert_settings& s
   return report;
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -11,7 +11,7 @@
 
 #include "convert/convert_options.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 
 // How far a conversion got; handed to the progress hook (a terminal progress bar, later).
 struct convert_progress {
@@ -49,4 +49,4 @@ struct convert_report {
 // output would overwrite the input or the compression options contradict each other.
 convert_report convert(const convert_options& options, const convert_settings& settings = {});
 
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -5,7 +5,7 @@
 
 #include "io/perf_data/perf_abi.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 constexpr int header_bytes = sizeof(io::perf::record_header);
@@ -90,4 +90,4 @@ std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> re
   return time;
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

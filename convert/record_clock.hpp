@@ -12,7 +12,7 @@
 
 #include "io/perf_data/feature_encoder.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 
 class record_clock {
  public:
@@ -43,4 +43,4 @@ class record_clock {
   int trailer_id_from_end_ = -1;  // from the end of other records; -1: no id there
 };
 
-}  // namespace arec::record
+}  // namespace arec::convert

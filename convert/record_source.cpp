@@ -9,7 +9,7 @@
 #include "io/perf_data/perf_file_reader.hpp"
 #include "io/system_error.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
@@ -130,4 +130,4 @@ std::optional<source_record> record_source::next() {
   }
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -14,7 +14,7 @@
 #include "io/unique_fd.hpp"
 #include "io/perf_data/decompressor.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 
 // Where a source's bytes are: [begin, end) of `path`.
 struct data_range {
@@ -82,11 +82,11 @@ class record_source {
   std::size_t raw_pos_ = 0;        // next unread byte in raw_
   std::size_t raw_end_ = 0;        // bytes of raw_ holding file data
 
-  std::optional<decompressor> zstd_;  // created at the first COMPRESSED record
+  std::optional<io::perf::decompressor> zstd_;  // created at the first COMPRESSED record
   std::vector<std::byte> plain_;      // decompressed bytes not handed out yet, from plain_pos_
   std::size_t plain_pos_ = 0;
   std::uint64_t plain_origin_ = 0;    // offset of the COMPRESSED record plain_ came from
   std::uint64_t compressed_records_ = 0;
 };
 
-}  // namespace arec::record
+}  // namespace arec::convert

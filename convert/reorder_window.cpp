@@ -6,7 +6,7 @@
 
 #include "io/perf_data/perf_abi.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 // Large enough for a few of the largest records, small enough that a nearly sorted stream
@@ -79,4 +79,4 @@ std::size_t reorder_window::memory() const noexcept {
   return blocks_in_use_ * block_size + heap_.size() * sizeof(entry);
 }
 
-}  // namespace arec::record
+}  // namespace arec::convert

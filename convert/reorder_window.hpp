@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace arec::record {
+namespace arec::convert {
 
 class reorder_window {
  public:
@@ -65,4 +65,4 @@ class reorder_window {
   std::size_t peak_ = 0;
 };
 
-}  // namespace arec::record
+}  // namespace arec::convert

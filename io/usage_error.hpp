@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-namespace arec::record {
+namespace arec::io {
 
 // what() is one line naming the bad option or value; the caller prints
 // "arec: error: <what()>" and exits with status 2.
@@ -12,4 +12,4 @@ class usage_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-}  // namespace arec::record
+}  // namespace arec::io

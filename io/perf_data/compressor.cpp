@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace arec::record {
+namespace arec::io::perf {
 namespace {
 
 // ZSTD_FRAMEHEADERSIZE_MAX is behind ZSTD_STATIC_LINKING_ONLY; the format fixes it at 18 bytes
@@ -181,4 +181,4 @@ std::size_t compressor::compress(std::span<const std::span<const std::byte>> pie
   return finish();
 }
 
-}  // namespace arec::record
+}  // namespace arec::io::perf

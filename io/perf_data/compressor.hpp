@@ -14,7 +14,7 @@
 
 struct ZSTD_CCtx_s;
 
-namespace arec::record {
+namespace arec::io::perf {
 
 class compressor {
  public:
@@ -87,4 +87,4 @@ class compressor {
   bool segment_open_ = false;
 };
 
-}  // namespace arec::record
+}  // namespace arec::io::perf

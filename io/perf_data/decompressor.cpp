@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace arec::record {
+namespace arec::io::perf {
 
 void decompressor::dctx_deleter::operator()(ZSTD_DCtx_s* dctx) const noexcept {
   ZSTD_freeDCtx(dctx);
@@ -39,4 +39,4 @@ void decompressor::feed(std::span<const std::byte> payload, std::vector<std::byt
   }
 }
 
-}  // namespace arec::record
+}  // namespace arec::io::perf

@@ -9,7 +9,7 @@
 
 struct ZSTD_DCtx_s;
 
-namespace arec::record {
+namespace arec::io::perf {
 
 class decompressor {
  public:
@@ -35,4 +35,4 @@ class decompressor {
   std::unique_ptr<ZSTD_DCtx_s, dctx_deleter> dctx_;
 };
 
-}  // namespace arec::record
+}  // namespace arec::io::perf

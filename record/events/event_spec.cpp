@@ -86,7 +86,7 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
 // Applies perf's modifier letters: naming any of u/k/h first excludes all three, then each
 // letter re-includes its own privilege level; each 'p' raises the precision by one.
 void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name) {
-  if (modifiers.empty()) throw usage_error("empty modifier in event " + quoted(name));
+  if (modifiers.empty()) throw io::usage_error("empty modifier in event " + quoted(name));
   bool excluding = false;
   event.exclude_guest = false;
   for (char letter : modifiers) {
@@ -99,11 +99,11 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       if (letter == 'h') event.exclude_hv = false;
     } else if (letter == 'p') {
       if (++event.precise_ip > 3)
-        throw usage_error("at most three 'p' modifiers are allowed in event " + quoted(name));
+        throw io::usage_error("at most three 'p' modifiers are allowed in event " + quoted(name));
     } else if (letter == 'P') {
       event.precise_max = true;
     } else {
-      throw usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
+      throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
                         quoted(name) + " (supported: u, k, h, p, P)");
     }
   }
@@ -127,15 +127,15 @@ event_spec parse_tracepoint(std::string_view name, std::string_view system,
   try {
     root = io::tracefs::root();
   } catch (const std::runtime_error& error) {
-    throw usage_error(error.what());  // the caller names the event
+    throw io::usage_error(error.what());  // the caller names the event
   }
   std::uint64_t id = 0;
   try {
     id = io::tracefs::read_tracepoint_id(root, system, event_name);
   } catch (const std::system_error& error) {
     if (error.code() == std::errc::no_such_file_or_directory)
-      throw usage_error("tracepoint " + quoted(name) + " does not exist");
-    throw usage_error("tracepoint " + quoted(name) + ": " + error.what());
+      throw io::usage_error("tracepoint " + quoted(name) + " does not exist");
+    throw io::usage_error("tracepoint " + quoted(name) + ": " + error.what());
   }
   return event_spec{.name = std::string(name),
                     .type = PERF_TYPE_TRACEPOINT,
@@ -146,7 +146,7 @@ event_spec parse_tracepoint(std::string_view name, std::string_view system,
 }  // namespace
 
 event_spec parse_event_spec(std::string_view name) {
-  if (name.empty()) throw usage_error("empty event name");
+  if (name.empty()) throw io::usage_error("empty event name");
   auto colon = name.rfind(':');
   std::string_view base = name.substr(0, colon);
   std::optional<event_spec> event = find_symbolic_event(base);
@@ -164,7 +164,7 @@ event_spec parse_event_spec(std::string_view name) {
     if (is_tracepoint_part(system) && is_tracepoint_part(event_name))
       return parse_tracepoint(name, system, event_name);
   }
-  throw usage_error("unknown event " + quoted(name));
+  throw io::usage_error("unknown event " + quoted(name));
 }
 
 std::optional<event_spec> software_fallback(const event_spec& event) {

@@ -18,7 +18,7 @@ thread_layout plan_stream_threads(const record_options& options,
     return build_thread_layout(*options.threads_spec, monitored_cpus,
                                read_cpu_topology(sysfs_root()));
   } catch (const std::invalid_argument& error) {
-    throw usage_error(error.what());
+    throw io::usage_error(error.what());
   }
 }
 

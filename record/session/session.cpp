@@ -66,7 +66,7 @@ std::vector<int> monitored_cpus(const record_options& options, const std::vector
   if (options.cpus.empty()) return online;
   for (int cpu : options.cpus)
     if (!std::binary_search(online.begin(), online.end(), cpu))
-      throw usage_error("-C: cpu " + std::to_string(cpu) +
+      throw io::usage_error("-C: cpu " + std::to_string(cpu) +
                         " is not online (online: " + io::format_cpu_list(online) + ")");
   return options.cpus;
 }

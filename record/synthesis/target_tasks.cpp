@@ -21,7 +21,7 @@ std::vector<pid_t> processes_of(std::span<const int> ids) {
     std::string path = "/proc/" + std::to_string(id) + "/status";
     auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
     int tgid = text ? io::parse_task_status(*text).tgid : -1;
-    if (tgid <= 0) throw usage_error("-p: pid " + std::to_string(id) + " does not exist");
+    if (tgid <= 0) throw io::usage_error("-p: pid " + std::to_string(id) + " does not exist");
     processes.push_back(tgid);
   }
   std::sort(processes.begin(), processes.end());
@@ -34,7 +34,7 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
   for (int pid : pids) {
     std::string path = "/proc/" + std::to_string(pid) + "/task";
     io::unique_fd directory = io::open_directory_if_present(AT_FDCWD, path.c_str());
-    if (!directory) throw usage_error("-p: pid " + std::to_string(pid) + " does not exist");
+    if (!directory) throw io::usage_error("-p: pid " + std::to_string(pid) + " does not exist");
     io::dir_reader tasks{std::move(directory)};
     while (auto entry = tasks.next()) {
       pid_t tid = 0;

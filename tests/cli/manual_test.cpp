@@ -6,10 +6,11 @@
 #include <set>
 #include <sstream>
 
-#include "cli/options.hpp"
+#include "cli/record_command_line.hpp"
+#include "cli/convert_command_line.hpp"
 #include "io/usage_error.hpp"
 
-namespace arec::record {
+namespace arec::cli {
 namespace {
 
 using name_set = std::set<std::string>;
@@ -87,7 +88,7 @@ TEST(Manual, HelpListsExactlyTheOptionsTheConvertParserAccepts) {
     std::vector<const char*> args{name.c_str(), "1"};
     try {
       parse_convert_command_line(args);
-    } catch (const usage_error& error) {
+    } catch (const io::usage_error& error) {
       EXPECT_EQ(std::string(error.what()).find("unknown option"), std::string::npos) << name;
     }
   }
@@ -123,4 +124,4 @@ TEST(Manual, BashCompletionOffersExactlyTheAcceptedOptions) {
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::cli

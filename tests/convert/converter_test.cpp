@@ -19,7 +19,7 @@
 #include "records.hpp"
 #include "support/temp_dir.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 using namespace test_records;
@@ -196,7 +196,7 @@ TEST(Convert, RefusesToOverwriteItsInput) {
   convert_options options;
   options.input = fixture("valid.data");
   options.output = fixture("valid.data");
-  EXPECT_THROW(convert(options), usage_error);
+  EXPECT_THROW(convert(options), io::usage_error);
 }
 
 TEST(Convert, ReportsProgressUpToTheWholeInput) {
@@ -213,4 +213,4 @@ TEST(Convert, ReportsProgressUpToTheWholeInput) {
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::convert

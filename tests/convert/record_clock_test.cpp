@@ -4,7 +4,7 @@
 
 #include "records.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 using namespace test_records;
@@ -42,4 +42,4 @@ TEST(RecordClock, FindsTheAttrOfEachRecordByItsIdentifier) {
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::convert

@@ -10,7 +10,7 @@
 #include "io/perf_data/feature_encoder.hpp"
 #include "io/perf_data/perf_abi.hpp"
 
-namespace arec::record::test_records {
+namespace arec::convert::test_records {
 
 inline constexpr std::uint64_t sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
                                       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
@@ -35,4 +35,4 @@ inline std::vector<std::byte> record(std::uint32_t type, Words... words) {
   return out;
 }
 
-}  // namespace arec::record::test_records
+}  // namespace arec::convert::test_records

@@ -4,7 +4,7 @@
 
 #include "records.hpp"
 
-namespace arec::record {
+namespace arec::convert {
 namespace {
 
 using namespace test_records;
@@ -41,4 +41,4 @@ TEST(ReorderWindow, MemoryStaysBoundedOverALongStreamThatLeavesWhenFull) {
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::convert

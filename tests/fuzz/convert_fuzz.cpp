@@ -17,18 +17,18 @@
 namespace {
 
 void convert_once(const std::string& input, const std::string& output, bool salvage) {
-  arec::record::convert_options options;
+  arec::convert::convert_options options;
   options.input = input;
   options.output = output;
   options.salvage = salvage;
-  arec::record::convert_settings settings;
+  arec::convert::convert_settings settings;
   settings.memory_budget = 8u << 20;
   try {
-    arec::record::convert(options, settings);
+    arec::convert::convert(options, settings);
     ::unlink(output.c_str());  // a success: remove it so the check below sees only leftovers
   } catch (const arec::io::perf::format_error&) {
   } catch (const std::system_error&) {
-  } catch (const arec::record::usage_error&) {
+  } catch (const arec::io::usage_error&) {
   }
 }
 

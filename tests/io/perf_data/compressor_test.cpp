@@ -24,8 +24,8 @@
 
 namespace {
 
-using arec::record::compressor;
-using arec::record::decompressor;
+using arec::io::perf::compressor;
+using arec::io::perf::decompressor;
 namespace perf = arec::io::perf;
 
 constexpr std::array<std::byte, 4> zstd_magic{std::byte{0x28}, std::byte{0xb5}, std::byte{0x2f},

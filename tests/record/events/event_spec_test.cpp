@@ -16,7 +16,7 @@
 using arec::record::event_spec;
 using arec::record::parse_event_spec;
 using arec::record::software_fallback;
-using arec::record::usage_error;
+using arec::io::usage_error;
 
 namespace {
 

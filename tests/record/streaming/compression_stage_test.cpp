@@ -120,7 +120,7 @@ std::vector<std::byte> read_file(const std::string& path) {
 
 void expect_records_decode_within_bound(std::span<const std::byte> file,
                                         std::span<const std::byte> input) {
-  decompressor d;
+  arec::io::perf::decompressor d;
   std::vector<std::byte> decoded;
   std::size_t records = 0;
   while (!file.empty()) {

@@ -1,10 +1,10 @@
-#include "convert/progress_bar.hpp"
+#include "cli/progress_bar.hpp"
 
 #include <gtest/gtest.h>
 
 #include "support/pseudo_terminal.hpp"
 
-namespace arec::record {
+namespace arec::cli {
 namespace {
 
 using namespace std::chrono_literals;
@@ -48,4 +48,4 @@ TEST(ProgressBar, DrawsOnATerminalAtMostTenTimesASecondAndErasesItself) {
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::cli

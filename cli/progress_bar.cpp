@@ -1,11 +1,11 @@
-#include "convert/progress_bar.hpp"
+#include "cli/progress_bar.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
 #include "io/terminal_line.hpp"
 
-namespace arec::record {
+namespace arec::cli {
 namespace {
 
 constexpr std::size_t bar_cells = 20;
@@ -45,4 +45,4 @@ void progress_bar::update(std::uint64_t done, std::uint64_t total) {
   line_.draw(format_progress(done, total, elapsed, line_.width()));
 }
 
-}  // namespace arec::record
+}  // namespace arec::cli

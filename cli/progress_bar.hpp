@@ -10,7 +10,7 @@
 
 #include "io/terminal_line.hpp"
 
-namespace arec::record {
+namespace arec::cli {
 
 // "arec: converting [#########...........]  45% 12.3 MB of 27.0 MB, 150.2 MB/s, 0:03 left",
 // cut to `width` columns so it never wraps. No rate or time left before any time has passed.
@@ -34,4 +34,4 @@ class progress_bar {
   std::chrono::steady_clock::time_point last_draw_{};
 };
 
-}  // namespace arec::record
+}  // namespace arec::cli
