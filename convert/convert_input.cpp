@@ -63,7 +63,7 @@ void add_directory_ranges(convert_input& input, bool salvage) {
   }
   for (unsigned number : numbers) {
     std::string path = input.path + "/data." + std::to_string(number);
-    input.ranges.push_back(data_range{path, 0, file_size(path)});
+    input.ranges.push_back(io::perf::data_range{path, 0, file_size(path)});
   }
 }
 
@@ -71,7 +71,7 @@ void add_directory_ranges(convert_input& input, bool salvage) {
 
 std::uint64_t convert_input::total_bytes() const {
   std::uint64_t total = 0;
-  for (const data_range& range : ranges) total += range.end - range.begin;
+  for (const io::perf::data_range& range : ranges) total += range.end - range.begin;
   return total;
 }
 
@@ -87,8 +87,8 @@ convert_input open_convert_input(const std::string& path, bool salvage) {
   input.features = std::move(read.features);
   input.salvage_notes = std::move(read.salvage_notes);
   const io::perf::file_header& header = input.header;
-  input.ranges.push_back(
-      data_range{input.header_path, header.data.offset, header.data.offset + header.data.size});
+  input.ranges.push_back(io::perf::data_range{input.header_path, header.data.offset,
+                                              header.data.offset + header.data.size});
   if (input.directory) add_directory_ranges(input, salvage);
   return input;
 }

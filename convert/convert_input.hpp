@@ -9,7 +9,7 @@
 
 #include "io/perf_data/feature_encoder.hpp"
 #include "io/perf_data/perf_abi.hpp"
-#include "convert/record_source.hpp"
+#include "io/perf_data/record_walker.hpp"
 
 namespace arec::convert {
 
@@ -21,7 +21,7 @@ struct convert_input {
   std::vector<io::perf::event_entry> events;  // attrs (size <= 128) with ids, names if known
   io::perf::feature_set features;             // every feature payload of the header file
   // The header file's data section first, then data.0, data.1, ... in numeric order.
-  std::vector<data_range> ranges;
+  std::vector<io::perf::data_range> ranges;
   // Salvage only: what was wrong with the header file and how it was worked around.
   std::vector<std::string> salvage_notes;
   std::uint64_t total_bytes() const;

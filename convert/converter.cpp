@@ -7,13 +7,13 @@
 #include <memory>
 #include <optional>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
 #include "convert/record_clock.hpp"
-#include "convert/record_source.hpp"
 #include "convert/reorder_window.hpp"
+#include "io/perf_data/format_error.hpp"
+#include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/record_walker.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::convert {
@@ -33,10 +33,10 @@ bool known_to_perf_6_1(std::uint32_t type) {
 
 // One data range being merged: its reader, its reorder window and the FINISHED_ROUND state.
 struct stream {
-  stream(record_source source, std::size_t window_budget)
+  stream(io::perf::record_walker source, std::size_t window_budget)
       : source(std::move(source)), window(window_budget) {}
 
-  record_source source;
+  io::perf::record_walker source;
   reorder_window window;
   std::uint64_t last_time = 0;   // of the last record read; records without a time inherit it
   std::uint64_t max_time = 0;    // largest time read so far
@@ -115,9 +115,11 @@ class merger {
                         2 * convert_output::batch_bytes;
     std::size_t left = settings_.memory_budget > fixed ? settings_.memory_budget - fixed : 0;
     std::size_t window = std::max(min_window_bytes, left / count);
-    for (const data_range& range : input_.ranges)
+    for (const io::perf::data_range& range : input_.ranges)
       streams_.push_back(std::make_unique<stream>(
-          record_source::open(range, salvage_, read_buffer_bytes), window));
+          io::perf::record_walker::open(range,
+                                        {.salvage = salvage_, .buffer_bytes = read_buffer_bytes}),
+          window));
     heap_.reserve(count);
   }
 
@@ -129,7 +131,7 @@ class merger {
   // Reads records into the window until its earliest one may leave or the input ends.
   void fill(stream& s) {
     while (!s.exhausted && !s.ready()) {
-      std::optional<source_record> record = s.source.next();
+      std::optional<io::perf::walked_record> record = s.source.next();
       if (!record) {
         s.exhausted = true;
         break;

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "io/perf_data/record_walker.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -16,10 +17,6 @@ void perf_file_reader::unmapper::operator()(std::byte* address) const {
 
 perf_file_reader::perf_file_reader(perf_header header, mapping bytes, std::size_t size)
     : read_(std::move(header)), mapping_(std::move(bytes)), size_(size) {}
-
-void perf_file_reader::fail(std::uint64_t offset, std::string_view problem) const {
-  throw format_error(read_.path, offset, problem);
-}
 
 perf_file_reader perf_file_reader::open(const std::string& path) {
   perf_header header = read_perf_header(path, header_mode::strict);
@@ -45,27 +42,11 @@ std::span<const std::byte> perf_file_reader::data() const {
 }
 
 void perf_file_reader::for_each_record(const record_visitor& visit) const {
-  std::span<const std::byte> rest = data();
-  std::uint64_t offset = read_.header.data.offset;
-  while (!rest.empty()) {
-    record_header header{};
-    if (rest.size() < sizeof header)
-      fail(offset, "record header truncated: " + std::to_string(rest.size()) +
-                       " bytes left in the data section");
-    std::memcpy(&header, rest.data(), sizeof header);
-    if (header.size < sizeof header)
-      fail(offset, "record size " + std::to_string(header.size) +
-                       " is smaller than its 8-byte header (type " +
-                       std::to_string(header.type) + ")");
-    if (header.size > rest.size())
-      fail(offset, "record of size " + std::to_string(header.size) +
-                       " runs past the end of the data section (" +
-                       std::to_string(rest.size()) + " bytes left, type " +
-                       std::to_string(header.type) + ")");
-    visit(header, rest.first(header.size), offset);
-    rest = rest.subspan(header.size);
-    offset += header.size;
-  }
+  const file_section& data = read_.header.data;
+  record_walker walker = record_walker::open({read_.path, data.offset, data.offset + data.size},
+                                             {.expand_compressed = false});
+  while (std::optional<walked_record> record = walker.next())
+    visit(record->header, record->bytes, record->offset);
 }
 
 }  // namespace arec::io::perf

@@ -44,9 +44,10 @@ class perf_file_reader {
   using record_visitor = std::function<void(const record_header& header,
                                             std::span<const std::byte> whole_record,
                                             std::uint64_t file_offset)>;
-  // Calls `visit` for each record of the data section in file order (records need not be
-  // 8-aligned). Throws format_error at a record whose size is below 8 or that runs past the
-  // end of the data section, after visiting the records before it.
+  // Calls `visit` for each record of the data section in file order, as they are (COMPRESSED
+  // records not expanded; records need not be 8-aligned), walked by record_walker. Throws
+  // format_error at a record whose size is below 8 or that runs past the end of the data
+  // section, after visiting the records before it.
   void for_each_record(const record_visitor& visit) const;
 
  private:
@@ -58,7 +59,6 @@ class perf_file_reader {
 
   perf_file_reader(perf_header header, mapping bytes, std::size_t size);
   std::span<const std::byte> bytes() const { return {mapping_.get(), size_}; }
-  [[noreturn]] void fail(std::uint64_t offset, std::string_view problem) const;
 
   perf_header read_;
   mapping mapping_;

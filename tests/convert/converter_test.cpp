@@ -1,6 +1,8 @@
 // arec convert's parts: where records keep their time, the reorder window, and whole
 // conversions of hand-made files (tests/fixtures/convert/make_fixtures.py): each kind of bad
 // input gets its exact message and leaves no output behind; salvage keeps what is complete.
+#include "convert/converter.hpp"
+
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,11 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/perf_file_reader.hpp"
-#include "convert/converter.hpp"
 #include "convert/record_clock.hpp"
-#include "convert/record_source.hpp"
 #include "convert/reorder_window.hpp"
+#include "io/perf_data/perf_file_reader.hpp"
+#include "io/perf_data/record_walker.hpp"
 #include "io/usage_error.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
@@ -47,9 +48,8 @@ struct read_back {
 read_back read_output(const std::string& path) {
   auto file = io::perf::perf_file_reader::open(path);
   const auto& header = file.header();
-  auto source = record_source::open(
-      data_range{path, header.data.offset, header.data.offset + header.data.size}, false,
-      1u << 20);
+  auto source = io::perf::record_walker::open(
+      {path, header.data.offset, header.data.offset + header.data.size});
   read_back out;
   record_clock clock(file.events());
   while (auto r = source.next()) {

@@ -1,0 +1,193 @@
+// record_walker: the framing checks, COMPRESSED expansion, salvage and the fixed read buffer of
+// the one record reader that the converter, salvage and perf_file_reader share.
+#include "io/perf_data/record_walker.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "io/perf_data/compressor.hpp"
+#include "io/perf_data/format_error.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/temp_file.hpp"
+
+namespace arec::io::perf {
+namespace {
+
+using bytes = std::vector<std::byte>;
+
+// A record of `size` bytes (header included) whose payload bytes all hold `fill`; a size below
+// the header's makes a bad record of just a header.
+bytes record(std::uint32_t type, std::uint16_t size, std::uint8_t fill = 0) {
+  bytes out(std::max<std::size_t>(size, sizeof(record_header)), std::byte{fill});
+  record_header header{type, 0, size};
+  std::memcpy(out.data(), &header, sizeof header);
+  return out;
+}
+
+void append(bytes& out, const bytes& part) {
+  out.insert(out.end(), part.begin(), part.end());
+}
+
+bytes joined(std::initializer_list<bytes> parts) {
+  bytes out;
+  for (const bytes& part : parts) append(out, part);
+  return out;
+}
+
+// COMPRESSED records holding `plain`, as arec -z writes them.
+bytes compressed(const bytes& plain) {
+  compressor zstd(1);
+  bytes out(compressor::bound(plain.size()));
+  std::array<std::span<const std::byte>, 1> pieces{std::span<const std::byte>(plain)};
+  out.resize(zstd.compress(pieces, out));
+  return out;
+}
+
+// A file holding `prefix` bytes of padding and then `data`; the walker reads [prefix, end).
+struct data_file {
+  test::temp_file file;
+  data_range range;
+
+  explicit data_file(const bytes& data, std::size_t prefix = 16) {
+    bytes all(prefix, std::byte{0xee});
+    all.insert(all.end(), data.begin(), data.end());
+    EXPECT_EQ(::pwrite(file.fd(), all.data(), all.size(), 0), static_cast<ssize_t>(all.size()));
+    range = {file.path(), prefix, all.size()};
+  }
+};
+
+struct walked {
+  std::vector<std::uint32_t> types;
+  std::vector<std::uint64_t> offsets;
+  bytes payload;  // every record's bytes, concatenated
+};
+
+walked walk(record_walker& walker) {
+  walked out;
+  while (auto r = walker.next()) {
+    out.types.push_back(r->header.type);
+    out.offsets.push_back(r->offset);
+    EXPECT_EQ(r->bytes.size(), r->header.size);
+    out.payload.insert(out.payload.end(), r->bytes.begin(), r->bytes.end());
+  }
+  return out;
+}
+
+std::string walk_error(const data_range& range) {
+  try {
+    record_walker walker = record_walker::open(range);
+    walk(walker);
+  } catch (const format_error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+TEST(RecordWalker, HandsOutRecordsWithTheirFileOffsets) {
+  bytes data = joined({record(3, 24, 1), record(9, 13, 2), record(68, 8)});
+  data_file file(data);
+  record_walker walker = record_walker::open(file.range);
+  walked w = walk(walker);
+  EXPECT_EQ(w.types, (std::vector<std::uint32_t>{3, 9, 68}));
+  EXPECT_EQ(w.offsets, (std::vector<std::uint64_t>{16, 40, 53}));  // need not be 8-aligned
+  EXPECT_EQ(w.payload, data);
+  EXPECT_FALSE(walker.damage());
+  EXPECT_EQ(walker.bytes_read(), data.size());
+}
+
+TEST(RecordWalker, FramingErrorsNameFileOffsetAndProblem) {
+  data_file small(joined({record(3, 8), record(9, 4)}));
+  EXPECT_EQ(walk_error(small.range),
+            small.range.path +
+                ": offset 24: record size 4 is smaller than its 8-byte header "
+                "(type 9)");
+  data_file past(joined({record(3, 8), record(9, 64)}));
+  past.range.end -= 40;
+  EXPECT_EQ(walk_error(past.range),
+            past.range.path +
+                ": offset 24: record of size 64 runs past the end of the data "
+                "(24 bytes left, type 9)");
+  data_file cut(joined({record(3, 8), record(9, 8)}));
+  cut.range.end -= 4;
+  EXPECT_EQ(walk_error(cut.range),
+            cut.range.path + ": offset 24: record header truncated: 4 bytes left in the data");
+}
+
+TEST(RecordWalker, SalvageEndsAtTheDamageAndSaysWhatWasDropped) {
+  data_file file(joined({record(3, 16), record(9, 16), record(9, 2), record(9, 16)}));
+  record_walker walker = record_walker::open(file.range, {.salvage = true});
+  EXPECT_EQ(walk(walker).types, (std::vector<std::uint32_t>{3, 9}));
+  ASSERT_TRUE(walker.damage());
+  EXPECT_EQ(walker.damage()->offset, 48u);
+  EXPECT_EQ(walker.damage()->dropped, 24u);
+  EXPECT_EQ(walker.damage()->problem, "record size 2 is smaller than its 8-byte header (type 9)");
+}
+
+TEST(RecordWalker, ExpandsCompressedRecordsUnlessToldNot) {
+  bytes plain;
+  for (int i = 0; i < 3000; ++i) append(plain, record(9, 40, static_cast<std::uint8_t>(i)));
+  bytes packed = compressed(plain);
+  data_file file(joined({record(3, 16), packed, record(68, 8)}));
+
+  record_walker expanding = record_walker::open(file.range);
+  walked w = walk(expanding);
+  ASSERT_EQ(w.types.size(), 3002u);
+  EXPECT_EQ(w.types.front(), 3u);
+  EXPECT_EQ(w.types.back(), 68u);
+  EXPECT_EQ(bytes(w.payload.begin() + 16, w.payload.end() - 8), plain);
+  EXPECT_EQ(w.offsets[1], 32u);  // a record from inside carries its COMPRESSED record's offset
+  EXPECT_GE(expanding.compressed_records(), 1u);
+
+  record_walker raw = record_walker::open(file.range, {.expand_compressed = false});
+  walked r = walk(raw);
+  EXPECT_EQ(r.types.front(), 3u);
+  EXPECT_EQ(r.types[1], record_compressed);
+  EXPECT_EQ(r.types.back(), 68u);
+  EXPECT_EQ(r.payload, joined({record(3, 16), packed, record(68, 8)}));
+}
+
+TEST(RecordWalker, CorruptCompressedDataIsAFormatError) {
+  bytes packed = compressed(joined({record(9, 64, 7), record(9, 64, 8)}));
+  packed[sizeof(record_header) + 4] ^= std::byte{0xff};
+  data_file file(packed);
+  EXPECT_NE(walk_error(file.range).find(": offset 16: corrupt COMPRESSED record: "),
+            std::string::npos)
+      << walk_error(file.range);
+}
+
+TEST(RecordWalker, RecordsSpanningBufferRefillsAreWhole) {
+  // Records of every size class across many refills of the smallest allowed buffer.
+  bytes data;
+  for (int i = 0; i < 1000; ++i)
+    append(data, record(9, static_cast<std::uint16_t>(8 + (i * 7919) % 65000), 3));
+  data_file file(data);
+  record_walker walker = record_walker::open(file.range, {.buffer_bytes = 2 * max_record_size + 2});
+  walked w = walk(walker);
+  EXPECT_EQ(w.types.size(), 1000u);
+  EXPECT_EQ(w.payload, data);
+}
+
+TEST(RecordWalker, AllocatesNothingPerRecord) {
+  bytes data;
+  for (int i = 0; i < 20000; ++i) append(data, record(9, 48));
+  data_file file(data);
+  record_walker walker = record_walker::open(file.range);
+  ASSERT_TRUE(walker.next());  // the buffers are made by now
+#ifndef AREC_TEST_NO_ALLOCATION_COUNTING
+  ASSERT_TRUE(test::counting_works());
+#endif
+  std::uint64_t before = test::allocations();
+  std::size_t records = 1;
+  while (walker.next()) ++records;
+  EXPECT_EQ(test::allocations(), before);
+  EXPECT_EQ(records, 20000u);
+}
+
+}  // namespace
+}  // namespace arec::io::perf
