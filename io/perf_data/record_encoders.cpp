@@ -48,6 +48,15 @@ class record_writer {
   std::size_t size_ = 0;
 };
 
+// The fields MMAP and MMAP2 share, in their order.
+void put_mapping(record_writer& record, const mmap_fields& fields) {
+  record.put(fields.pid);
+  record.put(fields.tid);
+  record.put(fields.start);
+  record.put(fields.len);
+  record.put(fields.pgoff);
+}
+
 }  // namespace
 
 void check_sample_id_size(std::size_t size) {
@@ -82,11 +91,7 @@ std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fi
                                        std::string_view filename, std::size_t sample_id_size) {
   check_sample_id_size(sample_id_size);
   record_writer record{out, PERF_RECORD_MMAP, fields.misc};
-  record.put(fields.pid);
-  record.put(fields.tid);
-  record.put(fields.start);
-  record.put(fields.len);
-  record.put(fields.pgoff);
+  put_mapping(record, fields);
   record.put_string(filename.size() < PATH_MAX ? filename : too_long_name);
   return record.finish(sample_id_size);
 }
@@ -95,11 +100,7 @@ std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& 
                                         std::string_view filename, std::size_t sample_id_size) {
   check_sample_id_size(sample_id_size);
   record_writer record{out, PERF_RECORD_MMAP2, fields.misc};
-  record.put(fields.pid);
-  record.put(fields.tid);
-  record.put(fields.start);
-  record.put(fields.len);
-  record.put(fields.pgoff);
+  put_mapping(record, fields);
   record.put(fields.major);
   record.put(fields.minor);
   record.put(fields.inode);

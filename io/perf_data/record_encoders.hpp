@@ -25,6 +25,7 @@ inline constexpr std::size_t max_sample_id_size = 48;  // TID+TIME+ID+STREAM_ID+
 // Room for the largest record built here: MMAP2 fields (72) + PATH_MAX name + trailer.
 using record_buffer = std::array<std::byte, 72 + PATH_MAX + max_sample_id_size>;
 
+// The fields MMAP and MMAP2 share; MMAP2 adds the file's identity and the mapping's protection.
 struct mmap_fields {
   std::uint16_t misc = 0;
   std::uint32_t pid = 0;
@@ -34,13 +35,7 @@ struct mmap_fields {
   std::uint64_t pgoff = 0;
 };
 
-struct mmap2_fields {
-  std::uint16_t misc = 0;
-  std::uint32_t pid = 0;
-  std::uint32_t tid = 0;
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  std::uint64_t pgoff = 0;
+struct mmap2_fields : mmap_fields {
   std::uint32_t major = 0;
   std::uint32_t minor = 0;
   std::uint64_t inode = 0;
