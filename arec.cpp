@@ -41,7 +41,8 @@ int record(std::span<const char* const> args, std::span<const std::string> comma
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> command_line(argv, argv + argc);
+  // perf writes its arguments without argv[0]: CMDLINE starts with the executable's own path.
+  std::vector<std::string> command_line(argv + 1, argv + argc);
   std::span<const char* const> args(argv + 1, static_cast<std::size_t>(argc - 1));
   try {
     if (!args.empty() && std::strcmp(args[0], "convert") == 0)

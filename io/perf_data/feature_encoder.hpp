@@ -76,7 +76,8 @@ std::vector<std::byte> dir_format_payload();
 // COMPRESSED as perf 6.1 writes it: version 0, type 1 (zstd), then level, ratio, mmap_len.
 std::vector<std::byte> compressed_payload(std::uint32_t level, std::uint32_t ratio,
                                           std::uint32_t mmap_len);
-// CMDLINE: u32 argc + 1, the absolute path of /proc/self/exe, then `argv` as perf strings.
+// CMDLINE: u32 argc + 1, the absolute path of /proc/self/exe, then `argv` (the arguments,
+// without the program name, as perf writes them) as perf strings.
 // Throws std::system_error when /proc/self/exe cannot be read.
 std::vector<std::byte> cmdline_payload(std::span<const std::string> argv);
 // VERSION: a perf string of compatible_perf_version.

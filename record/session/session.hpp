@@ -11,8 +11,8 @@
 namespace arec::record {
 
 // Records as `options` say and returns arec's exit status (the workload's, when there is one).
-// `command_line` is arec's own argv, for the CMDLINE feature. Throws on setup failures; the
-// caller prints them.
+// `command_line` is arec's arguments (argv[0] excluded), for the CMDLINE feature. Throws on
+// setup failures; the caller prints them.
 int run_session(const record_options& options, std::span<const std::string> command_line);
 
 }  // namespace arec::record
