@@ -19,12 +19,12 @@ using enum argument_kind;
 using enum option_group;
 
 constexpr std::array convert_table{
-    convert_spec{"input", 'i', required, "FILE", "read the arec recording FILE", "arec.data", files,
+    convert_spec{"input", 'i', required, "FILE", "read the arec recording FILE", "perf.data", files,
                  [](convert_state& s, const option_use& use) {
                    if (use.value.empty()) reject(use, "the input file name is empty");
                    s.options.input = std::string(use.value);
                  }},
-    convert_spec{"output", 'o', required, "FILE", "write the perf.data file FILE", "arec.perf.data",
+    convert_spec{"output", 'o', required, "FILE", "write the perf.data file FILE", "perf.converted.data",
                  files,
                  [](convert_state& s, const option_use& use) {
                    if (use.value.empty()) reject(use, "the output file name is empty");
@@ -74,7 +74,7 @@ std::string convert_help_text() {
   append_option_help(out, convert_table);
   out +=
       "\nExamples:\n"
-      "  arec convert -i arec.data -o arec.perf.data && hotspot arec.perf.data\n"
+      "  arec convert && hotspot perf.converted.data\n"
       "  arec convert --salvage -i crashed.data -o perf.data && perf report -i perf.data\n"
       "\n"
       "On a terminal a progress bar shows the bytes converted, the rate and the time left\n"

@@ -217,7 +217,7 @@ constexpr std::array record_table{
                 "record call graphs: MODE fp (frame pointers) or dwarf (copy SIZE bytes of user "
                 "stack per sample, a multiple of 8 up to 65528)",
                 "no call graphs; dwarf SIZE 8192", events, apply_call_graph},
-    record_spec{"output", 'o', required, "FILE", "write the recording to FILE", "arec.data", output,
+    record_spec{"output", 'o', required, "FILE", "write the recording to FILE", "perf.data", output,
                 apply_output},
     record_spec{"compress", 'z', none, "", "compress records with zstd level 1", "off", output,
                 [](record_state& s, const option_use&) {
@@ -306,7 +306,7 @@ std::string record_help_text() {
   out +=
       "\nExamples:\n"
       "  arec -a -g -- sleep 5                   sample all CPUs with call graphs for 5 seconds,\n"
-      "  perf report -i arec.data                then read the recording with perf\n"
+      "  perf report                             then read the recording (perf.data) with perf\n"
       "  arec -F 999 --call-graph dwarf ./app    sample ./app at 999 Hz with DWARF call graphs\n"
       "  arec -p 1234 --duration 10              sample process 1234 for 10 seconds\n"
       "  arec -a -e sched:sched_switch sleep 1   record every context switch for 1 second\n"
@@ -314,10 +314,8 @@ std::string record_help_text() {
       "  arec --threads=0-3/3:4-7/4 -- ./app     two threads: one drains CPUs 0-3 running on\n"
       "                                          CPU 3, the other CPUs 4-7 running on CPU 4\n"
       "  arec -z -g -- ./app                     record ./app compressed, with call graphs,\n"
-      "  arec convert -i arec.data -o arec.perf.data\n"
-      "                                          then make one plain time-ordered file of it\n"
-      "  perf report -i arec.perf.data           and read it with perf report\n"
-      "  hotspot arec.perf.data                  or with hotspot\n"
+      "  arec convert                            then make one plain time-ordered file of it,\n"
+      "  hotspot perf.converted.data             perf.converted.data, and read it with hotspot\n"
       "\n"
       "While recording on a terminal, one status line shows the time, samples, bytes written,\n"
       "lost samples and the fullest ring buffer (not with -q). At the end one summary line\n"

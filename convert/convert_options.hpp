@@ -6,8 +6,8 @@
 namespace arec::convert {
 
 struct convert_options {
-  std::string input = "arec.data";        // -i/--input
-  std::string output = "arec.perf.data";  // -o/--output
+  std::string input = "perf.data";             // -i/--input: what arec records by default
+  std::string output = "perf.converted.data";  // -o/--output
   bool keep_compressed = false;           // --keep-compressed
   int compression_level = 0;              // -z/--compress = 1; --compression-level N, 1..22
   bool salvage = false;                   // --salvage

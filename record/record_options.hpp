@@ -26,7 +26,7 @@ struct record_options {
   call_graph_mode call_graph = call_graph_mode::none;  // -g (fp), --call-graph fp|dwarf[,SIZE]
   std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
   std::optional<std::uint32_t> mmap_pages;                    // -m/--mmap-pages; a power of two
-  std::string output_path = "arec.data";                      // -o/--output
+  std::string output_path = "perf.data";                      // -o/--output
   bool quiet = false;                                         // -q/--quiet
   int verbose = 0;                                            // -v/--verbose, counted
   std::optional<double> duration_s;                           // --duration SECONDS, > 0

@@ -10,14 +10,14 @@ bash scripts/install-deps.sh
 bash scripts/build.sh build
 
 echo
-echo "== ./build/arec -a -g -o arec.data -- ./build/tests/hot_loop 2000"
-./build/arec -a -g -o arec.data -- ./build/tests/hot_loop 2000
+echo "== ./build/arec -a -g -- ./build/tests/hot_loop 2000"
+./build/arec -a -g -- ./build/tests/hot_loop 2000
 
 echo
-echo "== perf report --stdio -i arec.data --no-children --sort comm,dso,sym | head -40"
+echo "== perf report --stdio --no-children --sort comm,dso,sym | head -40"
 # perf report exits early on SIGPIPE from head; that is not a failure of the demo.
-perf report --stdio -i arec.data --no-children --sort comm,dso,sym 2>&1 | head -40 || true
+perf report --stdio --no-children --sort comm,dso,sym 2>&1 | head -40 || true
 
 echo
-echo "The profile is in $root/arec.data: open it with 'perf report -i arec.data', or for hotspot"
-echo "'./build/arec convert -i arec.data -o arec.perf.data' then 'hotspot arec.perf.data'."
+echo "The profile is in $root/perf.data: open it with 'perf report', or for hotspot"
+echo "'./build/arec convert' then 'hotspot perf.converted.data'."

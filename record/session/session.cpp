@@ -195,12 +195,13 @@ loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
   return context;
 }
 
-// "arec.data" is looked at as "arec.perf.data" once converted; anything else gets a suffix.
+// "perf.data" is looked at as "perf.converted.data" once converted (arec convert's default);
+// anything else gets a suffix.
 std::string converted_name(const std::string& path) {
   constexpr std::string_view suffix = ".data";
   if (path.size() > suffix.size() && path.ends_with(suffix))
-    return path.substr(0, path.size() - suffix.size()) + ".perf.data";
-  return path + ".perf.data";
+    return path.substr(0, path.size() - suffix.size()) + ".converted.data";
+  return path + ".converted.data";
 }
 
 void print_summary(const record_options& options, const recording_output& output,

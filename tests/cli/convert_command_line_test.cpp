@@ -34,8 +34,8 @@ TEST(ConvertOptions, Defaults) {
   auto result = parse_convert({});
   ASSERT_TRUE(std::holds_alternative<convert_options>(result));
   const convert_options& options = std::get<convert_options>(result);
-  EXPECT_EQ(options.input, "arec.data");
-  EXPECT_EQ(options.output, "arec.perf.data");
+  EXPECT_EQ(options.input, "perf.data");
+  EXPECT_EQ(options.output, "perf.converted.data");
   EXPECT_FALSE(options.keep_compressed);
   EXPECT_EQ(options.compression_level, 0);
   EXPECT_FALSE(options.salvage);
@@ -61,7 +61,7 @@ TEST(ConvertOptions, HelpIsGenerated) {
   const std::string& text = std::get<help_request>(result).text;
   EXPECT_EQ(text, convert_help_text());
   for (const char* name : {"--input", "--output", "--keep-compressed", "--compression-level",
-                           "--salvage", "--quiet", "--verbose", "(default: arec.perf.data)"})
+                           "--salvage", "--quiet", "--verbose", "(default: perf.converted.data)"})
     EXPECT_NE(text.find(name), std::string::npos) << name;
 }
 

@@ -107,7 +107,7 @@ TEST(Manual, PageListsTheSameConvertOptionsAsHelp) {
 TEST(Manual, PageShowsTheDefaultsHelpShows) {
   std::string manual = read_source_file("docs/arec.1");
   for (const char* text :
-       {"(default: 4000 Hz)", "(default: arec.data)", "(default: arec.perf.data)",
+       {"(default: 4000 Hz)", "(default: perf.data)", "(default: perf.converted.data)",
         "(default: 128 pages, 512K)", "arec \\-\\-threads=core \\-a",
         "arec \\-\\-threads=0\\-3/3:4\\-7/4 \\-\\- ./app"})
     EXPECT_NE(manual.find(text), std::string::npos) << text;

@@ -53,7 +53,7 @@ TEST(RecordOptions, DefaultsWithoutArgumentsAreSystemWideCycles) {
   ASSERT_EQ(options.events.size(), 1u);
   EXPECT_EQ(options.events[0].name, "cycles");
   EXPECT_EQ(options.events[0].type, PERF_TYPE_HARDWARE);
-  EXPECT_EQ(options.output_path, "arec.data");
+  EXPECT_EQ(options.output_path, "perf.data");
   EXPECT_EQ(options.call_graph, call_graph_mode::none);
   EXPECT_EQ(options.dwarf_stack_size, 8192u);
   EXPECT_FALSE(options.mmap_pages);
@@ -420,8 +420,8 @@ TEST(RecordHelp, GroupsDefaultsAndExamples) {
   std::string help = record_help_text();
   for (const char* text :
        {"Target selection:", "Event selection and sampling:", "Output:", "Buffers and threads:",
-        "Run control:", "(default: 4000 Hz)", "(default: arec.data)", "arec --threads=core -a",
-        "arec --threads=0-3/3:4-7/4 -- ./app", "arec -a -g -- sleep 5", "perf report -i arec.data",
+        "Run control:", "(default: 4000 Hz)", "(default: perf.data)", "arec --threads=core -a",
+        "arec --threads=0-3/3:4-7/4 -- ./app", "arec -a -g -- sleep 5", "perf report ",
         "  -C, --cpu LIST", "      --threads[=SPEC]"})
     EXPECT_NE(help.find(text), std::string::npos) << text;
   std::size_t start = 0;

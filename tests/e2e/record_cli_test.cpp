@@ -99,6 +99,28 @@ TEST_F(RecordOutput, ExistingFileIsKeptAsOldAndNewFileIsPrivate) {
   check_recording(out, run);
 }
 
+// As perf record: without -o the recording is ./perf.data (the previous one kept as
+// perf.data.old), where `perf report` looks without -i. stdout is /dev/null: on a pipe, perf
+// record without -o streams the pipe format to it instead.
+TEST(RecordDefaults, OutputIsPerfDataInTheWorkingDirectory) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  write_file(dir.file("perf.data"), "the previous recording\n");
+  std::vector<std::string> record = rec.command({"-q", "-e", "cpu-clock", "-F", "1000", "--",
+                                                 test_program("hot_loop"), "200"});
+  record.insert(record.begin(),
+                {"env", "-C", dir.path(), "sh", "-c", "exec \"$@\" >/dev/null", "sh"});
+  test::command_result run = test::run_command(record, 60s);
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  EXPECT_EQ(read_file(dir.file("perf.data.old")), "the previous recording\n");
+
+  test::command_result report = test::run_command(
+      {"env", "-C", dir.path(), "perf", "report", "--stdio", "--sort", "comm"}, 60s);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("hot_loop"), std::string::npos) << report.out;
+}
+
 TEST_F(RecordOutput, ExistingDirectoryIsKeptAsOldWithThreads) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("kept-dir.data");

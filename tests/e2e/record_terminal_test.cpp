@@ -151,8 +151,8 @@ TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
                          std::to_string(summary->bytes) + " bytes written to " + out + "\n" +
                          "arec: look at it with 'perf report -i " + out +
                          "', or for hotspot: 'arec convert -i " + out + " -o " +
-                         dir_.file("piped.perf.data") + "' then 'hotspot " +
-                         dir_.file("piped.perf.data") + "'\n";
+                         dir_.file("piped.converted.data") + "' then 'hotspot " +
+                         dir_.file("piped.converted.data") + "'\n";
   EXPECT_EQ(run.err, expected);
 }
 
