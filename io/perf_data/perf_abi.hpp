@@ -79,9 +79,13 @@ enum feature : unsigned {
   feature_numa_topology = 14,
   feature_pmu_mappings = 16,
   feature_group_desc = 17,
+  feature_cache = 20,
   feature_sample_time = 21,
+  feature_mem_topology = 22,
+  feature_clockid = 23,
   feature_dir_format = 24,
   feature_compressed = 27,
+  feature_clock_data = 29,
   feature_last_known = 32,  // HEADER_LAST_FEATURE of perf 6.1
 };
 
