@@ -12,7 +12,6 @@
 #include <vector>
 
 using arec::io::decode_maps_path;
-using arec::io::line_reader;
 using arec::io::maps_entry;
 using arec::io::maps_reader;
 using arec::io::parse_maps_line;
@@ -165,17 +164,4 @@ TEST(ProcMaps, OwnMapsShowTheTestBinaryExecutable) {
     found = found || (e.path == std::string_view{exe, static_cast<std::size_t>(n)} &&
                       (e.entry.prot & PROT_EXEC));
   EXPECT_TRUE(found);
-}
-
-TEST(LineReader, LastLineWithoutNewlineIsReturned) {
-  temp_file file;
-  { std::ofstream{file.path} << "one\ntwo\nthree"; }
-  small_file f = small_file::open_at(AT_FDCWD, file.path.c_str());
-  char buffer[4];
-  line_reader lines{f, buffer};
-  std::vector<std::pair<std::string, bool>> got;
-  while (auto line = lines.next()) got.emplace_back(std::string{line->text}, line->truncated);
-  std::vector<std::pair<std::string, bool>> expected{
-      {"one", false}, {"two", false}, {"thre", true}};
-  EXPECT_EQ(got, expected);
 }

@@ -1,9 +1,7 @@
 #include "io/proc_status.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -11,9 +9,7 @@
 
 #include "io/small_file.hpp"
 
-using arec::io::file_state;
 using arec::io::parse_task_status;
-using arec::io::small_file;
 
 namespace {
 
@@ -63,33 +59,4 @@ TEST(ProcStatus, OwnStatusShowsOurIds) {
   EXPECT_EQ(status.ppid, ::getppid());
   EXPECT_TRUE(status.has_vm_peak);
   EXPECT_FALSE(status.kernel_thread());
-}
-
-TEST(SmallFile, ExitedTaskIsGoneNotAnError) {
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) ::_exit(0);
-  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
-  std::string path = "/proc/" + std::to_string(child) + "/status";
-  auto file = small_file::open_at(AT_FDCWD, path.c_str());
-  EXPECT_FALSE(file);
-  EXPECT_EQ(file.state(), file_state::gone);
-  char buffer[64];
-  EXPECT_FALSE(arec::io::read_small_file(AT_FDCWD, path.c_str(), buffer).has_value());
-}
-
-TEST(SmallFile, OtherOpenFailuresThrowNamingThePath) {
-  try {
-    small_file::open_at(AT_FDCWD, "/proc/self/status/not_a_dir");
-    ADD_FAILURE() << "no exception";
-  } catch (const std::system_error& error) {
-    EXPECT_STREQ(error.what(), "open /proc/self/status/not_a_dir: Not a directory");
-  }
-}
-
-TEST(SmallFile, ReadAllStopsAtTheBufferEnd) {
-  char buffer[5];
-  auto text = arec::io::read_small_file(AT_FDCWD, "/proc/self/status", buffer);
-  ASSERT_TRUE(text.has_value());
-  EXPECT_EQ(*text, "Name:");
 }

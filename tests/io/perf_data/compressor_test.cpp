@@ -9,100 +9,31 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <new>
+#include <memory>
 #include <random>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "compressed_stream.hpp"
 #include "io/perf_data/decompressor.hpp"
 #include "support/allocation_counter.hpp"
-
-
 
 namespace {
 
 using arec::io::perf::compressor;
 using arec::io::perf::decompressor;
-namespace perf = arec::io::perf;
+using namespace arec::test::zstd_records;
 
 constexpr std::array<std::byte, 4> zstd_magic{std::byte{0x28}, std::byte{0xb5}, std::byte{0x2f},
                                               std::byte{0xfd}};
-
-template <typename T>
-void append(std::vector<std::byte>& out, const T& value) {
-  const auto* bytes = reinterpret_cast<const std::byte*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof(T));
-}
-
-// A perf-like record stream: SAMPLE records (id, ip, pid/tid, time, cpu, period, callchain) with
-// repeating stacks and increasing times, with an occasional MMAP2-sized record carrying a name.
-std::vector<std::byte> sample_stream(std::size_t bytes, std::uint32_t seed) {
-  std::mt19937_64 random(seed);
-  std::array<std::vector<std::uint64_t>, 16> stacks;
-  for (auto& stack : stacks) {
-    stack.resize(3 + random() % 20);
-    for (auto& ip : stack) ip = 0x400000 + (random() % 0x10000) * 8;
-  }
-  std::vector<std::byte> out;
-  out.reserve(bytes + 1024);
-  std::uint64_t time = 1'000'000'000;
-  while (out.size() < bytes) {
-    if (random() % 50 == 0) {
-      const std::size_t name_words = 1 + random() % 8;
-      append(out, perf::record_header{PERF_RECORD_MMAP2, 2,
-                                      static_cast<std::uint16_t>(8 + 64 + 8 * name_words)});
-      for (int i = 0; i < 8; ++i) append(out, std::uint64_t{random()});
-      for (std::size_t i = 0; i < name_words; ++i) append(out, std::uint64_t{0x6f732e6362696c2f});
-      continue;
-    }
-    const auto& stack = stacks[random() % stacks.size()];
-    time += 1000 + random() % 5000;
-    append(out, perf::record_header{PERF_RECORD_SAMPLE, 2,
-                                    static_cast<std::uint16_t>(8 + 8 * 7 + 8 * stack.size())});
-    append(out, std::uint64_t{42});                          // id
-    append(out, stack.front());                              // ip
-    append(out, std::uint64_t{(1234ULL << 32) | 1240});      // pid, tid
-    append(out, time);                                       // time
-    append(out, std::uint64_t{random() % 4});                // cpu, reserved
-    append(out, std::uint64_t{100'000});                     // period
-    append(out, std::uint64_t{stack.size()});                // callchain nr
-    for (auto ip : stack) append(out, ip);
-  }
-  return out;
-}
 
 std::vector<std::byte> random_bytes(std::size_t size, std::uint32_t seed) {
   std::mt19937 random(seed);
   std::vector<std::byte> out(size);
   for (auto& b : out) b = static_cast<std::byte>(random());
   return out;
-}
-
-struct parsed_record {
-  perf::record_header header;
-  std::span<const std::byte> payload;
-};
-
-// Splits compressor output into records, checking the framing on the way.
-std::vector<parsed_record> parse_records(std::span<const std::byte> bytes) {
-  std::vector<parsed_record> records;
-  while (!bytes.empty()) {
-    perf::record_header header;
-    EXPECT_GE(bytes.size(), sizeof header);
-    if (bytes.size() < sizeof header) break;
-    std::memcpy(&header, bytes.data(), sizeof header);
-    EXPECT_EQ(header.type, perf::record_compressed);
-    EXPECT_EQ(header.misc, 0);
-    EXPECT_GT(header.size, sizeof header);
-    EXPECT_LE(header.size, bytes.size());
-    if (header.size <= sizeof header || header.size > bytes.size()) break;
-    records.push_back({header, bytes.subspan(sizeof header, header.size - sizeof header)});
-    bytes = bytes.subspan(header.size);
-  }
-  return records;
 }
 
 bool starts_with_magic(std::span<const std::byte> payload) {
@@ -125,40 +56,6 @@ std::vector<std::byte> plain_zstd_decode(std::span<const std::byte> frame) {
     if (input.pos == input.size && output.pos < output.size) break;
   }
   return out;
-}
-
-// Everything one run of a compressor produced, record by record.
-struct compressed_run {
-  std::vector<std::byte> output;            // all records, as written to the file
-  std::vector<std::size_t> chunk_ends;      // offset in `output` after each chunk
-  std::vector<std::size_t> chunk_inputs;    // input bytes of each chunk
-};
-
-// Feeds `input` to `c` in chunks of random size, every third chunk split in two pieces at a
-// random point as a ring wrap splits it; checks each call against bound().
-compressed_run compress_in_chunks(compressor& c, std::span<const std::byte> input,
-                                  std::size_t max_chunk, std::uint32_t seed) {
-  std::mt19937 random(seed);
-  compressed_run run;
-  std::vector<std::byte> out;
-  std::size_t position = 0;
-  for (int n = 0; position < input.size(); ++n) {
-    const std::size_t size = std::min<std::size_t>(1 + random() % max_chunk, input.size() - position);
-    const auto chunk = input.subspan(position, size);
-    std::array<std::span<const std::byte>, 2> pieces{chunk, {}};
-    if (n % 3 == 0) {
-      const std::size_t cut = random() % (size + 1);
-      pieces = {chunk.first(cut), chunk.subspan(cut)};
-    }
-    out.resize(compressor::bound(size));
-    const std::size_t used = c.compress(pieces, out);
-    EXPECT_LE(used, out.size());
-    run.output.insert(run.output.end(), out.begin(), out.begin() + used);
-    run.chunk_ends.push_back(run.output.size());
-    run.chunk_inputs.push_back(size);
-    position += size;
-  }
-  return run;
 }
 
 std::vector<std::byte> concatenated_payloads(std::span<const parsed_record> records) {
@@ -286,7 +183,8 @@ TEST(Compressor, WritesNothingForEmptyInput) {
   EXPECT_EQ(c.compress(empty_pieces, out), 0u);
   EXPECT_EQ(c.bytes_in(), 0u);
   EXPECT_EQ(c.bytes_out(), 0u);
-  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xaa}; }));
+  EXPECT_TRUE(
+      std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xaa}; }));
 }
 
 TEST(Compressor, SkipsEmptyPiecesAroundData) {
@@ -373,57 +271,6 @@ TEST(Compressor, AllocatesNothingPerChunkInSteadyState) {
   fresh.compress(piece, out);
   EXPECT_GT(arec::test::malloc_calls() - mallocs_fresh, 0u);
 #endif
-}
-
-TEST(Decompressor, ThrowsZstdMessageOnCorruptPayload) {
-  const auto input = sample_stream(100'000, 19);
-  compressor c(3);
-  std::vector<std::byte> out(compressor::bound(input.size()));
-  const std::array<std::span<const std::byte>, 1> pieces{input};
-  const auto records = parse_records(std::span(out).first(c.compress(pieces, out)));
-  ASSERT_EQ(records.size(), 1u);
-
-  std::vector<std::byte> payload(records[0].payload.begin(), records[0].payload.end());
-  payload[0] = std::byte{0};  // breaks the frame magic
-  decompressor d;
-  std::vector<std::byte> decoded;
-  try {
-    d.feed(payload, decoded);
-    FAIL() << "corrupt payload accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), "zstd decompression failed: Unknown frame descriptor");
-  }
-}
-
-TEST(Decompressor, ThrowsOnAPayloadFromTheMiddleOfAStream) {
-  const auto input = sample_stream(200'000, 20);
-  compressor c(3);
-  const auto run = compress_in_chunks(c, input, 50'000, 21);
-  const auto records = parse_records(run.output);
-  ASSERT_GT(records.size(), 1u);
-  decompressor d;
-  std::vector<std::byte> decoded;
-  EXPECT_THROW(d.feed(records[1].payload, decoded), std::runtime_error);
-}
-
-TEST(Decompressor, ReassemblesRecordsStraddlingPayloads) {
-  // Big records and small payloads: record boundaries fall inside payloads, never at their ends.
-  const auto input = sample_stream(500'000, 22);
-  compressor c(1);
-  const auto run = compress_in_chunks(c, input, 1001, 23);
-  decompressor d;
-  std::vector<std::byte> decoded;
-  for (const auto& r : parse_records(run.output)) d.feed(r.payload, decoded);
-  ASSERT_EQ(decoded, input);
-  // The reassembled stream walks as records from start to end.
-  std::size_t offset = 0;
-  while (offset + 8 <= decoded.size()) {
-    perf::record_header header;
-    std::memcpy(&header, decoded.data() + offset, sizeof header);
-    ASSERT_TRUE(header.type == PERF_RECORD_SAMPLE || header.type == PERF_RECORD_MMAP2);
-    offset += header.size;
-  }
-  EXPECT_EQ(offset, decoded.size());
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ using lines_t = std::vector<std::string>;
 
 }  // namespace
 
-TEST(ThreadLayout, FormatsOneCanonicalLinePerThread) {
+TEST(ThreadMasks, FormatsOneCanonicalLinePerThread) {
   thread_layout layout;
   layout.threads.push_back({cpus("0-3,8"), cpus("3")});
   layout.threads.push_back({cpus("4,6"), cpus("4-7")});
@@ -70,7 +70,7 @@ TEST(ThreadLayout, FormatsOneCanonicalLinePerThread) {
             "thread 0: cpus=0-3,8 affinity=3\nthread 1: cpus=4,6 affinity=4-7\n");
 }
 
-TEST(ThreadLayout, TwoSocketSmtEveryKind) {
+TEST(ThreadMasks, TwoSocketSmtEveryKind) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
   lines_t cores;
@@ -88,7 +88,7 @@ TEST(ThreadLayout, TwoSocketSmtEveryKind) {
             (lines_t{"thread 0: cpus=0-3 affinity=3", "thread 1: cpus=4-7 affinity=4"}));
 }
 
-TEST(ThreadLayout, NumaPerHalfSocketEveryKind) {
+TEST(ThreadMasks, NumaPerHalfSocketEveryKind) {
   cpu_topology topology = machine("numa-per-half-socket");
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
   EXPECT_EQ(dry_run("core", topology), one_thread_per_cpu(topology.online));
@@ -99,7 +99,7 @@ TEST(ThreadLayout, NumaPerHalfSocketEveryKind) {
                      "thread 2: cpus=8-11 affinity=8-11", "thread 3: cpus=12-15 affinity=12-15"}));
 }
 
-TEST(ThreadLayout, OfflineCpusNeverAppearInAnyKind) {
+TEST(ThreadMasks, OfflineCpusNeverAppearInAnyKind) {
   cpu_topology topology = machine("offline-holes");
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
   EXPECT_EQ(dry_run("core", topology),
@@ -113,7 +113,7 @@ TEST(ThreadLayout, OfflineCpusNeverAppearInAnyKind) {
             (lines_t{"thread 0: cpus=0-3 affinity=0", "thread 1: cpus=6-7 affinity=7"}));
 }
 
-TEST(ThreadLayout, NoNodeDirectoriesIsOneNumaThread) {
+TEST(ThreadMasks, NoNodeDirectoriesIsOneNumaThread) {
   cpu_topology topology = machine("no-node-dirs");
   EXPECT_EQ(dry_run("numa", topology), (lines_t{"thread 0: cpus=0-3 affinity=0-3"}));
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
@@ -122,7 +122,7 @@ TEST(ThreadLayout, NoNodeDirectoriesIsOneNumaThread) {
   EXPECT_EQ(dry_run("package", topology), (lines_t{"thread 0: cpus=0-3 affinity=0-3"}));
 }
 
-TEST(ThreadLayout, OldKernelNamesEveryKind) {
+TEST(ThreadMasks, OldKernelNamesEveryKind) {
   cpu_topology topology = machine("old-kernel-names");
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
   EXPECT_EQ(dry_run("core", topology),
@@ -133,12 +133,12 @@ TEST(ThreadLayout, OldKernelNamesEveryKind) {
   EXPECT_EQ(dry_run("numa", topology), packages);
 }
 
-TEST(ThreadLayout, EmptySpecMeansCpu) {
+TEST(ThreadMasks, EmptySpecMeansCpu) {
   cpu_topology topology = machine("no-node-dirs");
   EXPECT_EQ(dry_run("", topology), one_thread_per_cpu(topology.online));
 }
 
-TEST(ThreadLayout, SpecWordsMatchCaseInsensitivePrefixesInPerfOrder) {
+TEST(ThreadMasks, SpecWordsMatchCaseInsensitivePrefixesInPerfOrder) {
   cpu_topology topology = machine("two-socket-smt");
   lines_t per_cpu = one_thread_per_cpu(topology.online);
   lines_t per_core = dry_run("core", topology);
@@ -156,7 +156,7 @@ TEST(ThreadLayout, SpecWordsMatchCaseInsensitivePrefixesInPerfOrder) {
   EXPECT_EQ(dry_run("n", topology), per_socket);
 }
 
-TEST(ThreadLayout, CpuKindWithMonitoredSubsetMakesOneThreadPerMonitoredCpu) {
+TEST(ThreadMasks, CpuKindWithMonitoredSubsetMakesOneThreadPerMonitoredCpu) {
   cpu_topology topology = machine("two-socket-smt");
   thread_layout layout = build_thread_layout("cpu", cpus("1,5"), topology);
   EXPECT_EQ(format_thread_layout(layout),
@@ -164,7 +164,7 @@ TEST(ThreadLayout, CpuKindWithMonitoredSubsetMakesOneThreadPerMonitoredCpu) {
   EXPECT_TRUE(layout.dropped.empty());
 }
 
-TEST(ThreadLayout, TopologyAffinityIsTheWholeOnlineUnitEvenOutsideMonitored) {
+TEST(ThreadMasks, TopologyAffinityIsTheWholeOnlineUnitEvenOutsideMonitored) {
   cpu_topology topology = machine("two-socket-smt");
   thread_layout layout = build_thread_layout("package", cpus("0-3"), topology);
   EXPECT_EQ(format_thread_layout(layout), "thread 0: cpus=0-3 affinity=0-7,16-23\n");
@@ -173,7 +173,7 @@ TEST(ThreadLayout, TopologyAffinityIsTheWholeOnlineUnitEvenOutsideMonitored) {
                 "no thread for package 8-15,24-31: none of its cpus is monitored"}));
 }
 
-TEST(ThreadLayout, TopologyThreadsAreOrderedByLowestMonitoredCpu) {
+TEST(ThreadMasks, TopologyThreadsAreOrderedByLowestMonitoredCpu) {
   cpu_topology topology = machine("two-socket-smt");
   // Core {0,16} is monitored only on 16, core {1,17} on 1: the latter comes first.
   thread_layout layout = build_thread_layout("core", std::vector<int>{16, 1}, topology);
@@ -183,7 +183,7 @@ TEST(ThreadLayout, TopologyThreadsAreOrderedByLowestMonitoredCpu) {
   EXPECT_EQ(layout.dropped.front(), "no thread for core 2,18: none of its cpus is monitored");
 }
 
-TEST(ThreadLayout, NumaDroppedNodeIsNoted) {
+TEST(ThreadMasks, NumaDroppedNodeIsNoted) {
   cpu_topology topology = machine("numa-per-half-socket");
   thread_layout layout = build_thread_layout("numa", cpus("2-5"), topology);
   EXPECT_EQ(lines(format_thread_layout(layout)),
@@ -194,7 +194,7 @@ TEST(ThreadLayout, NumaDroppedNodeIsNoted) {
                 "no thread for numa node 3 (cpus 12-15): none of its cpus is monitored"}));
 }
 
-TEST(ThreadLayout, UserMasksAreIntersectedWithMonitoredButAffinityIsKept) {
+TEST(ThreadMasks, UserMasksAreIntersectedWithMonitoredButAffinityIsKept) {
   cpu_topology topology = machine("two-socket-smt");
   thread_layout layout = build_thread_layout("0-3/8:4-7/4", cpus("2-5"), topology);
   EXPECT_EQ(lines(format_thread_layout(layout)),
@@ -202,7 +202,7 @@ TEST(ThreadLayout, UserMasksAreIntersectedWithMonitoredButAffinityIsKept) {
   EXPECT_TRUE(layout.dropped.empty());
 }
 
-TEST(ThreadLayout, UserMaskWithNoMonitoredCpuIsDroppedWithANote) {
+TEST(ThreadMasks, UserMaskWithNoMonitoredCpuIsDroppedWithANote) {
   cpu_topology topology = machine("two-socket-smt");
   thread_layout layout = build_thread_layout("4-7/4:0-3/8:8-9/9", cpus("0-3,9"), topology);
   // Numbered as written among the survivors; affinity 8 lies outside -C and is kept.
@@ -212,7 +212,7 @@ TEST(ThreadLayout, UserMaskWithNoMonitoredCpuIsDroppedWithANote) {
                                 "no thread for mask '4-7/4': none of its cpus is monitored"}));
 }
 
-TEST(ThreadLayout, UserAffinitiesMayOverlapAndDifferFromCpus) {
+TEST(ThreadMasks, UserAffinitiesMayOverlapAndDifferFromCpus) {
   cpu_topology topology = machine("no-node-dirs");
   EXPECT_EQ(dry_run("0/1:1/0", topology),
             (lines_t{"thread 0: cpus=0 affinity=1", "thread 1: cpus=1 affinity=0"}));
@@ -220,7 +220,7 @@ TEST(ThreadLayout, UserAffinitiesMayOverlapAndDifferFromCpus) {
             (lines_t{"thread 0: cpus=0-1 affinity=0-3", "thread 1: cpus=2-3 affinity=0-3"}));
 }
 
-TEST(ThreadLayout, NumaCpusOutsideEveryNodeStillGetAThread) {
+TEST(ThreadMasks, NumaCpusOutsideEveryNodeStillGetAThread) {
   cpu_topology topology;
   topology.online = cpus("0-3");
   topology.present = topology.online;
@@ -231,7 +231,7 @@ TEST(ThreadLayout, NumaCpusOutsideEveryNodeStillGetAThread) {
             (lines_t{"thread 0: cpus=0-1 affinity=0-1", "thread 1: cpus=2-3 affinity=2-3"}));
 }
 
-TEST(ThreadLayout, InconsistentSiblingListsStillPartitionCpus) {
+TEST(ThreadMasks, InconsistentSiblingListsStillPartitionCpus) {
   cpu_topology topology;
   topology.online = cpus("0-3");
   topology.present = topology.online;
@@ -243,7 +243,7 @@ TEST(ThreadLayout, InconsistentSiblingListsStillPartitionCpus) {
                      "thread 2: cpus=3 affinity=3"}));
 }
 
-TEST(ThreadLayoutErrors, UnknownSpecWord) {
+TEST(ThreadMasksErrors, UnknownSpecWord) {
   cpu_topology topology = machine("no-node-dirs");
   EXPECT_EQ(error_of("bogus", topology),
             "--threads: unknown spec 'bogus' (expected cpu, core, package, socket, numa or "
@@ -252,7 +252,7 @@ TEST(ThreadLayoutErrors, UnknownSpecWord) {
   EXPECT_NE(error_of("Node", topology).find("unknown spec 'Node'"), std::string::npos);
 }
 
-TEST(ThreadLayoutErrors, MalformedMasks) {
+TEST(ThreadMasksErrors, MalformedMasks) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(error_of("0-x/3", topology), "--threads: mask '0-x/3': bad cpu list entry '0-x'");
   EXPECT_EQ(error_of("0/3-1", topology), "--threads: mask '0/3-1': reversed cpu range '3-1'");
@@ -262,13 +262,13 @@ TEST(ThreadLayoutErrors, MalformedMasks) {
   EXPECT_EQ(error_of("/3", topology), "--threads: mask '/3': no cpus to drain before the '/'");
 }
 
-TEST(ThreadLayoutErrors, MaskWithoutAffinityHalf) {
+TEST(ThreadMasksErrors, MaskWithoutAffinityHalf) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(error_of("0-1", topology), "--threads: mask '0-1' has no /AFFINITY half");
   EXPECT_EQ(error_of("0-3/3:4-7", topology), "--threads: mask '4-7' has no /AFFINITY half");
 }
 
-TEST(ThreadLayoutErrors, OfflineOrAbsentCpuInEitherHalf) {
+TEST(ThreadMasksErrors, OfflineOrAbsentCpuInEitherHalf) {
   cpu_topology topology = machine("offline-holes");
   EXPECT_EQ(error_of("4/0", topology), "--threads: mask '4/0': cpu 4 is offline");
   EXPECT_EQ(error_of("0/5", topology), "--threads: mask '0/5': affinity cpu 5 is offline");
@@ -277,13 +277,13 @@ TEST(ThreadLayoutErrors, OfflineOrAbsentCpuInEitherHalf) {
             "--threads: mask '1/10': affinity cpu 10 does not exist");
 }
 
-TEST(ThreadLayoutErrors, OfflineMonitoredCpu) {
+TEST(ThreadMasksErrors, OfflineMonitoredCpu) {
   cpu_topology topology = machine("offline-holes");
   EXPECT_EQ(error_of("cpu", topology, cpus("3-4")), "--threads: monitored cpu 4 is offline");
   EXPECT_EQ(error_of("core", topology, cpus("9")), "--threads: monitored cpu 9 does not exist");
 }
 
-TEST(ThreadLayoutErrors, OverlappingMonitoredHalves) {
+TEST(ThreadMasksErrors, OverlappingMonitoredHalves) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(error_of("0-3/0:4-5/4:3-4/3", topology),
             "--threads: mask '3-4/3' overlaps mask '0-3/0' on cpus 3");
@@ -292,12 +292,12 @@ TEST(ThreadLayoutErrors, OverlappingMonitoredHalves) {
             "--threads: mask '2-5/4' overlaps mask '0-3/0' on cpus 2-3");
 }
 
-TEST(ThreadLayoutErrors, AffinityWithNoOnlineCpu) {
+TEST(ThreadMasksErrors, AffinityWithNoOnlineCpu) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(error_of("0-3/", topology), "--threads: mask '0-3/': affinity has no online cpu");
 }
 
-TEST(ThreadLayoutErrors, SpecLeavingNoThread) {
+TEST(ThreadMasksErrors, SpecLeavingNoThread) {
   cpu_topology topology = machine("two-socket-smt");
   EXPECT_EQ(error_of("8-15/8", topology, cpus("0-3")),
             "--threads: '8-15/8' leaves no streaming thread for monitored cpus '0-3'");
@@ -305,7 +305,7 @@ TEST(ThreadLayoutErrors, SpecLeavingNoThread) {
             "--threads: 'cpu' leaves no streaming thread for monitored cpus ''");
 }
 
-TEST(ThreadLayout, ThisMachineGivesOneCpuThreadPerOnlineCpu) {
+TEST(ThreadMasks, ThisMachineGivesOneCpuThreadPerOnlineCpu) {
   cpu_topology topology = read_cpu_topology("/sys");
   thread_layout layout = build_thread_layout("cpu", topology.online, topology);
   ASSERT_EQ(layout.threads.size(), topology.online.size());
