@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -18,6 +22,7 @@ namespace arec::cli {
 namespace {
 
 using record::call_graph_mode;
+using record::privilege_scope;
 using record::record_options;
 
 // Splits "a,b" at commas outside perf's "pmu/terms,.../" and "{group}" syntax, so that such
@@ -129,24 +134,49 @@ void apply_call_graph(record_state& state, const option_use& use) {
   state.options.dwarf_stack_size = static_cast<std::uint32_t>(rounded);
 }
 
-void apply_mmap_pages(record_state& state, const option_use& use) {
+// "16K", as perf prints a size: in the largest unit that leaves more than 1.
+std::string size_text(std::uint64_t bytes) {
+  constexpr std::string_view units = "BKMG";
+  std::size_t unit = 0;
+  while (bytes / 1024 > 1 && unit + 1 < units.size()) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return std::to_string(bytes) + units[unit];
+}
+
+// One part of -m: a number of pages or a size; as perf, rounded up to a power of two pages (0
+// to 1), saying so when that changes what was asked.
+std::uint32_t ring_pages(record_state& state, const option_use& use, std::string_view text) {
   constexpr std::uint64_t max_pages = std::uint64_t{1} << 31;
+  auto page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   std::uint64_t pages = 0;
-  if (has_size_suffix(use.value)) {
-    std::optional<std::uint64_t> bytes = parse_size(use.value);
-    if (!bytes || *bytes == 0) reject(use, "expected a number of pages or a size like 512K or 2M");
-    auto page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-    // As perf does, a size becomes whole pages rounded up to a power of two.
-    pages = std::bit_ceil((*bytes + page_size - 1) / page_size);
+  if (has_size_suffix(text)) {
+    std::optional<std::uint64_t> bytes = parse_size(text);
+    if (!bytes) reject(use, "expected a number of pages or a size like 512K or 2M");
+    pages = (*bytes + page_size - 1) / page_size;
   } else {
-    std::optional<std::uint64_t> count = parse_unsigned(use.value);
+    std::optional<std::uint64_t> count = parse_unsigned(text);
     if (!count) reject(use, "expected a number of pages or a size like 512K or 2M");
-    if (!std::has_single_bit(*count))
-      reject(use, "the number of mmap pages must be a power of two");
     pages = *count;
   }
   if (pages > max_pages) reject(use, "the ring buffer must not exceed 2^31 pages");
-  state.options.mmap_pages = static_cast<std::uint32_t>(pages);
+  if (std::has_single_bit(pages)) return static_cast<std::uint32_t>(pages);
+  std::uint64_t rounded = std::bit_ceil(std::max<std::uint64_t>(pages, 1));
+  state.options.notes.push_back("arec: rounding mmap pages size to " +
+                                size_text(rounded * page_size) + " (" + std::to_string(rounded) +
+                                " pages)");
+  return static_cast<std::uint32_t>(rounded);
+}
+
+// -m PAGES[,AUX]: the data ring per cpu and, after a comma, the AUX area (perf's form; used by
+// AUX area tracing events only, as in perf).
+void apply_mmap_pages(record_state& state, const option_use& use) {
+  std::string_view value = use.value;
+  std::size_t comma = value.find(',');
+  if (comma != 0) state.options.mmap_pages = ring_pages(state, use, value.substr(0, comma));
+  if (comma != std::string_view::npos)
+    state.options.aux_mmap_pages = ring_pages(state, use, value.substr(comma + 1));
 }
 
 void apply_output(record_state& state, const option_use& use) {
@@ -185,6 +215,61 @@ void apply_synthesize_threads(record_state& state, const option_use& use) {
   state.options.synthesize_threads = static_cast<unsigned>(*count);
 }
 
+// perf's names for the clocks (its util/clockid.c), "CLOCK_" prefix optional, any case.
+constexpr std::array<std::pair<std::string_view, int>, 15> clock_names{{
+    {"realtime", CLOCK_REALTIME},
+    {"monotonic", CLOCK_MONOTONIC},
+    {"process_cputime_id", CLOCK_PROCESS_CPUTIME_ID},
+    {"thread_cputime_id", CLOCK_THREAD_CPUTIME_ID},
+    {"monotonic_raw", CLOCK_MONOTONIC_RAW},
+    {"realtime_coarse", CLOCK_REALTIME_COARSE},
+    {"monotonic_coarse", CLOCK_MONOTONIC_COARSE},
+    {"boottime", CLOCK_BOOTTIME},
+    {"realtime_alarm", CLOCK_REALTIME_ALARM},
+    {"boottime_alarm", CLOCK_BOOTTIME_ALARM},
+    {"tai", CLOCK_TAI},
+    {"mono", CLOCK_MONOTONIC},
+    {"raw", CLOCK_MONOTONIC_RAW},
+    {"real", CLOCK_REALTIME},
+    {"boot", CLOCK_BOOTTIME},
+}};
+
+bool same_letters(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+void apply_clockid(record_state& state, const option_use& use) {
+  if (state.options.clockid) reject(use, "the clock is given twice");
+  std::string_view name = use.value;
+  int number = 0;
+  auto [stop, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+  if (!name.empty() && ec == std::errc{} && stop == name.data() + name.size()) {
+    state.options.clockid = number;
+    return;
+  }
+  if (name.size() > 6 && same_letters(name.substr(0, 6), "CLOCK_")) name.remove_prefix(6);
+  for (const auto& [known, id] : clock_names)
+    if (same_letters(name, known)) {
+      state.options.clockid = id;
+      return;
+    }
+  reject(use, "unknown clock (expected monotonic, monotonic_raw, realtime, boottime, tai, "
+              "another clock_gettime() name or a number)");
+}
+
+// --all-user and --all-kernel contradict each other, as in perf.
+void set_privileges(record_state& state, privilege_scope scope) {
+  if (state.options.privileges != privilege_scope::as_given && state.options.privileges != scope)
+    throw io::usage_error("--all-user and --all-kernel are exclusive");
+  state.options.privileges = scope;
+}
+
+// A perf option whose effect arec always has: accepted so that perf command lines work.
+void always_so(record_state&, const option_use&) {}
+
 using record_spec = option_spec<record_state>;
 using enum argument_kind;
 using enum option_group;
@@ -196,6 +281,8 @@ constexpr std::array record_table{
                 target, [](record_state& s, const option_use&) { s.options.system_wide = true; }},
     record_spec{"cpu", 'C', required, "LIST", "sample only on the CPUs in LIST, e.g. 0-3,8",
                 "all online CPUs", target, apply_cpus},
+    record_spec{"no-inherit", 'i', none, "", "child tasks do not inherit the events", "", target,
+                [](record_state& s, const option_use&) { s.options.inherit = false; }},
     record_spec{"pid", 'p', required, "PID[,PID...]",
                 "sample existing processes (all their threads); repeatable", "", target,
                 apply_pids},
@@ -208,6 +295,36 @@ constexpr std::array record_table{
     record_spec{"freq", 'F', required, "HZ|max",
                 "sample HZ times a second; 'max' is kernel.perf_event_max_sample_rate", "4000 Hz",
                 events, apply_frequency},
+    record_spec{"strict-freq", 0, none, "",
+                "refuse a -F above kernel.perf_event_max_sample_rate instead of lowering it", "",
+                events, [](record_state& s, const option_use&) { s.options.strict_freq = true; }},
+    record_spec{"no-samples", 'n', none, "",
+                "do not sample: record only what runs (MMAP, COMM, FORK...)", "", events,
+                [](record_state& s, const option_use&) { s.options.no_samples = true; }},
+    record_spec{"all-user", 0, none, "",
+                "sample every event in user space only, whatever its modifiers", "", events,
+                [](record_state& s, const option_use&) {
+                  set_privileges(s, privilege_scope::user_only);
+                }},
+    record_spec{"all-kernel", 0, none, "",
+                "sample every event in kernel space only, whatever its modifiers", "", events,
+                [](record_state& s, const option_use&) {
+                  set_privileges(s, privilege_scope::kernel_only);
+                }},
+    record_spec{"clockid", 'k', required, "CLOCK",
+                "take every event's times from CLOCK: monotonic, monotonic_raw, realtime, "
+                "boottime, tai (or mono, raw, real, boot, CLOCK_*, a number)",
+                "perf's clock", events, apply_clockid},
+    record_spec{"timestamp", 'T', none, "", "record sample times (arec always does)", "", events,
+                always_so},
+    record_spec{"sample-cpu", 0, none, "", "record the sample cpu (arec always does)", "", events,
+                always_so},
+    record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "",
+                events, always_so},
+    record_spec{"switch-events", 0, none, "", "record context switches (SWITCH records)", "",
+                events, [](record_state& s, const option_use&) { s.options.switch_events = true; }},
+    record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
+                [](record_state& s, const option_use&) { s.options.namespaces = true; }},
     record_spec{"count", 'c', required, "PERIOD", "sample once every PERIOD events (not with -F)",
                 "", events, apply_period},
     record_spec{
@@ -219,15 +336,13 @@ constexpr std::array record_table{
                 "no call graphs; dwarf SIZE 8192", events, apply_call_graph},
     record_spec{"output", 'o', required, "FILE", "write the recording to FILE", "perf.data", output,
                 apply_output},
-    record_spec{"compress", 'z', none, "", "compress records with zstd level 1", "off", output,
-                [](record_state& s, const option_use&) {
-                  if (s.options.compression_level == 0) s.options.compression_level = 1;
-                }},
-    record_spec{"compression-level", 0, required, "N",
-                "compress records with zstd level N, 1 (fastest) to 22 (smallest); implies -z", "",
-                output,
+    record_spec{"compression-level", 'z', optional, "N",
+                "compress records with zstd level N, 1 (fastest) to 22 (smallest); -z alone is "
+                "level 1 (as perf, a level goes with -z only attached: -z3)",
+                "off", output,
                 [](record_state& s, const option_use& use) {
-                  s.options.compression_level = parse_compression_level(use);
+                  s.options.compression_level =
+                      use.value.empty() ? 1 : parse_compression_level(use);
                 }},
     record_spec{"buildid-mmap", 0, none, "",
                 "let the kernel put build-ids in MMAP2 records; beware: the kernel then marks "
@@ -235,14 +350,25 @@ constexpr std::array record_table{
                 "build-ids too, which perf 6.1 cannot read",
                 "build-ids read from the files", output,
                 [](record_state& s, const option_use&) { s.options.buildid_mmap = true; }},
+    record_spec{"no-buildid", 'B', none, "", "do not collect build-ids", "", output,
+                [](record_state& s, const option_use&) { s.options.no_buildid = true; }},
+    record_spec{"no-buildid-cache", 'N', none, "",
+                "do not update the build-id cache (arec keeps none yet)", "", output, always_so},
+    record_spec{"buildid-all", 0, none, "",
+                "record the build-id of every mapped file, not only of those sampled (arec "
+                "always does)",
+                "", output, always_so},
     record_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](record_state& s, const option_use&) { s.options.quiet = true; }},
     record_spec{"verbose", 'v', none, "", "print more details; repeat for more (-vv)", "", output,
                 [](record_state& s, const option_use&) { ++s.options.verbose; }},
-    record_spec{"mmap-pages", 'm', required, "PAGES|SIZE",
-                "ring buffer size per CPU: a power of two number of pages, or a size like 512K "
-                "or 2M (rounded up to a power of two pages)",
+    record_spec{"mmap-pages", 'm', required, "PAGES[,AUX]",
+                "ring buffer size per CPU: a number of pages or a size like 512K or 2M, rounded "
+                "up to a power of two pages; AUX sizes the AUX area of AUX tracing events",
                 "128 pages, 512K", buffers, apply_mmap_pages},
+    record_spec{"no-buffering", 0, none, "",
+                "drain the rings at every record rather than when --mmap-flush bytes are there",
+                "", buffers, [](record_state& s, const option_use&) { s.options.no_buffering = true; }},
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},

@@ -1,12 +1,13 @@
 # bash completion for arec: options of `arec` and `arec convert`, their values where they are
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
-# option tables by tests/record/manual_test.cpp.
+# option tables by tests/cli/manual_test.cpp.
 
-_arec_record_options='-a --all-cpus -C --cpu -p --pid -e --event -F --freq -c --count -g
-  --call-graph -o --output -z --compress --compression-level --buildid-mmap -q --quiet
-  -v --verbose
-  -m --mmap-pages --mmap-flush --threads --num-thread-synthesize --duration --dry-run
-  -h --help --version'
+_arec_record_options='-a --all-cpus -C --cpu -i --no-inherit -p --pid -e --event -F --freq
+  --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
+  -P --period --switch-events --namespaces -c --count -g --call-graph -o --output
+  -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
+  -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
+  --num-thread-synthesize --duration --dry-run -h --help --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
 
@@ -45,6 +46,10 @@ _arec() {
       ;;
     --call-graph)
       COMPREPLY=($(compgen -W 'fp dwarf' -- "$cur"))
+      return
+      ;;
+    -k | --clockid)
+      COMPREPLY=($(compgen -W 'monotonic monotonic_raw realtime boottime tai' -- "$cur"))
       return
       ;;
   esac

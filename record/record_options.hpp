@@ -1,4 +1,5 @@
-// record_options: what a recording is asked to do, as the command line (cli/options) sets it.
+// record_options: what a recording is asked to do, as the command line
+// (cli/record_command_line) sets it.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,9 @@
 namespace arec::record {
 
 enum class call_graph_mode { none, fp, dwarf };
+
+// --all-user / --all-kernel: one privilege level for every event, overriding :u/:k.
+enum class privilege_scope { as_given, user_only, kernel_only };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;
 inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
@@ -25,7 +29,8 @@ struct record_options {
   std::optional<std::uint64_t> period;                 // -c/--count PERIOD; exclusive with -F
   call_graph_mode call_graph = call_graph_mode::none;  // -g (fp), --call-graph fp|dwarf[,SIZE]
   std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
-  std::optional<std::uint32_t> mmap_pages;                    // -m/--mmap-pages; a power of two
+  std::optional<std::uint32_t> mmap_pages;      // -m/--mmap-pages PAGES; a power of two
+  std::optional<std::uint32_t> aux_mmap_pages;  // -m PAGES,AUX; for AUX area events only
   std::string output_path = "perf.data";                      // -o/--output
   bool quiet = false;                                         // -q/--quiet
   int verbose = 0;                                            // -v/--verbose, counted
@@ -35,8 +40,18 @@ struct record_options {
   std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
   bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
+  bool inherit = true;                         // false with -i/--no-inherit
+  privilege_scope privileges = privilege_scope::as_given;  // --all-user, --all-kernel
+  std::optional<int> clockid;                  // -k/--clockid: times from this clock
+  bool switch_events = false;                  // --switch-events: SWITCH records
+  bool namespaces = false;                     // --namespaces: NAMESPACES records
+  bool no_samples = false;                     // -n/--no-samples: side-band records only
+  bool no_buffering = false;                   // --no-buffering: wake the drain at every record
+  bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
+  bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::vector<std::string> workload;           // after "--" or from the first non-option
+  std::vector<std::string> notes;  // what the parser adjusted, for the user (unless -q)
 };
 
 // How the events sample: every `value` events (period) or `value` times a second (frequency).

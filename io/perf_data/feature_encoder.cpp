@@ -124,6 +124,23 @@ std::vector<std::byte> cmdline_payload(std::span<const std::string> argv) {
   return out.take();
 }
 
+std::vector<std::byte> clockid_payload(std::uint64_t resolution_ns) {
+  feature_encoder out;
+  out.u64(resolution_ns);
+  return out.take();
+}
+
+std::vector<std::byte> clock_data_payload(std::uint32_t clockid, std::uint64_t wall_clock_ns,
+                                          std::uint64_t clock_ns) {
+  constexpr std::uint32_t version = 1;
+  feature_encoder out;
+  out.u32(version);
+  out.u32(clockid);
+  out.u64(wall_clock_ns);
+  out.u64(clock_ns);
+  return out.take();
+}
+
 std::vector<std::byte> version_payload() {
   feature_encoder out;
   out.string(compatible_perf_version);

@@ -80,6 +80,12 @@ std::vector<std::byte> compressed_payload(std::uint32_t level, std::uint32_t rat
 // without the program name, as perf writes them) as perf strings.
 // Throws std::system_error when /proc/self/exe cannot be read.
 std::vector<std::byte> cmdline_payload(std::span<const std::string> argv);
+// CLOCKID: the u64 resolution, in ns, of the clock the events' times come from (-k).
+std::vector<std::byte> clockid_payload(std::uint64_t resolution_ns);
+// CLOCK_DATA, version 1: the clock's id and one instant read on both the wall clock and it
+// (ns), from which perf converts sample times to the time of day.
+std::vector<std::byte> clock_data_payload(std::uint32_t clockid, std::uint64_t wall_clock_ns,
+                                          std::uint64_t clock_ns);
 // VERSION: a perf string of compatible_perf_version.
 std::vector<std::byte> version_payload();
 

@@ -5,6 +5,7 @@
 #include <linux/perf_event.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "record/events/event_spec.hpp"
@@ -35,12 +36,22 @@ struct sampling_config {
   std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
   bool workload = false;           // enable at the workload's exec instead of by ioctl
   bool mmap_build_ids = false;     // --buildid-mmap: MMAP2 records carry build-ids
+  bool inherit = true;             // children of the targets are recorded too
+  privilege_scope privileges = privilege_scope::as_given;
+  std::optional<int> clockid;      // every event's times from this clock (use_clockid)
+  bool switch_events = false;      // the tracking event writes SWITCH records
+  bool namespaces = false;         // the tracking event writes NAMESPACES records
+  bool no_samples = false;         // sampling events count but never sample
+  bool no_buffering = false;       // every record wakes the drain
 };
 
 sampling_config make_sampling_config(const record_options& options, bool workload);
 // perf's answer to a frequency above kernel.perf_event_max_sample_rate (which the kernel would
 // refuse): sample at the maximum. Returns the warning to print, "" when the frequency fits.
-std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate);
+// With `strict` (--strict-freq) a frequency the user gave above the limit is an error instead:
+// throws std::runtime_error with perf's advice.
+std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate,
+                            bool strict = false);
 perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
 perf_event_attr tracking_attr(const sampling_config& config);
 

@@ -54,6 +54,28 @@ void say(const record_options& options, const std::string& line) {
   if (!options.quiet) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// -k: the clock's resolution and one instant on it and on the wall clock, as perf takes them
+// at the start of a recording, so that a reader can turn sample times into times of day.
+struct clock_reference {
+  std::uint64_t resolution_ns = 0;
+  std::uint64_t wall_clock_ns = 0;
+  std::uint64_t clock_ns = 0;
+};
+
+std::uint64_t nanoseconds(const timespec& time) {
+  return static_cast<std::uint64_t>(time.tv_sec) * 1'000'000'000u +
+         static_cast<std::uint64_t>(time.tv_nsec);
+}
+
+clock_reference read_clock_reference(int clockid) {
+  timespec resolution{}, wall{}, clock{};
+  std::string what = "clock " + std::to_string(clockid);
+  io::check_syscall(::clock_getres(clockid, &resolution), "clock_getres", what);
+  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
+  io::check_syscall(::clock_gettime(clockid, &clock), "clock_gettime", what);
+  return {nanoseconds(resolution), nanoseconds(wall), nanoseconds(clock)};
+}
+
 std::vector<int> online_cpus() {
   std::array<char, 4096> buffer;
   std::string path = sysfs_root() + "/devices/system/cpu/online";
@@ -262,11 +284,13 @@ class recording {
  public:
   recording(const record_options& options, std::span<const std::string> command_line)
       : options_(options), command_line_(command_line) {
-    machine_.objects().on_created(
-        [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
+    if (!options_.no_buildid)
+      machine_.objects().on_created(
+          [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
   }
 
   int run() {
+    for (const std::string& note : options_.notes) say(options_, note);
     std::vector<int> online = online_cpus();
     online_cpu_count_ = online.size();
     cpus_ = monitored_cpus(options_, online);
@@ -341,7 +365,8 @@ class recording {
           "MMAP2 records of every other perf session on this machine as holding "
           "build-ids; perf record 6.1 sessions running meanwhile may abort");
     if (std::string warning =
-            limit_frequency(sampling, options_.frequency.has_value(), read_max_sample_rate());
+            limit_frequency(sampling, options_.frequency.has_value(), read_max_sample_rate(),
+                            options_.strict_freq);
         !warning.empty())
       say(options_, warning);
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
@@ -351,6 +376,7 @@ class recording {
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));
     entries_ = file_events(*events_);
+    if (options_.clockid) clock_ = read_clock_reference(*options_.clockid);
   }
 
   void create_output() {
@@ -366,7 +392,9 @@ class recording {
     config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
     config.compression_level = options_.compression_level;
     // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
-    config.mmap_flush = std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
+    config.mmap_flush = options_.no_buffering
+                            ? 1
+                            : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
@@ -550,11 +578,18 @@ class recording {
                   static_cast<std::uint32_t>(compression.ratio() + 0.5),
                   static_cast<std::uint32_t>(compression_stage::max_decoded_bytes(ring_bytes()) +
                                              page_size_)));
+    if (clock_) {
+      set.set(io::perf::feature_clockid, io::perf::clockid_payload(clock_->resolution_ns));
+      set.set(io::perf::feature_clock_data,
+              io::perf::clock_data_payload(static_cast<std::uint32_t>(*options_.clockid),
+                                           clock_->wall_clock_ns, clock_->clock_ns));
+    }
     return set;
   }
 
   // The BUILD_ID feature comes from the model the streams fed: no second pass over the data.
   void add_build_ids(io::perf::feature_set& set) {
+    if (options_.no_buildid) return;  // -B
     build_ids_.stop();  // what it has not reached is read here
     set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
   }
@@ -597,6 +632,7 @@ class recording {
   std::vector<io::perf::event_entry> entries_;
   std::optional<recording_output> output_;
   std::optional<io::perf::perf_file_writer> header_;
+  std::optional<clock_reference> clock_;  // with -k: for CLOCKID and CLOCK_DATA
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;
   async::event_loop control_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -120,14 +121,16 @@ TEST(RecordOptions, RequiredValueMayStartWithDash) {
 }
 
 TEST(RecordOptions, UniqueLongPrefixIsAccepted) {
-  EXPECT_TRUE(parse({"--all", "--", "x"}).system_wide);
+  EXPECT_TRUE(parse({"--all-c", "--", "x"}).system_wide);
   EXPECT_EQ(parse({"--outp", "f.data"}).output_path, "f.data");
 }
 
 TEST(RecordOptions, AmbiguousLongPrefixListsCandidates) {
   EXPECT_EQ(error_of({"--c", "1"}),
-            "ambiguous option '--c' (could be --cpu, --count, --call-graph, --compress, "
+            "ambiguous option '--c' (could be --cpu, --clockid, --count, --call-graph, "
             "--compression-level)");
+  EXPECT_EQ(error_of({"--all"}),  // as in perf, which also has --all-cgroups
+            "ambiguous option '--all' (could be --all-cpus, --all-user, --all-kernel)");
 }
 
 TEST(RecordOptions, UnknownOptionIsNamed) {
@@ -282,12 +285,17 @@ TEST(RecordOptions, OutputPath) {
   EXPECT_EQ(error_of({"-o", ""}), "-o : the output file name is empty");
 }
 
+// perf's -z, --compression-level[=N]: the level only attached, the last one given wins.
 TEST(RecordOptions, CompressionFlagAndLevel) {
   EXPECT_EQ(parse({"-z"}).compression_level, 1);
-  EXPECT_EQ(parse({"--compress"}).compression_level, 1);
+  EXPECT_EQ(parse({"-z3"}).compression_level, 3);
+  EXPECT_EQ(parse({"--compress"}).compression_level, 1);  // a prefix of --compression-level
+  EXPECT_EQ(parse({"--compression-level"}).compression_level, 1);
   EXPECT_EQ(parse({"--compression-level=7"}).compression_level, 7);
-  EXPECT_EQ(parse({"--compression-level", "22"}).compression_level, 22);
-  EXPECT_EQ(parse({"--compression-level=5", "-z"}).compression_level, 5);
+  EXPECT_EQ(parse({"--compression-level=5", "-z"}).compression_level, 1);
+  record_options separate = parse({"-z", "22"});
+  EXPECT_EQ(separate.compression_level, 1);
+  EXPECT_EQ(separate.workload, strings{"22"}) << "as perf: a separate word is the command";
 }
 
 TEST(RecordOptions, CompressionLevelOutOfRangeIsNamed) {
@@ -295,8 +303,7 @@ TEST(RecordOptions, CompressionLevelOutOfRangeIsNamed) {
   EXPECT_EQ(error_of({"--compression-level=0"}), std::string("--compression-level=0: ") + message);
   EXPECT_EQ(error_of({"--compression-level=23"}),
             std::string("--compression-level=23: ") + message);
-  EXPECT_EQ(error_of({"--compression-level", "x"}),
-            std::string("--compression-level x: ") + message);
+  EXPECT_EQ(error_of({"-zx"}), std::string("-z x: ") + message);
 }
 
 TEST(RecordOptions, QuietAndRepeatedVerbose) {
@@ -323,12 +330,33 @@ TEST(RecordOptions, MmapSizesBecomePowerOfTwoPages) {
   }
 }
 
+// As perf: any count or size is rounded up to a power of two pages (0 to 1), with a note.
+TEST(RecordOptions, MmapPagesAreRoundedUpAsPerfDoes) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  record_options three = parse({"-m", "3"});
+  EXPECT_EQ(three.mmap_pages, 4u);
+  ASSERT_EQ(three.notes.size(), 1u);
+  if (page == 4096) EXPECT_EQ(three.notes[0], "arec: rounding mmap pages size to 16K (4 pages)");
+  EXPECT_EQ(parse({"-m", "0"}).mmap_pages, 1u);
+  EXPECT_EQ(parse({"-m", "0K"}).mmap_pages, 1u);
+  EXPECT_TRUE(parse({"-m", "4"}).notes.empty());
+  EXPECT_TRUE(parse({"-m", "512K"}).notes.empty());
+}
+
+// perf's -m PAGES,AUX: the second size is the AUX area's.
+TEST(RecordOptions, MmapPagesTakeAnAuxAreaSize) {
+  record_options both = parse({"-m", "8,16"});
+  EXPECT_EQ(both.mmap_pages, 8u);
+  EXPECT_EQ(both.aux_mmap_pages, 16u);
+  record_options aux_only = parse({"-m", ",1M"});
+  EXPECT_FALSE(aux_only.mmap_pages);
+  EXPECT_EQ(aux_only.aux_mmap_pages, (1u << 20) / static_cast<std::uint32_t>(::sysconf(_SC_PAGESIZE)));
+}
+
 TEST(RecordOptions, BadMmapPagesIsNamed) {
-  EXPECT_EQ(error_of({"-m", "3"}), "-m 3: the number of mmap pages must be a power of two");
-  EXPECT_EQ(error_of({"-m", "0"}), "-m 0: the number of mmap pages must be a power of two");
   EXPECT_EQ(error_of({"-m", "lots"}),
             "-m lots: expected a number of pages or a size like 512K or 2M");
-  EXPECT_EQ(error_of({"-m", "0K"}), "-m 0K: expected a number of pages or a size like 512K or 2M");
+  EXPECT_EQ(error_of({"-m", "8,x"}), "-m 8,x: expected a number of pages or a size like 512K or 2M");
   EXPECT_EQ(error_of({"-m", "4294967296"}),
             "-m 4294967296: the ring buffer must not exceed 2^31 pages");
 }
@@ -386,6 +414,54 @@ TEST(RecordOptions, Duration) {
 
 TEST(RecordOptions, DryRun) {
   EXPECT_TRUE(parse({"--dry-run"}).dry_run);
+}
+
+// ---- perf record's event and output flags ---------------------------------------------------
+
+TEST(RecordOptions, InheritAndPrivilegeScope) {
+  EXPECT_TRUE(parse({}).inherit);
+  EXPECT_FALSE(parse({"-i"}).inherit);
+  EXPECT_FALSE(parse({"--no-inherit"}).inherit);
+  EXPECT_EQ(parse({}).privileges, privilege_scope::as_given);
+  EXPECT_EQ(parse({"--all-user"}).privileges, privilege_scope::user_only);
+  EXPECT_EQ(parse({"--all-kernel", "--all-kernel"}).privileges, privilege_scope::kernel_only);
+  EXPECT_EQ(error_of({"--all-user", "--all-kernel"}), "--all-user and --all-kernel are exclusive");
+}
+
+TEST(RecordOptions, ClockidTakesPerfsNamesAndNumbers) {
+  EXPECT_FALSE(parse({}).clockid);
+  EXPECT_EQ(parse({"-k", "monotonic"}).clockid, CLOCK_MONOTONIC);
+  EXPECT_EQ(parse({"-k", "mono"}).clockid, CLOCK_MONOTONIC);
+  EXPECT_EQ(parse({"-k", "CLOCK_MONOTONIC_RAW"}).clockid, CLOCK_MONOTONIC_RAW);
+  EXPECT_EQ(parse({"-k", "clock_boottime"}).clockid, CLOCK_BOOTTIME);
+  EXPECT_EQ(parse({"--clockid=Real"}).clockid, CLOCK_REALTIME);
+  EXPECT_EQ(parse({"-k", "tai"}).clockid, CLOCK_TAI);
+  EXPECT_EQ(parse({"-k", "7"}).clockid, 7);
+  EXPECT_EQ(error_of({"-k", "sundial"}),
+            "-k sundial: unknown clock (expected monotonic, monotonic_raw, realtime, boottime, "
+            "tai, another clock_gettime() name or a number)");
+  EXPECT_EQ(error_of({"-k", "mono", "-k", "raw"}), "-k raw: the clock is given twice");
+}
+
+TEST(RecordOptions, SideBandAndBufferingFlags) {
+  record_options plain = parse({});
+  EXPECT_FALSE(plain.switch_events || plain.namespaces || plain.no_samples ||
+               plain.no_buffering || plain.strict_freq || plain.no_buildid);
+  record_options all = parse({"--switch-events", "--namespaces", "-n", "--no-buffering",
+                              "--strict-freq", "-B"});
+  EXPECT_TRUE(all.switch_events);
+  EXPECT_TRUE(all.namespaces);
+  EXPECT_TRUE(all.no_samples);
+  EXPECT_TRUE(all.no_buffering);
+  EXPECT_TRUE(all.strict_freq);
+  EXPECT_TRUE(all.no_buildid);
+}
+
+// Flags whose effect arec always has are accepted so that perf command lines run unchanged.
+TEST(RecordOptions, FlagsArecAlwaysHonoursAreAccepted) {
+  record_options options = parse({"-T", "--sample-cpu", "-P", "-N", "--buildid-all", "--", "x"});
+  EXPECT_EQ(options.workload, strings{"x"});
+  EXPECT_EQ(options.compression_level, 0);
 }
 
 // ---- help -----------------------------------------------------------------------------------

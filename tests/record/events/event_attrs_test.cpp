@@ -1,6 +1,9 @@
 #include "record/events/event_attrs.hpp"
 
 #include <gtest/gtest.h>
+#include <time.h>
+
+#include <stdexcept>
 
 namespace arec::record {
 namespace {
@@ -50,6 +53,64 @@ TEST(EventAttrs, FrequencyWithinTheLimitOrAPeriodIsLeftAlone) {
   period.frequency = 999999;  // unused when a period is set
   EXPECT_EQ(limit_frequency(period, true, 1000), "");
   EXPECT_EQ(period.frequency, 999999u);
+}
+
+TEST(EventAttrs, StrictFrequencyRefusesOnlyWhatTheUserAskedFor) {
+  sampling_config config;
+  config.frequency = 200000;
+  EXPECT_THROW(limit_frequency(config, true, 100000, true), std::runtime_error);
+  sampling_config default_rate;  // 4000 Hz: lowered with a note even with --strict-freq
+  EXPECT_NE(limit_frequency(default_rate, false, 1000, true), "");
+  EXPECT_EQ(default_rate.frequency, 1000u);
+}
+
+TEST(EventAttrs, PerfRecordFlagsReachTheAttrs) {
+  event_spec clock = parse_event_spec("cpu-clock:k");
+  sampling_config config;
+  EXPECT_EQ(sampling_attr(clock, config).inherit, 1u);
+  config.inherit = false;
+  config.privileges = privilege_scope::user_only;  // overrides the :k modifier
+  config.clockid = CLOCK_MONOTONIC_RAW;
+  config.no_buffering = true;
+  config.wakeup_bytes = 4096;
+  for (const perf_event_attr& attr : {sampling_attr(clock, config), tracking_attr(config)}) {
+    EXPECT_EQ(attr.inherit, 0u);
+    EXPECT_EQ(attr.use_clockid, 1u) << "every event on one clock";
+    EXPECT_EQ(attr.clockid, CLOCK_MONOTONIC_RAW);
+    EXPECT_EQ(attr.watermark, 0u) << "--no-buffering wins over a watermark";
+    EXPECT_EQ(attr.wakeup_events, 1u);
+  }
+  perf_event_attr user = sampling_attr(clock, config);
+  EXPECT_EQ(user.exclude_kernel, 1u);
+  EXPECT_EQ(user.exclude_user, 0u);
+  config.privileges = privilege_scope::kernel_only;
+  perf_event_attr kernel = sampling_attr(parse_event_spec("cpu-clock:u"), config);
+  EXPECT_EQ(kernel.exclude_kernel, 0u);
+  EXPECT_EQ(kernel.exclude_user, 1u);
+}
+
+TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
+  sampling_config config;
+  config.switch_events = true;
+  config.namespaces = true;
+  perf_event_attr tracking = tracking_attr(config);
+  EXPECT_EQ(tracking.context_switch, 1u);
+  EXPECT_EQ(tracking.namespaces, 1u);
+  perf_event_attr sampling = sampling_attr(parse_event_spec("cpu-clock"), config);
+  EXPECT_EQ(sampling.context_switch, 0u);
+  EXPECT_EQ(sampling.namespaces, 0u);
+}
+
+TEST(EventAttrs, NoSamplesClearsThePeriodAsPerfDoes) {
+  sampling_config config;
+  config.no_samples = true;
+  perf_event_attr by_frequency = sampling_attr(parse_event_spec("cpu-clock"), config);
+  EXPECT_EQ(by_frequency.freq, 1u);
+  EXPECT_EQ(by_frequency.sample_freq, 0u);
+  EXPECT_EQ(limit_frequency(config, true, 1), "") << "no frequency to lower";
+  config.period = 1000;
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock"), config).sample_period, 0u);
+  EXPECT_EQ(tracking_attr(config).sample_period, 1u) << "the side-band still flows";
 }
 
 }  // namespace

@@ -1,0 +1,204 @@
+// perf record's options that set the events' attrs or the header: each command line is
+// recorded by arec and by perf record here, and what perf reads back is compared.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The attr fields these options decide, from every event `perf evlist -v` lists. arec adds a
+// tracking event where perf puts tracking on the first event, so the fields are gathered
+// over all events; the sample period or frequency only from the first (the tracking event's
+// period of 1 is arec's own).
+std::set<std::string> decided_fields(const std::string& data) {
+  test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
+  EXPECT_EQ(evlist.exit_code, 0) << evlist.describe();
+  static const std::regex field(
+      R"(\b(inherit|exclude_user|exclude_kernel|use_clockid|clockid|context_switch|namespaces|)"
+      R"(\{ wakeup_events, wakeup_watermark \}): \d+)");
+  static const std::regex period(R"(\{ sample_period, sample_freq \}: \d+)");
+  std::set<std::string> fields;
+  std::size_t start = 0;
+  for (bool first = true; start < evlist.out.size(); first = false) {
+    std::size_t end = evlist.out.find('\n', start);
+    std::string line = evlist.out.substr(start, end - start);
+    for (std::sregex_iterator it(line.begin(), line.end(), field), stop; it != stop; ++it)
+      fields.insert(it->str());
+    std::smatch match;
+    if (first)
+      fields.insert(std::regex_search(line, match, period) ? match.str() : "no sample period");
+    start = end == std::string::npos ? end : end + 1;
+  }
+  return fields;
+}
+
+std::string header_of(const std::string& data) {
+  test::command_result header = test::run_command({"perf", "report", "--header-only", "-i", data});
+  EXPECT_EQ(header.exit_code, 0) << header.describe();
+  return header.out;
+}
+
+// The lines of `text` that contain `word`.
+std::vector<std::string> lines_with(const std::string& text, const std::string& word) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end - start);
+    if (line.find(word) != std::string::npos) lines.push_back(line);
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+  return lines;
+}
+
+std::size_t count_of(const std::string& text, const std::string& word) {
+  return lines_with(text, word).size();
+}
+
+class RecordPerfOptions : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  }
+
+  // Records `args` -- `workload` with `who` into `data`; fails the test if it does not exit 0.
+  void record(const recorder& who, std::vector<std::string> args, const std::string& data,
+              std::vector<std::string> workload = {"true"}) {
+    args.insert(args.end(), {"-q", "-o", data, "--"});
+    args.insert(args.end(), workload.begin(), workload.end());
+    test::command_result run = test::run_command(who.command(args), 60s);
+    ASSERT_EQ(run.exit_code, 0) << who.describe() << ": " << run.describe();
+  }
+
+  recorder rec_ = recorder::from_environment();
+  recorder perf_{"perf", true};
+  test::temp_dir dir_;
+  const std::string ours_ = dir_.file("ours.data"), theirs_ = dir_.file("theirs.data");
+};
+
+TEST_F(RecordPerfOptions, AttrFieldsAreSetAsPerfSetsThem) {
+  const std::vector<std::vector<std::string>> cases{
+      {},
+      {"-i"},
+      {"--no-inherit"},
+      {"--all-user"},
+      {"--all-kernel"},
+      {"-e", "cpu-clock:k", "--all-user"},
+      {"-k", "mono"},
+      {"-k", "CLOCK_MONOTONIC_RAW"},
+      {"--clockid=boottime"},
+      {"-k", "11"},
+      {"--switch-events"},
+      {"--namespaces"},
+      {"-n"},
+      {"--no-buffering"},
+      {"-T", "--sample-cpu", "-P"},
+      {"-c", "100000", "-n"},
+  };
+  for (const std::vector<std::string>& options : cases) {
+    std::string described;
+    for (const std::string& option : options) described += option + " ";
+    SCOPED_TRACE(described);
+    std::vector<std::string> args = options;
+    if (std::find(args.begin(), args.end(), "-e") == args.end())
+      args.insert(args.begin(), {"-e", "cpu-clock"});
+    record(rec_, args, ours_);
+    record(perf_, args, theirs_);
+    EXPECT_EQ(decided_fields(ours_), decided_fields(theirs_));
+  }
+}
+
+TEST_F(RecordPerfOptions, ClockidWritesTheClockFeaturesPerfReads) {
+  record(rec_, {"-e", "cpu-clock", "-k", "monotonic_raw"}, ours_);
+  record(perf_, {"-e", "cpu-clock", "-k", "monotonic_raw"}, theirs_);
+  std::vector<std::string> clock_lines = lines_with(header_of(ours_), "# clockid");
+  EXPECT_EQ(clock_lines, lines_with(header_of(theirs_), "# clockid"));
+  EXPECT_EQ(clock_lines.size(), 2u);  // "clockid frequency: ..." and "clockid: monotonic_raw (4)"
+  // The reference instant lets perf script print times of day.
+  test::command_result script =
+      test::run_command({"perf", "script", "-F", "tod", "-i", ours_}, 60s);
+  ASSERT_EQ(script.exit_code, 0) << script.describe();
+  EXPECT_TRUE(std::regex_search(script.out, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.)")))
+      << script.out;
+}
+
+TEST_F(RecordPerfOptions, NoSamplesRecordsOnlyWhatRuns) {
+  record(rec_, {"-e", "cpu-clock", "-n"}, ours_, {test_program("hot_loop"), "100"});
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", ours_}, 60s);
+  ASSERT_EQ(dump.exit_code, 0) << dump.describe();
+  EXPECT_EQ(count_of(dump.out, "PERF_RECORD_SAMPLE"), 0u);
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_COMM"), 0u);
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_MMAP2"), 0u);
+}
+
+TEST_F(RecordPerfOptions, SwitchEventsAndNamespacesAreRecorded) {
+  record(rec_, {"-e", "cpu-clock", "--switch-events", "--namespaces"}, ours_,
+         {"sh", "-c", "sleep 0.01; sleep 0.01"});
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", ours_}, 60s);
+  ASSERT_EQ(dump.exit_code, 0) << dump.describe();
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_SWITCH"), 0u);
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_NAMESPACES"), 0u);
+}
+
+TEST_F(RecordPerfOptions, NoBuildidLeavesTheBuildIdFeatureOut) {
+  record(rec_, {"-e", "cpu-clock", "-B"}, ours_);
+  record(perf_, {"-e", "cpu-clock", "-B"}, theirs_);
+  for (const std::string& data : {ours_, theirs_}) {
+    std::vector<std::string> missing = lines_with(header_of(data), "# missing features:");
+    ASSERT_EQ(missing.size(), 1u);
+    EXPECT_NE(missing[0].find(" BUILD_ID "), std::string::npos) << data << ": " << missing[0];
+  }
+}
+
+TEST_F(RecordPerfOptions, OddRingSizesAreRoundedUpWithPerfsNote) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "arec's wording";
+  for (const auto& [value, note] : std::vector<std::pair<std::string, std::string>>{
+           {"3", "16K (4 pages)"}, {"12K", "16K (4 pages)"}, {"5,3", "32K (8 pages)"}}) {
+    SCOPED_TRACE(value);
+    test::command_result run = test::run_command(
+        rec_.command({"-e", "cpu-clock", "-m", value, "-o", ours_, "--", "true"}), 60s);
+    ASSERT_EQ(run.exit_code, 0) << run.describe();
+    EXPECT_NE(run.err.find("arec: rounding mmap pages size to " + note + "\n"), std::string::npos)
+        << run.err;
+  }
+}
+
+TEST_F(RecordPerfOptions, StrictFreqRefusesAFrequencyAboveTheLimit) {
+  std::ifstream limit_file("/proc/sys/kernel/perf_event_max_sample_rate");
+  std::uint64_t limit = 0;
+  ASSERT_TRUE(limit_file >> limit);
+  const std::string above = std::to_string(limit * 2);
+  for (const recorder& who : {rec_, perf_}) {
+    test::command_result run = test::run_command(
+        who.command({"-e", "cpu-clock", "-F", above, "--strict-freq", "-o", ours_, "--", "true"}),
+        60s);
+    EXPECT_NE(run.exit_code, 0) << who.describe() << ": " << run.describe();
+  }
+  if (!rec_.is_arec()) return;
+  test::command_result run = test::run_command(
+      rec_.command({"-e", "cpu-clock", "-F", above, "--strict-freq", "-o", ours_, "--", "true"}),
+      60s);
+  // The kernel may lower its limit meanwhile: the message names the limit arec read.
+  EXPECT_TRUE(std::regex_match(
+      run.err, std::regex("arec: error: maximum frequency rate \\(\\d+ Hz\\) exceeded by -F " +
+                          above +
+                          " \\(--strict-freq\\): use a lower -F or raise "
+                          "/proc/sys/kernel/perf_event_max_sample_rate\n")))
+      << run.err;
+}
+
+}  // namespace
+}  // namespace arec::e2e
