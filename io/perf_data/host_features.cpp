@@ -7,9 +7,12 @@
 #include <charconv>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "io/cpu_list.hpp"
+#include "io/dir_reader.hpp"
+#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -199,6 +202,267 @@ std::optional<std::vector<std::byte>> numa_topology_payload(const std::string& n
   return out.take();
 }
 
+// sysfs attributes are at most a page long, so one buffer of this size holds any of them.
+constexpr std::size_t attribute_size = 4096;
+
+std::string_view skip_blanks(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  return text;
+}
+
+// perf's strim(): the text without blanks on either side.
+std::string_view trim(std::string_view text) {
+  text = skip_blanks(text);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+// The number a name such as "node12" or "memory7" ends in after `prefix`, as perf's
+// sscanf("node%u") takes it (trailing characters ignored); nullopt when no digit follows.
+std::optional<std::uint32_t> numbered_name(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), value);
+  if (ec != std::errc{}) return std::nullopt;
+  return value;
+}
+
+// fscanf("%u") of a small sysfs file: leading blanks, then digits.
+std::optional<std::uint32_t> read_unsigned(int dir_fd, const char* path) {
+  char buffer[64];
+  auto text = read_small_file(dir_fd, path, buffer);
+  if (!text) return std::nullopt;
+  std::string_view digits = skip_blanks(*text);
+  std::uint32_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc{}) return std::nullopt;
+  return value;
+}
+
+// PMU_MAPPINGS: u32 count, then per PMU u32 type and its name as a perf string, in the order
+// perf's first scan of /sys/bus/event_source/devices meets them (directory order). perf skips
+// an entry without a readable numeric `type`, and a "cpu_*" entry that is not a hybrid core
+// PMU (no `cpus` file starting with a CPU number).
+std::optional<std::vector<std::byte>> pmu_mappings_payload(const std::string& sysfs_root) {
+  std::string root = sysfs_root + "/bus/event_source/devices";
+  unique_fd directory = open_directory_if_present(AT_FDCWD, root.c_str());
+  if (!directory) return std::nullopt;
+  dir_reader entries{std::move(directory)};
+  feature_encoder body;
+  std::uint32_t count = 0;
+  std::string path;  // reused: no allocation per entry once it has grown
+  while (auto entry = entries.next()) {
+    if (entry->name.starts_with("cpu_")) {
+      path.assign(entry->name).append("/cpus");
+      if (!read_unsigned(entries.fd(), path.c_str())) continue;
+    }
+    path.assign(entry->name).append("/type");
+    auto type = read_unsigned(entries.fd(), path.c_str());
+    if (!type) continue;
+    body.u32(*type);
+    body.string(entry->name);
+    ++count;
+  }
+  feature_encoder out;
+  out.u32(count);
+  out.bytes(body.take());
+  return out.take();
+}
+
+// The last number of a sysfs list such as "0-7,16-23", as perf's get_max_num reads it: the
+// highest CPU even beyond what parse_cpu_list accepts.
+std::optional<int> highest_listed(const std::string& path) {
+  char buffer[attribute_size];
+  auto text = read_small_file(AT_FDCWD, path.c_str(), buffer);
+  if (!text) return std::nullopt;
+  std::string_view list = *text;
+  std::size_t separator = list.find_last_of(",-");
+  if (separator != std::string_view::npos) list.remove_prefix(separator + 1);
+  list = skip_blanks(list);
+  int value = 0;
+  auto [end, ec] = std::from_chars(list.data(), list.data() + list.size(), value);
+  if (ec != std::errc{}) return std::nullopt;
+  return value;
+}
+
+// One distinct cache as perf's cpu_cache_level keeps it.
+struct cache_level {
+  std::uint32_t level = 0;
+  std::uint32_t line_size = 0;
+  std::uint32_t sets = 0;
+  std::uint32_t ways = 0;
+  std::string type;
+  std::string size;
+  std::string map;
+  friend bool operator==(const cache_level&, const cache_level&) = default;
+};
+
+// sysfs__read_int(): atoi of the file's text, so text without a number reads as 0; only an
+// unreadable or empty file fails.
+std::optional<std::uint32_t> read_atoi(int dir_fd, const char* path) {
+  char buffer[64];
+  auto text = read_small_file(dir_fd, path, buffer);
+  if (!text || text->empty()) return std::nullopt;
+  std::string_view digits = skip_blanks(*text);
+  if (digits.starts_with('+')) digits.remove_prefix(1);
+  int value = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return static_cast<std::uint32_t>(value);
+}
+
+std::optional<std::string> read_trimmed(int dir_fd, const char* path) {
+  char buffer[attribute_size];
+  auto text = read_small_file(dir_fd, path, buffer);
+  if (!text) return std::nullopt;
+  return std::string(trim(*text));
+}
+
+// One cpuN/cache/indexM directory; nullopt when one of its files cannot be read (perf then
+// writes no CACHE at all).
+std::optional<cache_level> read_cache_level(int index_fd) {
+  auto level = read_atoi(index_fd, "level");
+  auto line_size = read_atoi(index_fd, "coherency_line_size");
+  auto sets = read_atoi(index_fd, "number_of_sets");
+  auto ways = read_atoi(index_fd, "ways_of_associativity");
+  auto type = read_trimmed(index_fd, "type");
+  auto size = read_trimmed(index_fd, "size");
+  auto map = read_trimmed(index_fd, "shared_cpu_list");
+  if (!level || !line_size || !sets || !ways || !type || !size || !map) return std::nullopt;
+  cache_level cache{*level, *line_size, *sets, *ways, {}, {}, {}};
+  cache.type = std::move(*type);
+  cache.size = std::move(*size);
+  cache.map = std::move(*map);
+  return cache;
+}
+
+// CACHE: u32 version 1, u32 count, then per distinct cache u32 level, line size, sets, ways
+// and the strings type, size, shared CPU list. perf walks index0..index3 of every possible
+// CPU (cpu__max_cpu: the highest of `possible` + 1, or 4096 without it), stops a CPU at its
+// first missing index (offline CPUs have none), keeps the first of equal caches and sorts
+// them by level with glibc's qsort, a merge sort that keeps that order within a level. A
+// machine without cache directories (many VMs) gets an empty list, as from perf.
+std::optional<std::vector<std::byte>> cache_payload(const std::string& cpu_root) {
+  constexpr int max_cache_indexes = 4;  // perf's MAX_CACHE_LVL
+  int cpu_count = highest_listed(cpu_root + "possible").value_or(max_cpus - 1) + 1;
+  unique_fd cpu_dir = open_directory_if_present(AT_FDCWD, cpu_root.c_str());
+  if (!cpu_dir) return std::nullopt;
+  std::vector<cache_level> caches;
+  std::string path;
+  for (int cpu = 0; cpu < cpu_count; ++cpu) {
+    for (int index = 0; index < max_cache_indexes; ++index) {
+      path.assign("cpu").append(std::to_string(cpu)).append("/cache/index");
+      path.append(std::to_string(index));
+      unique_fd index_dir = open_directory_if_present(cpu_dir.get(), path.c_str());
+      if (!index_dir) break;
+      auto cache = read_cache_level(index_dir.get());
+      if (!cache) return std::nullopt;
+      if (std::find(caches.begin(), caches.end(), *cache) == caches.end())
+        caches.push_back(std::move(*cache));
+    }
+  }
+  std::stable_sort(caches.begin(), caches.end(),
+                   [](const cache_level& a, const cache_level& b) { return a.level < b.level; });
+  feature_encoder out;
+  out.u32(1);
+  out.u32(static_cast<std::uint32_t>(caches.size()));
+  for (const cache_level& cache : caches) {
+    for (std::uint32_t value : {cache.level, cache.line_size, cache.sets, cache.ways})
+      out.u32(value);
+    out.string(cache.type);
+    out.string(cache.size);
+    out.string(cache.map);
+  }
+  return out.take();
+}
+
+// block_size_bytes as perf's sysfs__read_xll reads it: hexadecimal with or without "0x",
+// text without digits is 0; an empty file or an overflow fails.
+std::optional<std::uint64_t> read_hex(const std::string& path) {
+  char buffer[64];
+  auto text = read_small_file(AT_FDCWD, path.c_str(), buffer);
+  if (!text || text->empty()) return std::nullopt;
+  std::string_view digits = skip_blanks(*text);
+  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+  std::uint64_t value = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+  if (ec == std::errc::result_out_of_range) return std::nullopt;
+  return value;
+}
+
+struct memory_node {
+  std::uint64_t node = 0;
+  std::uint64_t bits = 0;            // highest memory block + 1; 1 for a node without memory
+  std::vector<std::uint64_t> words;  // bit N set: memory block N belongs to the node
+};
+
+// The memoryN entries of one nodeN directory, as a bitmap of block numbers.
+memory_node read_memory_node(unique_fd directory, std::uint32_t node) {
+  dir_reader entries{std::move(directory)};
+  memory_node result{node, 1, {}};
+  while (auto entry = entries.next()) {
+    auto block = numbered_name(entry->name, "memory");
+    if (!block) continue;
+    result.bits = std::max<std::uint64_t>(result.bits, std::uint64_t{*block} + 1);
+    std::size_t word = *block / 64;
+    if (word >= result.words.size()) result.words.resize(word + 1, 0);
+    result.words[word] |= std::uint64_t{1} << (*block % 64);
+  }
+  result.words.resize((result.bits + 63) / 64, 0);
+  return result;
+}
+
+// MEM_TOPOLOGY: u64 version 1, u64 block size (memory/block_size_bytes), u64 count, then per
+// node (ascending) u64 node, u64 bits and perf's bitmap: u64 bits again, then the u64 words.
+// perf takes every nodeN directory, online or not, and gives up beyond 2000 nodes.
+std::optional<std::vector<std::byte>> mem_topology_payload(const std::string& sysfs_root) {
+  constexpr std::size_t max_memory_nodes = 2000;  // perf's MAX_MEMORY_NODES
+  auto block_size = read_hex(sysfs_root + "/devices/system/memory/block_size_bytes");
+  if (!block_size) return std::nullopt;
+  std::string root = sysfs_root + "/devices/system/node";
+  unique_fd directory = open_directory_if_present(AT_FDCWD, root.c_str());
+  if (!directory) return std::nullopt;
+  dir_reader entries{std::move(directory)};
+  std::vector<memory_node> nodes;
+  while (auto entry = entries.next()) {
+    auto node = numbered_name(entry->name, "node");
+    if (!node) continue;
+    if (nodes.size() >= max_memory_nodes) return std::nullopt;
+    unique_fd node_dir = open_directory_if_present(entries.fd(), entry->name.data());
+    if (!node_dir) return std::nullopt;
+    nodes.push_back(read_memory_node(std::move(node_dir), *node));
+  }
+  std::sort(nodes.begin(), nodes.end(),
+            [](const memory_node& a, const memory_node& b) { return a.node < b.node; });
+  feature_encoder out;
+  out.u64(1);
+  out.u64(*block_size);
+  out.u64(nodes.size());
+  for (const memory_node& node : nodes) {
+    out.u64(node.node);
+    out.u64(node.bits);
+    out.u64(node.bits);
+    for (std::uint64_t word : node.words) out.u64(word);
+  }
+  return out.take();
+}
+
+// Stores what `build` returns. An unexpected sysfs failure (neither absent nor denied) leaves
+// the feature out, as perf's failed write does: the header is written after the recording,
+// which must not be lost over one odd file.
+template <typename Build>
+void set_if_readable(feature_set& features, feature bit, Build build) {
+  std::optional<std::vector<std::byte>> payload;
+  try {
+    payload = build();
+  } catch (const std::system_error&) {
+    return;
+  }
+  if (payload) features.set(bit, std::move(*payload));
+}
+
 }  // namespace
 
 void add_host_features(feature_set& features, std::string_view sysfs_root,
@@ -245,6 +509,11 @@ void add_host_features(feature_set& features, std::string_view sysfs_root,
 
   if (auto numa = numa_topology_payload(std::string(sysfs_root) + "/devices/system/node/"))
     features.set(feature_numa_topology, std::move(*numa));
+
+  std::string sysfs{sysfs_root};
+  set_if_readable(features, feature_pmu_mappings, [&] { return pmu_mappings_payload(sysfs); });
+  set_if_readable(features, feature_cache, [&] { return cache_payload(cpu_root); });
+  set_if_readable(features, feature_mem_topology, [&] { return mem_topology_payload(sysfs); });
 }
 
 }  // namespace arec::io::perf

@@ -8,7 +8,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <utility>
 
+#include "io/perf_data/byte_cursor.hpp"
 #include "io/perf_data/perf_file_reader.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
@@ -65,6 +69,45 @@ void fabricate_machine(const temp_dir& tree) {
              "processor\t: 1\n"
              "vendor_id\t: OtherVendor\n");
   write_file(tree, "proc/meminfo", "MemTotal:       16303856 kB\nMemFree:         1000 kB\n");
+}
+
+// tests/fixtures/sysfs/caches-pmus-memory (see make_fixtures.sh there): PMUs, CPU caches
+// and memory blocks per node.
+std::string fixture_sysfs() {
+  return std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/sysfs/caches-pmus-memory";
+}
+
+feature_set features_of(const std::string& sysfs_root) {
+  feature_set features;
+  add_host_features(features, sysfs_root, "/nonexistent-proc");
+  return features;
+}
+
+byte_cursor cursor_of(const std::vector<std::byte>& payload) {
+  return byte_cursor(payload, 0, "feature", "test");
+}
+
+// The (type, name) pairs of a PMU_MAPPINGS payload, all of it consumed.
+std::vector<std::pair<std::uint32_t, std::string>> decode_pmu_mappings(
+    const std::vector<std::byte>& payload) {
+  auto in = cursor_of(payload);
+  std::vector<std::pair<std::uint32_t, std::string>> pmus;
+  for (auto count = in.value<std::uint32_t>(); count > 0; --count) {
+    auto type = in.value<std::uint32_t>();
+    pmus.emplace_back(type, in.string());
+  }
+  EXPECT_EQ(in.offset(), payload.size());
+  return pmus;
+}
+
+// Whether perf record with only software events lists PMUs in an order other than its
+// directory's: on an Intel CPU it looks up intel_pt and intel_bts first.
+bool perf_lists_intel_auxtrace_first() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
+  if (text.find("GenuineIntel") == std::string::npos) return false;
+  return std::filesystem::exists("/sys/bus/event_source/devices/intel_pt") ||
+         std::filesystem::exists("/sys/bus/event_source/devices/intel_bts");
 }
 
 std::string machine() {
@@ -140,9 +183,121 @@ TEST(HostFeatures, LeavesOutWhatTheMachineDoesNotDescribe) {
   add_host_features(features, tree.file("sys"), tree.file("proc"));
   EXPECT_TRUE(features.has(feature_hostname));
   EXPECT_TRUE(features.has(feature_osrelease));
-  for (feature missing : {feature_cpudesc, feature_cpuid, feature_nrcpus, feature_cpu_topology,
-                          feature_numa_topology, feature_total_mem})
+  for (feature missing :
+       {feature_cpudesc, feature_cpuid, feature_nrcpus, feature_cpu_topology, feature_numa_topology,
+        feature_total_mem, feature_pmu_mappings, feature_mem_topology})
     EXPECT_FALSE(features.has(missing)) << "feature " << missing;
+  // No cache directory is no cache, as perf writes it on machines (VMs) without them.
+  feature_encoder no_caches;
+  no_caches.u32(1);
+  no_caches.u32(0);
+  EXPECT_EQ(*features.find(feature_cache), no_caches.take());
+}
+
+// perf lists the PMUs in the order of its directory scan; it skips a PMU without a numeric
+// type (power) and a hybrid name without CPUs (cpu_atom).
+TEST(HostFeatures, PmuMappingsListTypedPmusInDirectoryOrder) {
+  feature_set features = features_of(fixture_sysfs());
+  ASSERT_TRUE(features.has(feature_pmu_mappings));
+  auto pmus = decode_pmu_mappings(*features.find(feature_pmu_mappings));
+
+  const std::map<std::string, std::uint32_t> typed{
+      {"software", 1}, {"tracepoint", 2}, {"cpu_core", 4}, {"breakpoint", 5}};
+  std::vector<std::pair<std::uint32_t, std::string>> expected;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(fixture_sysfs() + "/bus/event_source/devices")) {
+    std::string name = entry.path().filename().string();
+    if (auto at = typed.find(name); at != typed.end()) expected.emplace_back(at->second, name);
+  }
+  ASSERT_EQ(expected.size(), typed.size());
+  EXPECT_EQ(pmus, expected);
+}
+
+// Distinct caches of the online CPUs (cpu1 repeats cpu0's, cpu2 shares the L3), ordered by
+// level and, within a level, as found: cpu0's L1 data and instruction before cpu2's.
+TEST(HostFeatures, CacheKeepsDistinctCachesByLevelInTheOrderFound) {
+  feature_set features = features_of(fixture_sysfs());
+  ASSERT_TRUE(features.has(feature_cache));
+  auto in = cursor_of(*features.find(feature_cache));
+  EXPECT_EQ(in.value<std::uint32_t>(), 1u);  // version
+  struct cache {
+    std::uint32_t level, line_size, sets, ways;
+    std::string type, size, map;
+    bool operator==(const cache&) const = default;
+  };
+  std::vector<cache> caches(in.value<std::uint32_t>());
+  for (cache& c : caches) {
+    c.level = in.value<std::uint32_t>();
+    c.line_size = in.value<std::uint32_t>();
+    c.sets = in.value<std::uint32_t>();
+    c.ways = in.value<std::uint32_t>();
+    c.type = in.string();
+    c.size = in.string();
+    c.map = in.string();
+  }
+  EXPECT_EQ(in.offset(), features.find(feature_cache)->size());
+  std::vector<cache> expected{
+      {1, 64, 64, 8, "Data", "32K", "0-1"},          {1, 64, 64, 8, "Instruction", "32K", "0-1"},
+      {1, 64, 64, 8, "Data", "32K", "2-3"},          {1, 64, 64, 8, "Instruction", "32K", "2-3"},
+      {2, 64, 1024, 8, "Unified", "512K", "0-1"},    {2, 64, 1024, 8, "Unified", "512K", "2-3"},
+      {3, 64, 16384, 8, "Unified", "16384K", "0-3"},
+  };
+  ASSERT_EQ(caches.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(caches[i] == expected[i]) << "cache " << i << ": L" << caches[i].level << " "
+                                          << caches[i].type << " [" << caches[i].map << "]";
+}
+
+// A cache directory perf cannot read fully makes perf drop the whole feature.
+TEST(HostFeatures, CacheIsLeftOutWhenAnAttributeIsUnreadable) {
+  temp_dir tree;
+  fabricate_machine(tree);
+  std::string index = "sys/devices/system/cpu/cpu0/cache/index0/";
+  for (const char* name : {"level", "coherency_line_size", "number_of_sets", "type", "size",
+                           "shared_cpu_list"})  // no ways_of_associativity
+    write_file(tree, index + name, "1\n");
+  feature_set features;
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
+  EXPECT_FALSE(features.has(feature_cache));
+  EXPECT_TRUE(features.has(feature_cpu_topology));
+}
+
+// Per node (ascending) its number and the bitmap of its memory blocks, perf's bitmap
+// repeating the bit count before the words; a node without memory has one clear bit.
+TEST(HostFeatures, MemTopologyMapsMemoryBlocksPerNode) {
+  feature_set features = features_of(fixture_sysfs());
+  ASSERT_TRUE(features.has(feature_mem_topology));
+  const auto& payload = *features.find(feature_mem_topology);
+  auto in = cursor_of(payload);
+  EXPECT_EQ(in.value<std::uint64_t>(), 1u);          // version
+  EXPECT_EQ(in.value<std::uint64_t>(), 0x8000000u);  // block_size_bytes, hexadecimal
+  ASSERT_EQ(in.value<std::uint64_t>(), 3u);
+  struct node {
+    std::uint64_t number, bits;
+    std::vector<std::uint64_t> words;
+  };
+  const node expected[] = {
+      {0, 66, {0b111, std::uint64_t{1} << 1}},  // blocks 0-2 and 65; memory_failure is no block
+      {1, 5, {0b11000}},                        // blocks 3-4
+      {2, 1, {0}},                              // no memory
+  };
+  for (const node& want : expected) {
+    EXPECT_EQ(in.value<std::uint64_t>(), want.number);
+    EXPECT_EQ(in.value<std::uint64_t>(), want.bits);
+    EXPECT_EQ(in.value<std::uint64_t>(), want.bits) << "the bitmap's own size";
+    for (std::uint64_t word : want.words)
+      EXPECT_EQ(in.value<std::uint64_t>(), word) << "node " << want.number;
+  }
+  EXPECT_EQ(in.offset(), payload.size());
+}
+
+TEST(HostFeatures, MemTopologyIsLeftOutWithoutBlockSize) {
+  temp_dir tree;
+  fabricate_machine(tree);  // has node0 but no devices/system/memory
+  feature_set features;
+  add_host_features(features, tree.file("sys"), tree.file("proc"));
+  EXPECT_FALSE(features.has(feature_mem_topology));
+  EXPECT_TRUE(features.has(feature_numa_topology));
 }
 
 // The payloads must be the ones perf itself writes on this machine (NUMA free memory aside,
@@ -158,8 +313,14 @@ TEST(HostFeatures, MatchWhatPerfRecordWritesOnThisHost) {
   feature_set ours;
   add_host_features(ours);
 
-  for (feature bit : {feature_hostname, feature_osrelease, feature_arch, feature_nrcpus,
-                      feature_cpudesc, feature_cpuid, feature_total_mem, feature_cpu_topology}) {
+  std::vector<feature> same{feature_hostname,    feature_osrelease,    feature_arch,
+                            feature_nrcpus,      feature_cpudesc,      feature_cpuid,
+                            feature_total_mem,   feature_cpu_topology, feature_cache,
+                            feature_mem_topology};
+  // perf record -e cpu-clock on an Intel CPU looks up intel_pt and intel_bts before its scan
+  // and lists them first; arec lists every PMU in directory order.
+  if (!perf_lists_intel_auxtrace_first()) same.push_back(feature_pmu_mappings);
+  for (feature bit : same) {
     auto theirs = perf_file.feature(bit);
     ASSERT_TRUE(theirs) << "perf wrote no feature " << bit;
     ASSERT_TRUE(ours.has(bit)) << "we wrote no feature " << bit;
