@@ -182,6 +182,7 @@ void apply_mmap_pages(record_state& state, const option_use& use) {
 void apply_output(record_state& state, const option_use& use) {
   if (use.value.empty()) reject(use, "the output file name is empty");
   state.options.output_path = std::string(use.value);
+  state.options.output_given = true;
 }
 
 void apply_duration(record_state& state, const option_use& use) {

@@ -126,6 +126,11 @@ std::pair<std::unique_ptr<append_writer>, writer_choice> make_append_writer(
     append_writer_config config) {
   if (config.queue_depth == 0) throw std::invalid_argument("append_writer: queue_depth is 0");
   std::string reason;
+  if (config.sequential) {
+    auto writer = std::make_unique<plain_writer>(fd, std::move(path_for_messages), start_offset,
+                                                 config.queue_depth, true);
+    return {std::move(writer), writer_choice{writer_backend::plain, {}}};
+  }
   if (config.force_plain) {
     reason = "plain writes requested";
   } else if (plain_forced_by_environment()) {

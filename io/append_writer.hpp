@@ -64,11 +64,15 @@ class append_writer {
 struct append_writer_config {
   std::size_t queue_depth = 16;
   bool force_plain = false;
+  // A pipe or other unseekable output: plain writes, in order, at the descriptor's own
+  // position (io_uring would not keep concurrent writes to a pipe in order).
+  bool sequential = false;
 };
 
 // Creates the io_uring writer, or the plain one when io_uring cannot be set up (EPERM, ENOSYS,
 // EINVAL, ENOMEM from io_uring_queue_init or io_uring_register_eventfd: sysctl
-// kernel.io_uring_disabled, seccomp in containers, old kernels), when config.force_plain, or when
+// kernel.io_uring_disabled, seccomp in containers, old kernels), when config.force_plain or
+// config.sequential (then writev, with no fallback reason to print), or when
 // the environment variable AREC_FORCE_PLAIN_IO=1 is set. Writes go to `fd` starting at
 // `start_offset`; `path_for_messages` names the file in errors. Other setup failures throw
 // std::system_error; queue_depth 0 throws std::invalid_argument.

@@ -50,17 +50,41 @@ void create_output_directory(const std::string& path) {
   check_syscall(::mkdir(path.c_str(), 0700), "mkdir", path);
 }
 
-void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t offset,
-                  const std::string& path) {
+namespace {
+
+// Writes `size` bytes with `write_some(next, left, done)`, retrying short writes.
+template <typename WriteSome>
+void write_fully(const void* bytes, std::size_t size, const std::string& path,
+                 WriteSome write_some) {
   const char* next = static_cast<const char*>(bytes);
-  while (size > 0) {
-    ssize_t n = retry_on_eintr([&] { return ::pwrite(fd, next, size, static_cast<off_t>(offset)); });
+  std::size_t done = 0;
+  while (done < size) {
+    ssize_t n = retry_on_eintr([&] { return write_some(next + done, size - done, done); });
     if (n < 0) throw_errno("write", path);
     if (n == 0) throw_system_error(EIO, "write", path);
-    next += n;
-    size -= static_cast<std::size_t>(n);
-    offset += static_cast<std::uint64_t>(n);
+    done += static_cast<std::size_t>(n);
   }
+}
+
+}  // namespace
+
+void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t offset,
+                  const std::string& path) {
+  write_fully(bytes, size, path, [&](const char* from, std::size_t left, std::size_t done) {
+    return ::pwrite(fd, from, left, static_cast<off_t>(offset + done));
+  });
+}
+
+void write_all(int fd, std::span<const std::byte> bytes, const std::string& path) {
+  write_fully(bytes.data(), bytes.size(), path,
+              [&](const char* from, std::size_t left, std::size_t) {
+                return ::write(fd, from, left);
+              });
+}
+
+bool is_pipe(int fd) {
+  struct stat info {};
+  return ::fstat(fd, &info) == 0 && S_ISFIFO(info.st_mode);
 }
 
 }  // namespace arec::io

@@ -3,6 +3,8 @@
 // never followed.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "io/unique_fd.hpp"
@@ -18,5 +20,10 @@ void create_output_directory(const std::string& path);
 // Writes all of `bytes` at `offset`, retrying short writes; throws naming `path`.
 void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t offset,
                   const std::string& path);
+// Writes all of `bytes` at the descriptor's position (a pipe), retrying short writes; throws
+// naming `path`.
+void write_all(int fd, std::span<const std::byte> bytes, const std::string& path);
+// Whether `fd` is a pipe (or FIFO): perf record writes its pipe format there by default.
+bool is_pipe(int fd);
 
 }  // namespace arec::io

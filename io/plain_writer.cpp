@@ -10,8 +10,12 @@
 namespace arec::io {
 
 plain_writer::plain_writer(int fd, std::string path, std::uint64_t start_offset,
-                           std::size_t queue_depth)
-    : fd_(fd), path_(std::move(path)), offset_(start_offset), slots_(queue_depth) {}
+                           std::size_t queue_depth, bool sequential)
+    : fd_(fd),
+      path_(std::move(path)),
+      offset_(start_offset),
+      sequential_(sequential),
+      slots_(queue_depth) {}
 
 void plain_writer::submit(std::span<const std::span<const std::byte>> pieces,
                           std::uint64_t cookie) {
@@ -31,6 +35,7 @@ int plain_writer::write_all(write_request& request) const noexcept {
   while (request.remaining_bytes() > 0) {
     auto iov = request.remaining();
     ssize_t written = retry_on_eintr([&] {
+      if (sequential_) return ::writev(fd_, iov.data(), static_cast<int>(iov.size()));
       return ::pwritev(fd_, iov.data(), static_cast<int>(iov.size()),
                        static_cast<off_t>(request.offset));
     });

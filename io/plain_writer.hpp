@@ -15,7 +15,10 @@ namespace arec::io {
 // backends report errors at the same place; requests submitted after it are not written.
 class plain_writer final : public append_writer {
  public:
-  plain_writer(int fd, std::string path, std::uint64_t start_offset, std::size_t queue_depth);
+  // `sequential`: write at the descriptor's position (writev) rather than at offset() (pwritev),
+  // for pipes; offset() then only counts the bytes written.
+  plain_writer(int fd, std::string path, std::uint64_t start_offset, std::size_t queue_depth,
+               bool sequential = false);
 
   void submit(std::span<const std::span<const std::byte>> pieces, std::uint64_t cookie) override;
   bool can_submit() const override { return slots_.has_free(); }
@@ -33,6 +36,7 @@ class plain_writer final : public append_writer {
   int fd_;
   std::string path_;
   std::uint64_t offset_;
+  bool sequential_;
   request_slots slots_;
   int error_ = 0;  // the first write error, thrown by every later reap()
 };

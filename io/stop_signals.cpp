@@ -23,6 +23,9 @@ std::atomic<int> first_stop{0};
 std::atomic<unsigned> stop_count{0};
 std::atomic<unsigned> switch_count{0};
 std::atomic<int> wakeup{-1};  // the eventfd, set once before any handler is installed
+// SIGPIPE's disposition before ignore_broken_pipe(), for the workload; set once, before it forks.
+struct sigaction inherited_pipe_action {};
+bool broken_pipe_ignored = false;
 
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<unsigned>::is_always_lock_free);
 
@@ -85,11 +88,20 @@ pid_t fork_with_default_signals() {
   if (pid == 0) {
     for (int signal : stop_signals) set_action(signal, SIG_DFL);
     set_action(switch_signal, SIG_DFL);
+    if (broken_pipe_ignored) ::sigaction(SIGPIPE, &inherited_pipe_action, nullptr);
   }
   int saved_errno = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   errno = saved_errno;
   return pid;
+}
+
+void ignore_broken_pipe() {
+  if (broken_pipe_ignored) return;
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  check_syscall(::sigaction(SIGPIPE, &ignore, &inherited_pipe_action), "sigaction", "SIGPIPE");
+  broken_pipe_ignored = true;
 }
 
 void die_of(int signal) {

@@ -31,7 +31,8 @@ struct record_options {
   std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
   std::optional<std::uint32_t> mmap_pages;      // -m/--mmap-pages PAGES; a power of two
   std::optional<std::uint32_t> aux_mmap_pages;  // -m PAGES,AUX; for AUX area events only
-  std::string output_path = "perf.data";                      // -o/--output
+  std::string output_path = "perf.data";  // -o/--output; "-" is standard output (pipe mode)
+  bool output_given = false;              // -o was given (without it, a pipe on stdout is used)
   bool quiet = false;                                         // -q/--quiet
   int verbose = 0;                                            // -v/--verbose, counted
   std::optional<double> duration_s;                           // --duration SECONDS, > 0

@@ -16,8 +16,11 @@
 #include "io/append_writer.hpp"
 #include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
+#include "io/output_path.hpp"
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
+#include "io/perf_data/pipe_stream.hpp"
+#include "io/usage_error.hpp"
 #include "io/small_file.hpp"
 #include "io/stop_signals.hpp"
 #include "io/system_error.hpp"
@@ -226,7 +229,13 @@ std::string converted_name(const std::string& path) {
   return path + ".converted.data";
 }
 
-void print_summary(const record_options& options, const recording_output& output,
+// Where the recording went, for the summary: a file or directory, or standard output.
+struct written_output {
+  std::string path;  // "-" for standard output
+  std::uint64_t bytes = 0;
+};
+
+void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
                    std::uint64_t ring_pages) {
@@ -254,19 +263,21 @@ void print_summary(const record_options& options, const recording_output& output
   std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
                static_cast<unsigned long long>(total.samples),
                static_cast<unsigned long long>(total.lost),
-               static_cast<unsigned long long>(output.total_bytes()), output.path().c_str());
+               static_cast<unsigned long long>(output.bytes),
+               output.path == "-" ? "standard output" : output.path.c_str());
   if (compression.bytes_in > 0)
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
                  static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
   std::vector<std::string> remedies = loss_remedies(
-      loss_of(options, ring_pages, threads, total, compression, output.total_bytes()));
+      loss_of(options, ring_pages, threads, total, compression, output.bytes));
   if (!remedies.empty()) {
     std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
                  static_cast<unsigned long long>(total.lost));
     for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
   }
-  const std::string& path = output.path();
+  if (output.path == "-") return;  // the reader at the other end of the pipe has it
+  const std::string& path = output.path;
   std::string converted = converted_name(path);
   std::fprintf(stderr,
                "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
@@ -291,6 +302,11 @@ class recording {
 
   int run() {
     for (const std::string& note : options_.notes) say(options_, note);
+    to_pipe_ = options_.output_path == "-" ||
+               (!options_.output_given && io::is_pipe(STDOUT_FILENO));
+    if (to_pipe_ && directory())
+      throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
+    if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     std::vector<int> online = online_cpus();
     online_cpu_count_ = online.size();
     cpus_ = monitored_cpus(options_, online);
@@ -325,6 +341,8 @@ class recording {
   // (`arec -a -- cmd`, `arec -p PID -- cmd`): then its events are enabled by its exec.
   bool workload_is_target() const { return options_.pids.empty() && per_task() && child_; }
   bool directory() const { return options_.threads_spec.has_value(); }
+  // perf's pipe mode: -o -, or no -o while standard output is a pipe.
+  bool to_pipe() const { return to_pipe_; }
 
   // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
   // thread drains is not recorded at all (an event there would have no ring).
@@ -346,7 +364,9 @@ class recording {
   void open_events() {
     std::vector<event_spec> specs = options_.events;
     if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
-    if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload));
+    // In pipe mode the workload's output goes to stderr: stdout carries the recording.
+    if (!options_.workload.empty())
+      child_.emplace(workload::prepare(options_.workload, to_pipe()));
     event_target target;
     target.cpus = cpus_;
     if (!options_.pids.empty()) {
@@ -380,6 +400,15 @@ class recording {
   }
 
   void create_output() {
+    if (to_pipe()) {
+      // What a file keeps in its header leads the stream instead; the features that are
+      // only known at the end (SAMPLE_TIME, BUILD_ID) are left out, as perf does.
+      std::vector<std::byte> head =
+          io::perf::pipe_stream_head(entries_, features(stream_stats{}, compression_totals{}));
+      io::write_all(STDOUT_FILENO, head, "standard output");
+      data_offset_ = head.size();
+      return;
+    }
     output_.emplace(
         recording_output::create(options_.output_path, directory(), layout_.threads.size()));
     header_.emplace(output_->header_fd(), output_->header_path());
@@ -421,8 +450,11 @@ class recording {
   void start_streaming() {
     bool said_fallback = false;
     for (std::size_t i = 0; i < threads_.size(); ++i) {
-      auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
-                                                     directory() ? 0 : data_offset_);
+      auto [writer, choice] =
+          to_pipe() ? io::make_append_writer(STDOUT_FILENO, "standard output", data_offset_,
+                                             {.sequential = true})
+                    : io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
+                                             directory() ? 0 : data_offset_);
       if (!choice.fallback_reason.empty() && !said_fallback) {
         said_fallback = true;
         say(options_, "arec: io_uring is unavailable (" + choice.fallback_reason +
@@ -459,6 +491,7 @@ class recording {
   // synthesis is written (its features are rewritten at the end with the final counts); a
   // single file's data size is kept current while recording (keep_header_current).
   void make_recoverable() {
+    if (to_pipe()) return;  // a pipe stream is readable as far as it got
     if (directory())
       header_->write_epilogue(header_end_ - data_offset_, features({}, {}));
     else  // the synthesized records are on disk: count them now, not a second from now
@@ -489,7 +522,7 @@ class recording {
     async::timer timer(control_.get_executor());
     for (;;) {
       co_await timer.wait_for(std::chrono::seconds(1));
-      if (!directory())
+      if (!directory() && !to_pipe())
         header_->update_data_size(threads_.front()->stream.durable_offset() - data_offset_);
       if (options_.verbose && !options_.quiet) {
         status_.erase();
@@ -594,7 +627,16 @@ class recording {
     set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
   }
 
+  written_output output_written() const {
+    if (to_pipe()) return {"-", threads_.front()->stream.durable_offset()};
+    return {output_->path(), output_->total_bytes()};
+  }
+
   void finalize() {
+    if (to_pipe()) {  // everything is in the stream already
+      print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
+      return;
+    }
     // Only what is completely written counts: after a failed write the rest is not there.
     std::uint64_t data_end = directory() ? header_end_ : threads_.front()->stream.durable_offset();
     if (directory() && failed_) {
@@ -605,7 +647,7 @@ class recording {
                           "ftruncate", output_->stream_path(i));
       // The header file's features from make_recoverable() are valid; rewriting them in place
       // on a full disk could leave a feature table its header bits no longer describe.
-      print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
+      print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
       return;
     }
     try {
@@ -617,7 +659,7 @@ class recording {
       // The disk is full: no room for the features, but the data size fits in place.
       header_->update_data_size(data_end - data_offset_);
     }
-    print_summary(options_, *output_, threads_, total_, compression_, ring_pages());
+    print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
   }
 
   const record_options& options_;
@@ -630,6 +672,7 @@ class recording {
   std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
   std::optional<event_set> events_;
   std::vector<io::perf::event_entry> entries_;
+  bool to_pipe_ = false;
   std::optional<recording_output> output_;
   std::optional<io::perf::perf_file_writer> header_;
   std::optional<clock_reference> clock_;  // with -k: for CLOCKID and CLOCK_DATA

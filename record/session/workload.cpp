@@ -70,14 +70,18 @@ int find_executable(const std::string& command) {
 
 }  // namespace
 
-workload workload::prepare(std::span<const std::string> argv) {
+workload workload::prepare(std::span<const std::string> argv, bool stdout_to_stderr) {
   if (int error = find_executable(argv[0]); error != 0)
     throw workload_error("cannot run '" + argv[0] + "': " + std::strerror(error));
   auto [go_read, go_write] = make_pipe();
   auto [error_read, error_write] = make_pipe();
   pid_t recorder = ::getpid();
   pid_t pid = io::check_syscall(io::stop_signals::fork_with_default_signals(), "fork", argv[0]);
-  if (pid == 0) run_child(argv, go_read.get(), std::move(go_write), error_write.get(), recorder);
+  if (pid == 0) {
+    // As perf in pipe mode: the workload must not write into the recording's stream.
+    if (stdout_to_stderr && ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) ::_exit(127);
+    run_child(argv, go_read.get(), std::move(go_write), error_write.get(), recorder);
+  }
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) {
     int err = errno;

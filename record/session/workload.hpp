@@ -22,8 +22,9 @@ class workload_error : public std::runtime_error {
 
 class workload {
  public:
-  // Forks the child; it waits for start() before it execs `argv` (searched in PATH).
-  static workload prepare(std::span<const std::string> argv);
+  // Forks the child; it waits for start() before it execs `argv` (searched in PATH). With
+  // `stdout_to_stderr` its standard output is arec's standard error.
+  static workload prepare(std::span<const std::string> argv, bool stdout_to_stderr = false);
   workload(workload&&) noexcept;
   workload& operator=(workload&&) = delete;
   ~workload();
