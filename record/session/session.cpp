@@ -302,11 +302,6 @@ class recording {
 
   int run() {
     for (const std::string& note : options_.notes) say(options_, note);
-    to_pipe_ = options_.output_path == "-" ||
-               (!options_.output_given && io::is_pipe(STDOUT_FILENO));
-    if (to_pipe_ && directory())
-      throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
-    if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     std::vector<int> online = online_cpus();
     online_cpu_count_ = online.size();
     cpus_ = monitored_cpus(options_, online);
@@ -318,6 +313,12 @@ class recording {
       std::fputs(format_thread_layout(layout_).c_str(), stdout);
       return 0;
     }
+    // Decided after --dry-run, which writes its layout to stdout whatever stdout is.
+    to_pipe_ = options_.output_path == "-" ||
+               (!options_.output_given && io::is_pipe(STDOUT_FILENO));
+    if (to_pipe_ && directory())
+      throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
+    if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     // Everything that can fail on bad input or limits (events, ring mappings) comes before the
     // first file is created, so such a failure leaves nothing half-written.
     open_events();

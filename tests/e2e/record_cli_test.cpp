@@ -215,12 +215,13 @@ TEST_F(RecordCli, MissingWorkloadExits127WithReason) {
       << run.err;
 }
 
-TEST_F(RecordCli, MmapPagesNotPowerOfTwoIsUsageError) {
+// (A count that is not a power of two is rounded up, as perf does: RecordPerfOptions.)
+TEST_F(RecordCli, MmapPagesThatAreNotASizeAreAUsageError) {
   const std::string out = dir_.file("never.data");
   test::command_result run =
-      test::run_command(rec_.command({"-m", "3", "-a", "-o", out, "--duration", "1"}));
+      test::run_command(rec_.command({"-m", "lots", "-a", "-o", out, "--duration", "1"}));
   EXPECT_EQ(run.exit_code, 2) << run.describe();
-  expect_one_line_error(run, {"-m 3", "power of two"});
+  expect_one_line_error(run, {"-m lots", "a number of pages or a size"});
   EXPECT_FALSE(lstat_of(out));
 }
 
