@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <stdexcept>
 #include <string>
 #include <system_error>
 
@@ -23,8 +24,17 @@ ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, in
                              " KiB of locked memory: raise ulimit -l or "
                              "kernel.perf_event_mlock_kb, or use a smaller -m)");
   }
+  return adopt(std::move(mapping));
+}
+
+ring_buffer ring_buffer::adopt(io::mmap_region mapping) {
+  std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t data_size = mapping.size() > page ? mapping.size() - page : 0;
+  if (data_size == 0 || (data_size & (data_size - 1)) != 0)
+    throw std::invalid_argument("ring buffer mapping of " + std::to_string(mapping.size()) +
+                                " bytes: not a control page and a power-of-two data area");
   auto* control = reinterpret_cast<perf_event_mmap_page*>(mapping.data());
-  std::span<std::byte> data{mapping.data() + page, data_pages * page};
+  std::span<std::byte> data{mapping.data() + page, data_size};
   return ring_buffer{std::move(mapping), ring_reader{control, data}};
 }
 

@@ -15,6 +15,10 @@ class ring_buffer {
   // Maps `data_pages` (a power of two) data pages of `owner`. Throws std::system_error; EPERM
   // there usually means RLIMIT_MEMLOCK / perf_event_mlock_kb is too small for the rings.
   static ring_buffer map(const perf_event& owner, std::size_t data_pages, int cpu);
+  // Takes over a mapping laid out like a perf ring: a perf_event_mmap_page in the first page,
+  // then a power-of-two number of data pages (tests give the streamer an anonymous one).
+  // Throws std::invalid_argument when the data area is not a power of two.
+  static ring_buffer adopt(io::mmap_region mapping);
 
   ring_reader& reader() { return reader_; }
   std::size_t mapping_size() const { return mapping_.size(); }

@@ -24,18 +24,18 @@ bool hung_up(int fd) {
 }  // namespace
 
 struct streamer::ring_state {
-  ring_state(const async::executor& executor, std::size_t index, int cpu,
-             const perf_event& owner, ring_buffer mapped)
+  ring_state(const async::executor& executor, std::size_t index, int cpu, ring_buffer mapped,
+             ring_wakeup wakeup)
       : index(index),
         cpu(cpu),
-        fd(owner.fd()),
+        wakeup(wakeup),
         ring(std::move(mapped)),
-        ready(executor, fd),
+        ready(executor, wakeup.fd),
         wake(executor),
         written(executor) {}
   std::size_t index;  // in rings_
   int cpu;
-  int fd;
+  ring_wakeup wakeup;
   ring_buffer ring;
   async::readiness ready;
   async::event wake;     // a round or the stop wants this ring drained
@@ -63,10 +63,18 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
 streamer::~streamer() = default;
 
 void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
-  thread_.run_sync([&] {
-    rings_.push_back(std::make_unique<ring_state>(thread_.executor(), rings_.size(), cpu, owner,
-                                                  ring_buffer::map(owner, data_pages, cpu)));
-  });
+  thread_.run_sync(
+      [&] { adopt_ring(cpu, ring_buffer::map(owner, data_pages, cpu), ring_wakeup{owner.fd()}); });
+}
+
+void streamer::add_ring(int cpu, ring_buffer ring, ring_wakeup wakeup) {
+  thread_.run_sync([&] { adopt_ring(cpu, std::move(ring), wakeup); });
+}
+
+// On the streaming thread, before start(): the ring's waits belong to its executor.
+void streamer::adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup) {
+  rings_.push_back(std::make_unique<ring_state>(thread_.executor(), rings_.size(), cpu,
+                                                std::move(ring), wakeup));
 }
 
 std::vector<int> streamer::cpus() const {
@@ -146,7 +154,11 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
       co_await ring.wake.wait();
     } else if (!forced) {
       bool readable = co_await ring.ready.readable();
-      if (readable && ring.ring.reader().unread_bytes() == 0) ring.hung_up = hung_up(ring.fd);
+      if (readable && ring.wakeup.acknowledge) ring.wakeup.acknowledge(ring.wakeup.fd);
+      // A wakeup that leaves nothing to drain may be a hang-up: then the fd is readable at once
+      // on every wait. Holding less than --mmap-flush is the same as empty here.
+      if (readable && ring.ring.reader().unread_bytes() < config_.mmap_flush)
+        ring.hung_up = hung_up(ring.wakeup.fd);
     }
     if (stopping_) break;
     std::uint64_t wanted = ring.round_wanted;

@@ -19,10 +19,10 @@
 #include "async/spawn.hpp"
 #include "async/timer.hpp"
 #include "io/cpu_list.hpp"
+#include "record/events/perf_event.hpp"
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/data_stream.hpp"
 #include "record/streaming/model_feed.hpp"
-#include "record/events/perf_event.hpp"
 #include "record/streaming/record_scan.hpp"
 #include "record/streaming/ring_buffer.hpp"
 #include "record/streaming/stream_stats.hpp"
@@ -48,6 +48,16 @@ struct streamer_progress {
   std::uint32_t fullest_permille = 0;  // the fullest ring's fill in the last round, 0..1000
 };
 
+// How a ring tells its streamer that it holds records to drain.
+struct ring_wakeup {
+  // Readable when the ring passed its wakeup watermark; hung up (POLLHUP) once nothing will
+  // wake the ring any more. Not owned: it must stay open while the streamer lives.
+  int fd = -1;
+  // Takes a wakeup back, for an fd that stays readable until it is read (a test's pipe). Null
+  // for a perf event fd: the kernel clears the ring's wakeup when the fd is polled.
+  void (*acknowledge)(int fd) = nullptr;
+};
+
 class streamer {
  public:
   // `on_failure` runs on the streaming thread when a write fails; the streamer then stops by
@@ -59,6 +69,9 @@ class streamer {
   // Maps the ring of `owner` (the event owning cpu's ring) from the streaming thread, so the
   // mapping's pages are first touched on the thread's own CPUs.
   void add_ring(int cpu, const perf_event& owner, std::size_t data_pages);
+  // Adds a ring the caller mapped (ring_buffer::adopt) and wakes through `wakeup`: how tests
+  // drain a ring they write themselves.
+  void add_ring(int cpu, ring_buffer ring, ring_wakeup wakeup);
   // Starts the coroutines writing through `writer`; the thread then runs until stop() and the
   // final drain. The rings must be mapped before anything they record is lost, so they are
   // added first and the writer comes when the file's position is known.
@@ -94,6 +107,7 @@ class streamer {
  private:
   struct ring_state;
 
+  void adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup);
   async::task<void> drain_ring(ring_state& ring);
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
