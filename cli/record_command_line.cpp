@@ -243,18 +243,18 @@ bool same_letters(std::string_view a, std::string_view b) {
 }
 
 void apply_clockid(record_state& state, const option_use& use) {
-  if (state.options.clockid) reject(use, "the clock is given twice");
+  if (state.options.attrs.clockid) reject(use, "the clock is given twice");
   std::string_view name = use.value;
   int number = 0;
   auto [stop, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
   if (!name.empty() && ec == std::errc{} && stop == name.data() + name.size()) {
-    state.options.clockid = number;
+    state.options.attrs.clockid = number;
     return;
   }
   if (name.size() > 6 && same_letters(name.substr(0, 6), "CLOCK_")) name.remove_prefix(6);
   for (const auto& [known, id] : clock_names)
     if (same_letters(name, known)) {
-      state.options.clockid = id;
+      state.options.attrs.clockid = id;
       return;
     }
   reject(use, "unknown clock (expected monotonic, monotonic_raw, realtime, boottime, tai, "
@@ -263,9 +263,9 @@ void apply_clockid(record_state& state, const option_use& use) {
 
 // --all-user and --all-kernel contradict each other, as in perf.
 void set_privileges(record_state& state, privilege_scope scope) {
-  if (state.options.privileges != privilege_scope::as_given && state.options.privileges != scope)
+  if (state.options.attrs.privileges != privilege_scope::as_given && state.options.attrs.privileges != scope)
     throw io::usage_error("--all-user and --all-kernel are exclusive");
-  state.options.privileges = scope;
+  state.options.attrs.privileges = scope;
 }
 
 // A perf option whose effect arec always has: accepted so that perf command lines work.
@@ -283,7 +283,7 @@ constexpr std::array record_table{
     record_spec{"cpu", 'C', required, "LIST", "sample only on the CPUs in LIST, e.g. 0-3,8",
                 "all online CPUs", target, apply_cpus},
     record_spec{"no-inherit", 'i', none, "", "child tasks do not inherit the events", "", target,
-                [](record_state& s, const option_use&) { s.options.inherit = false; }},
+                [](record_state& s, const option_use&) { s.options.attrs.inherit = false; }},
     record_spec{"pid", 'p', required, "PID[,PID...]",
                 "sample existing processes (all their threads); repeatable", "", target,
                 apply_pids},
@@ -301,7 +301,7 @@ constexpr std::array record_table{
                 events, [](record_state& s, const option_use&) { s.options.strict_freq = true; }},
     record_spec{"no-samples", 'n', none, "",
                 "do not sample: record only what runs (MMAP, COMM, FORK...)", "", events,
-                [](record_state& s, const option_use&) { s.options.no_samples = true; }},
+                [](record_state& s, const option_use&) { s.options.attrs.no_samples = true; }},
     record_spec{"all-user", 0, none, "",
                 "sample every event in user space only, whatever its modifiers", "", events,
                 [](record_state& s, const option_use&) {
@@ -323,9 +323,9 @@ constexpr std::array record_table{
     record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "",
                 events, always_so},
     record_spec{"switch-events", 0, none, "", "record context switches (SWITCH records)", "",
-                events, [](record_state& s, const option_use&) { s.options.switch_events = true; }},
+                events, [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
     record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
-                [](record_state& s, const option_use&) { s.options.namespaces = true; }},
+                [](record_state& s, const option_use&) { s.options.attrs.namespaces = true; }},
     record_spec{"count", 'c', required, "PERIOD", "sample once every PERIOD events (not with -F)",
                 "", events, apply_period},
     record_spec{
@@ -369,7 +369,7 @@ constexpr std::array record_table{
                 "128 pages, 512K", buffers, apply_mmap_pages},
     record_spec{"no-buffering", 0, none, "",
                 "drain the rings at every record rather than when --mmap-flush bytes are there",
-                "", buffers, [](record_state& s, const option_use&) { s.options.no_buffering = true; }},
+                "", buffers, [](record_state& s, const option_use&) { s.options.attrs.no_buffering = true; }},
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},

@@ -16,6 +16,17 @@ enum class call_graph_mode { none, fp, dwarf };
 // --all-user / --all-kernel: one privilege level for every event, overriding :u/:k.
 enum class privilege_scope { as_given, user_only, kernel_only };
 
+// What the options ask of every event's attr, handed to event_attrs as one.
+struct attr_options {
+  bool inherit = true;                                     // false with -i/--no-inherit
+  privilege_scope privileges = privilege_scope::as_given;  // --all-user, --all-kernel
+  std::optional<int> clockid;                              // -k/--clockid: times from it
+  bool switch_events = false;  // --switch-events: the tracking event writes SWITCH records
+  bool namespaces = false;     // --namespaces: ... and NAMESPACES records
+  bool no_samples = false;     // -n/--no-samples: events count but never sample
+  bool no_buffering = false;   // --no-buffering: every record wakes the drain
+};
+
 inline constexpr std::uint64_t default_frequency_hz = 4000;
 inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
 inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
@@ -41,13 +52,7 @@ struct record_options {
   std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
   bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
-  bool inherit = true;                         // false with -i/--no-inherit
-  privilege_scope privileges = privilege_scope::as_given;  // --all-user, --all-kernel
-  std::optional<int> clockid;                  // -k/--clockid: times from this clock
-  bool switch_events = false;                  // --switch-events: SWITCH records
-  bool namespaces = false;                     // --namespaces: NAMESPACES records
-  bool no_samples = false;                     // -n/--no-samples: side-band records only
-  bool no_buffering = false;                   // --no-buffering: wake the drain at every record
+  attr_options attrs;                          // what every event's attr gets
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1

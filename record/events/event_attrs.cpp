@@ -13,19 +13,19 @@ perf_event_attr base_attr(const sampling_config& config) {
   attr.size = sizeof attr;
   attr.sample_type = common_sample_type;
   attr.sample_id_all = 1;
-  attr.inherit = config.inherit ? 1 : 0;
+  attr.inherit = config.attrs.inherit ? 1 : 0;
   attr.exclude_guest = 1;
   attr.disabled = 1;
   attr.enable_on_exec = config.workload ? 1 : 0;
-  if (config.no_buffering) {
+  if (config.attrs.no_buffering) {
     attr.wakeup_events = 1;  // as perf: no watermark, a wakeup per record
   } else if (config.wakeup_bytes) {
     attr.watermark = 1;
     attr.wakeup_watermark = config.wakeup_bytes;
   }
-  if (config.clockid) {  // all events on one clock, or their records could not be ordered
+  if (config.attrs.clockid) {  // all events on one clock, or their records could not be ordered
     attr.use_clockid = 1;
-    attr.clockid = *config.clockid;
+    attr.clockid = *config.attrs.clockid;
   }
   return attr;
 }
@@ -40,19 +40,13 @@ sampling_config make_sampling_config(const record_options& options, bool workloa
   config.dwarf_stack_size = options.dwarf_stack_size;
   config.workload = workload;
   config.mmap_build_ids = options.buildid_mmap;
-  config.inherit = options.inherit;
-  config.privileges = options.privileges;
-  config.clockid = options.clockid;
-  config.switch_events = options.switch_events;
-  config.namespaces = options.namespaces;
-  config.no_samples = options.no_samples;
-  config.no_buffering = options.no_buffering;
+  config.attrs = options.attrs;
   return config;
 }
 
 std::string limit_frequency(sampling_config& config, bool given_by_user, std::uint64_t max_rate,
                             bool strict) {
-  if (config.period || config.no_samples || config.frequency <= max_rate) return {};
+  if (config.period || config.attrs.no_samples || config.frequency <= max_rate) return {};
   std::string from = std::to_string(config.frequency), to = std::to_string(max_rate);
   if (strict && given_by_user)
     throw std::runtime_error("maximum frequency rate (" + to + " Hz) exceeded by -F " + from +
@@ -77,10 +71,14 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   attr.exclude_kernel = event.exclude_kernel;
   attr.exclude_hv = event.exclude_hv;
   attr.exclude_guest = event.exclude_guest;
+  attr.exclude_host = event.exclude_host;
+  attr.exclude_idle = event.exclude_idle;
+  attr.pinned = event.pinned;
+  attr.exclusive = event.exclusive;
   attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
-  if (config.privileges != privilege_scope::as_given) {  // as perf: the modifiers give way
-    attr.exclude_kernel = config.privileges == privilege_scope::user_only ? 1 : 0;
-    attr.exclude_user = config.privileges == privilege_scope::kernel_only ? 1 : 0;
+  if (config.attrs.privileges != privilege_scope::as_given) {  // as perf: the modifiers give way
+    attr.exclude_kernel = config.attrs.privileges == privilege_scope::user_only ? 1 : 0;
+    attr.exclude_user = config.attrs.privileges == privilege_scope::kernel_only ? 1 : 0;
   }
   attr.sample_type |= PERF_SAMPLE_PERIOD;
   bool tracepoint = event.type == PERF_TYPE_TRACEPOINT;
@@ -95,7 +93,7 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   }
   // -n: as perf, the period or frequency is cleared (freq stays): the event counts but never
   // samples, and the tracking event's side-band records are all that is recorded.
-  if (config.no_samples) attr.sample_period = 0;
+  if (config.attrs.no_samples) attr.sample_period = 0;
   switch (config.call_graph) {
     case call_graph_mode::none:
       break;
@@ -132,8 +130,8 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.task = 1;
   attr.ksymbol = 1;
   attr.bpf_event = 1;
-  attr.context_switch = config.switch_events ? 1 : 0;
-  attr.namespaces = config.namespaces ? 1 : 0;
+  attr.context_switch = config.attrs.switch_events ? 1 : 0;
+  attr.namespaces = config.attrs.namespaces ? 1 : 0;
   return attr;
 }
 

@@ -36,13 +36,7 @@ struct sampling_config {
   std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
   bool workload = false;           // enable at the workload's exec instead of by ioctl
   bool mmap_build_ids = false;     // --buildid-mmap: MMAP2 records carry build-ids
-  bool inherit = true;             // children of the targets are recorded too
-  privilege_scope privileges = privilege_scope::as_given;
-  std::optional<int> clockid;      // every event's times from this clock (use_clockid)
-  bool switch_events = false;      // the tracking event writes SWITCH records
-  bool namespaces = false;         // the tracking event writes NAMESPACES records
-  bool no_samples = false;         // sampling events count but never sample
-  bool no_buffering = false;       // every record wakes the drain
+  attr_options attrs;              // -i, --all-user, -k, --switch-events, -n... as given
 };
 
 sampling_config make_sampling_config(const record_options& options, bool workload);

@@ -84,14 +84,28 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
 }
 
 // Applies perf's modifier letters: naming any of u/k/h first excludes all three, then each
-// letter re-includes its own privilege level; each 'p' raises the precision by one.
+// letter re-includes its own privilege level; G/H do the same for guest and host; each 'p'
+// raises the precision by one. Until G or H is named, 'u' and 'p' exclude guests (as perf on a
+// host that is not a guest).
 void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name) {
   if (modifiers.empty()) throw io::usage_error("empty modifier in event " + quoted(name));
   bool excluding = false;
+  bool guest_or_host_named = false;
   event.exclude_guest = false;
   for (char letter : modifiers) {
-    if (letter == 'u' || letter == 'p') event.exclude_guest = true;
-    if (letter == 'u' || letter == 'k' || letter == 'h') {
+    if ((letter == 'u' || letter == 'p') && !guest_or_host_named) event.exclude_guest = true;
+    if (letter == 'G' || letter == 'H') {
+      if (!guest_or_host_named) event.exclude_guest = event.exclude_host = true;
+      guest_or_host_named = true;
+      if (letter == 'G') event.exclude_guest = false;
+      if (letter == 'H') event.exclude_host = false;
+    } else if (letter == 'I') {
+      event.exclude_idle = true;
+    } else if (letter == 'D') {
+      event.pinned = true;
+    } else if (letter == 'e') {
+      event.exclusive = true;
+    } else if (letter == 'u' || letter == 'k' || letter == 'h') {
       if (!excluding) event.exclude_user = event.exclude_kernel = event.exclude_hv = true;
       excluding = true;
       if (letter == 'u') event.exclude_user = false;
@@ -104,7 +118,7 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       event.precise_max = true;
     } else {
       throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                        quoted(name) + " (supported: u, k, h, p, P)");
+                        quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P)");
     }
   }
 }

@@ -21,8 +21,13 @@ struct event_spec {
   bool exclude_user = false;
   bool exclude_kernel = false;
   bool exclude_hv = false;
-  // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do.
+  // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do, until :G or :H
+  // names guest or host counting explicitly.
   bool exclude_guest = true;
+  bool exclude_host = false;  // :G (guest only)
+  bool exclude_idle = false;  // :I
+  bool pinned = false;        // :D, always on the PMU
+  bool exclusive = false;     // :e, alone on the PMU
   std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
   // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it
   // until the kernel accepts, as perf does; explicit 'p's are never lowered.
@@ -38,7 +43,8 @@ struct event_spec {
 // idle-cycles-backend. Software: cpu-clock, task-clock, page-faults/faults,
 // context-switches/cs, cpu-migrations/migrations, minor-faults, major-faults,
 // alignment-faults, emulation-faults, dummy, bpf-output, cgroup-switches. Raw: "rHEX".
-// These take modifiers after a ':' made only of the letters u, k, h, P and up to three p's.
+// These take modifiers after a ':' made only of the letters u, k, h, G, H, I, D, e, P and up
+// to three p's.
 // Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
 // Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
 // "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x' ...".

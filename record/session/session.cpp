@@ -397,7 +397,7 @@ class recording {
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));
     entries_ = file_events(*events_);
-    if (options_.clockid) clock_ = read_clock_reference(*options_.clockid);
+    if (options_.attrs.clockid) clock_ = read_clock_reference(*options_.attrs.clockid);
   }
 
   void create_output() {
@@ -422,7 +422,7 @@ class recording {
     config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
     config.compression_level = options_.compression_level;
     // As perf does, a flush threshold above a quarter of the ring could let the ring fill up.
-    config.mmap_flush = options_.no_buffering
+    config.mmap_flush = options_.attrs.no_buffering
                             ? 1
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.fixups.clear_leaked_build_id_flags =
@@ -615,7 +615,7 @@ class recording {
     if (clock_) {
       set.set(io::perf::feature_clockid, io::perf::clockid_payload(clock_->resolution_ns));
       set.set(io::perf::feature_clock_data,
-              io::perf::clock_data_payload(static_cast<std::uint32_t>(*options_.clockid),
+              io::perf::clock_data_payload(static_cast<std::uint32_t>(*options_.attrs.clockid),
                                            clock_->wall_clock_ns, clock_->clock_ns));
     }
     return set;

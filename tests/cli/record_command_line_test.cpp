@@ -419,24 +419,24 @@ TEST(RecordOptions, DryRun) {
 // ---- perf record's event and output flags ---------------------------------------------------
 
 TEST(RecordOptions, InheritAndPrivilegeScope) {
-  EXPECT_TRUE(parse({}).inherit);
-  EXPECT_FALSE(parse({"-i"}).inherit);
-  EXPECT_FALSE(parse({"--no-inherit"}).inherit);
-  EXPECT_EQ(parse({}).privileges, privilege_scope::as_given);
-  EXPECT_EQ(parse({"--all-user"}).privileges, privilege_scope::user_only);
-  EXPECT_EQ(parse({"--all-kernel", "--all-kernel"}).privileges, privilege_scope::kernel_only);
+  EXPECT_TRUE(parse({}).attrs.inherit);
+  EXPECT_FALSE(parse({"-i"}).attrs.inherit);
+  EXPECT_FALSE(parse({"--no-inherit"}).attrs.inherit);
+  EXPECT_EQ(parse({}).attrs.privileges, privilege_scope::as_given);
+  EXPECT_EQ(parse({"--all-user"}).attrs.privileges, privilege_scope::user_only);
+  EXPECT_EQ(parse({"--all-kernel", "--all-kernel"}).attrs.privileges, privilege_scope::kernel_only);
   EXPECT_EQ(error_of({"--all-user", "--all-kernel"}), "--all-user and --all-kernel are exclusive");
 }
 
 TEST(RecordOptions, ClockidTakesPerfsNamesAndNumbers) {
-  EXPECT_FALSE(parse({}).clockid);
-  EXPECT_EQ(parse({"-k", "monotonic"}).clockid, CLOCK_MONOTONIC);
-  EXPECT_EQ(parse({"-k", "mono"}).clockid, CLOCK_MONOTONIC);
-  EXPECT_EQ(parse({"-k", "CLOCK_MONOTONIC_RAW"}).clockid, CLOCK_MONOTONIC_RAW);
-  EXPECT_EQ(parse({"-k", "clock_boottime"}).clockid, CLOCK_BOOTTIME);
-  EXPECT_EQ(parse({"--clockid=Real"}).clockid, CLOCK_REALTIME);
-  EXPECT_EQ(parse({"-k", "tai"}).clockid, CLOCK_TAI);
-  EXPECT_EQ(parse({"-k", "7"}).clockid, 7);
+  EXPECT_FALSE(parse({}).attrs.clockid);
+  EXPECT_EQ(parse({"-k", "monotonic"}).attrs.clockid, CLOCK_MONOTONIC);
+  EXPECT_EQ(parse({"-k", "mono"}).attrs.clockid, CLOCK_MONOTONIC);
+  EXPECT_EQ(parse({"-k", "CLOCK_MONOTONIC_RAW"}).attrs.clockid, CLOCK_MONOTONIC_RAW);
+  EXPECT_EQ(parse({"-k", "clock_boottime"}).attrs.clockid, CLOCK_BOOTTIME);
+  EXPECT_EQ(parse({"--clockid=Real"}).attrs.clockid, CLOCK_REALTIME);
+  EXPECT_EQ(parse({"-k", "tai"}).attrs.clockid, CLOCK_TAI);
+  EXPECT_EQ(parse({"-k", "7"}).attrs.clockid, 7);
   EXPECT_EQ(error_of({"-k", "sundial"}),
             "-k sundial: unknown clock (expected monotonic, monotonic_raw, realtime, boottime, "
             "tai, another clock_gettime() name or a number)");
@@ -445,14 +445,14 @@ TEST(RecordOptions, ClockidTakesPerfsNamesAndNumbers) {
 
 TEST(RecordOptions, SideBandAndBufferingFlags) {
   record_options plain = parse({});
-  EXPECT_FALSE(plain.switch_events || plain.namespaces || plain.no_samples ||
-               plain.no_buffering || plain.strict_freq || plain.no_buildid);
+  EXPECT_FALSE(plain.attrs.switch_events || plain.attrs.namespaces || plain.attrs.no_samples ||
+               plain.attrs.no_buffering || plain.strict_freq || plain.no_buildid);
   record_options all = parse({"--switch-events", "--namespaces", "-n", "--no-buffering",
                               "--strict-freq", "-B"});
-  EXPECT_TRUE(all.switch_events);
-  EXPECT_TRUE(all.namespaces);
-  EXPECT_TRUE(all.no_samples);
-  EXPECT_TRUE(all.no_buffering);
+  EXPECT_TRUE(all.attrs.switch_events);
+  EXPECT_TRUE(all.attrs.namespaces);
+  EXPECT_TRUE(all.attrs.no_samples);
+  EXPECT_TRUE(all.attrs.no_buffering);
   EXPECT_TRUE(all.strict_freq);
   EXPECT_TRUE(all.no_buildid);
 }

@@ -24,7 +24,8 @@ std::string first_event_fields(const std::string& data) {
   EXPECT_EQ(evlist.exit_code, 0) << evlist.describe();
   std::string line = evlist.out.substr(0, evlist.out.find('\n'));
   static const std::regex field(
-      R"((exclude_(user|kernel|hv|guest): 1|precise_ip: \d|sample_freq \}: \d+))");
+      R"((exclude_(user|kernel|hv|guest|host|idle): 1|pinned: 1|exclusive: 1|precise_ip: \d|)"
+      R"(sample_freq \}: \d+))");
   std::string fields;
   for (std::sregex_iterator it(line.begin(), line.end(), field), end; it != end; ++it)
     fields += it->str() + " ";
@@ -50,7 +51,9 @@ class RecordEvents : public ::testing::Test {
 TEST_F(RecordEvents, ModifiersSetTheAttrAsPerfDoes) {
   for (const char* event : {"cpu-clock", "cpu-clock:u", "cpu-clock:k", "cpu-clock:h",
                             "cpu-clock:uk", "cpu-clock:p", "cpu-clock:ppp", "cpu-clock:P",
-                            "cpu-clock:upp", "task-clock:kP", "cycles:P"}) {
+                            "cpu-clock:upp", "task-clock:kP", "cycles:P", "cpu-clock:G",
+                            "cpu-clock:H", "cpu-clock:uG", "cpu-clock:Gu", "cpu-clock:kH",
+                            "cpu-clock:GH", "cpu-clock:I", "cpu-clock:D", "cpu-clock:e"}) {
     SCOPED_TRACE(event);
     const std::string ours = dir_.file("ours.data"), theirs = dir_.file("theirs.data");
     test::command_result run = record_true(rec_.command({"-q", "-e", event, "-o", ours}));

@@ -68,10 +68,10 @@ TEST(EventAttrs, PerfRecordFlagsReachTheAttrs) {
   event_spec clock = parse_event_spec("cpu-clock:k");
   sampling_config config;
   EXPECT_EQ(sampling_attr(clock, config).inherit, 1u);
-  config.inherit = false;
-  config.privileges = privilege_scope::user_only;  // overrides the :k modifier
-  config.clockid = CLOCK_MONOTONIC_RAW;
-  config.no_buffering = true;
+  config.attrs.inherit = false;
+  config.attrs.privileges = privilege_scope::user_only;  // overrides the :k modifier
+  config.attrs.clockid = CLOCK_MONOTONIC_RAW;
+  config.attrs.no_buffering = true;
   config.wakeup_bytes = 4096;
   for (const perf_event_attr& attr : {sampling_attr(clock, config), tracking_attr(config)}) {
     EXPECT_EQ(attr.inherit, 0u);
@@ -83,7 +83,7 @@ TEST(EventAttrs, PerfRecordFlagsReachTheAttrs) {
   perf_event_attr user = sampling_attr(clock, config);
   EXPECT_EQ(user.exclude_kernel, 1u);
   EXPECT_EQ(user.exclude_user, 0u);
-  config.privileges = privilege_scope::kernel_only;
+  config.attrs.privileges = privilege_scope::kernel_only;
   perf_event_attr kernel = sampling_attr(parse_event_spec("cpu-clock:u"), config);
   EXPECT_EQ(kernel.exclude_kernel, 0u);
   EXPECT_EQ(kernel.exclude_user, 1u);
@@ -91,8 +91,8 @@ TEST(EventAttrs, PerfRecordFlagsReachTheAttrs) {
 
 TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
   sampling_config config;
-  config.switch_events = true;
-  config.namespaces = true;
+  config.attrs.switch_events = true;
+  config.attrs.namespaces = true;
   perf_event_attr tracking = tracking_attr(config);
   EXPECT_EQ(tracking.context_switch, 1u);
   EXPECT_EQ(tracking.namespaces, 1u);
@@ -103,7 +103,7 @@ TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
 
 TEST(EventAttrs, NoSamplesClearsThePeriodAsPerfDoes) {
   sampling_config config;
-  config.no_samples = true;
+  config.attrs.no_samples = true;
   perf_event_attr by_frequency = sampling_attr(parse_event_spec("cpu-clock"), config);
   EXPECT_EQ(by_frequency.freq, 1u);
   EXPECT_EQ(by_frequency.sample_freq, 0u);

@@ -134,9 +134,34 @@ TEST(EventSpec, PreciseModifiersCountUpToThree) {
   EXPECT_NE(usage_message("cycles:pppp").find("at most three 'p' modifiers"), std::string::npos);
 }
 
+// perf's rule: naming G or H first excludes both, then each letter re-includes its own; from
+// then on 'u' and 'p' leave the guest setting alone.
+TEST(EventSpec, GuestAndHostModifiersAsPerfSetsThem) {
+  event_spec guest = parse_event_spec("cpu-clock:G");
+  EXPECT_FALSE(guest.exclude_guest);
+  EXPECT_TRUE(guest.exclude_host);
+  event_spec host = parse_event_spec("cpu-clock:H");
+  EXPECT_TRUE(host.exclude_guest);
+  EXPECT_FALSE(host.exclude_host);
+  event_spec both = parse_event_spec("cpu-clock:GH");
+  EXPECT_FALSE(both.exclude_guest);
+  EXPECT_FALSE(both.exclude_host);
+  EXPECT_FALSE(parse_event_spec("cpu-clock:Gu").exclude_guest) << "u after G keeps the guest";
+  EXPECT_FALSE(parse_event_spec("cpu-clock:uG").exclude_guest) << "G re-includes the guest";
+  EXPECT_FALSE(parse_event_spec("cpu-clock:u").exclude_host);
+}
+
+TEST(EventSpec, IdlePinnedAndExclusiveModifiers) {
+  event_spec event = parse_event_spec("cpu-clock:IDe");
+  EXPECT_TRUE(event.exclude_idle);
+  EXPECT_TRUE(event.pinned);
+  EXPECT_TRUE(event.exclusive);
+  EXPECT_FALSE(parse_event_spec("cpu-clock").pinned);
+}
+
 TEST(EventSpec, UnknownModifierOfKnownEventIsNamed) {
   EXPECT_EQ(usage_message("cycles:x"),
-            "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, p, P)");
+            "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, G, H, I, D, e, p, P)");
   EXPECT_EQ(usage_message("cycles:"), "empty modifier in event 'cycles:'");
 }
 
