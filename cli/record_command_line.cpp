@@ -290,7 +290,7 @@ constexpr std::array record_table{
     record_spec{
         "event", 'e', required, "EVENT[,EVENT...]",
         "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
-        "page-faults, ...) with optional :u/:k/:h/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
+        "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
         "or a raw rHEX; see 'perf list'",
         "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
     record_spec{"freq", 'F', required, "HZ|max",
