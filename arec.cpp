@@ -7,9 +7,9 @@
 #include <variant>
 #include <vector>
 
-#include "io/stop_signals.hpp"
 #include "cli/convert_command.hpp"
 #include "cli/record_command_line.hpp"
+#include "io/stop_signals.hpp"
 #include "record/session/session.hpp"
 #include "record/session/workload.hpp"
 

@@ -24,8 +24,8 @@ constexpr std::array convert_table{
                    if (use.value.empty()) reject(use, "the input file name is empty");
                    s.options.input = std::string(use.value);
                  }},
-    convert_spec{"output", 'o', required, "FILE", "write the perf.data file FILE", "perf.converted.data",
-                 files,
+    convert_spec{"output", 'o', required, "FILE", "write the perf.data file FILE",
+                 "perf.converted.data", files,
                  [](convert_state& s, const option_use& use) {
                    if (use.value.empty()) reject(use, "the output file name is empty");
                    s.options.output = std::string(use.value);

@@ -1,8 +1,7 @@
 #include "cli/record_command_line.hpp"
 
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -257,13 +256,15 @@ void apply_clockid(record_state& state, const option_use& use) {
       state.options.attrs.clockid = id;
       return;
     }
-  reject(use, "unknown clock (expected monotonic, monotonic_raw, realtime, boottime, tai, "
-              "another clock_gettime() name or a number)");
+  reject(use,
+         "unknown clock (expected monotonic, monotonic_raw, realtime, boottime, tai, "
+         "another clock_gettime() name or a number)");
 }
 
 // --all-user and --all-kernel contradict each other, as in perf.
 void set_privileges(record_state& state, privilege_scope scope) {
-  if (state.options.attrs.privileges != privilege_scope::as_given && state.options.attrs.privileges != scope)
+  if (state.options.attrs.privileges != privilege_scope::as_given &&
+      state.options.attrs.privileges != scope)
     throw io::usage_error("--all-user and --all-kernel are exclusive");
   state.options.attrs.privileges = scope;
 }
@@ -287,12 +288,11 @@ constexpr std::array record_table{
     record_spec{"pid", 'p', required, "PID[,PID...]",
                 "sample existing processes (all their threads); repeatable", "", target,
                 apply_pids},
-    record_spec{
-        "event", 'e', required, "EVENT[,EVENT...]",
-        "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
-        "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a tracepoint SYSTEM:EVENT "
-        "or a raw rHEX; see 'perf list'",
-        "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
+    record_spec{"event", 'e', required, "EVENT[,EVENT...]",
+                "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
+                "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a "
+                "tracepoint SYSTEM:EVENT or a raw rHEX; see 'perf list'",
+                "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
     record_spec{"freq", 'F', required, "HZ|max",
                 "sample HZ times a second; 'max' is kernel.perf_event_max_sample_rate", "4000 Hz",
                 events, apply_frequency},
@@ -302,11 +302,10 @@ constexpr std::array record_table{
     record_spec{"no-samples", 'n', none, "",
                 "do not sample: record only what runs (MMAP, COMM, FORK...)", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.no_samples = true; }},
-    record_spec{"all-user", 0, none, "",
-                "sample every event in user space only, whatever its modifiers", "", events,
-                [](record_state& s, const option_use&) {
-                  set_privileges(s, privilege_scope::user_only);
-                }},
+    record_spec{
+        "all-user", 0, none, "", "sample every event in user space only, whatever its modifiers",
+        "", events,
+        [](record_state& s, const option_use&) { set_privileges(s, privilege_scope::user_only); }},
     record_spec{"all-kernel", 0, none, "",
                 "sample every event in kernel space only, whatever its modifiers", "", events,
                 [](record_state& s, const option_use&) {
@@ -320,10 +319,11 @@ constexpr std::array record_table{
                 always_so},
     record_spec{"sample-cpu", 0, none, "", "record the sample cpu (arec always does)", "", events,
                 always_so},
-    record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "",
-                events, always_so},
+    record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "", events,
+                always_so},
     record_spec{"switch-events", 0, none, "", "record context switches (SWITCH records)", "",
-                events, [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
+                events,
+                [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
     record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.namespaces = true; }},
     record_spec{"count", 'c', required, "PERIOD", "sample once every PERIOD events (not with -F)",
@@ -368,8 +368,9 @@ constexpr std::array record_table{
                 "up to a power of two pages; AUX sizes the AUX area of AUX tracing events",
                 "128 pages, 512K", buffers, apply_mmap_pages},
     record_spec{"no-buffering", 0, none, "",
-                "drain the rings at every record rather than when --mmap-flush bytes are there",
-                "", buffers, [](record_state& s, const option_use&) { s.options.attrs.no_buffering = true; }},
+                "drain the rings at every record rather than when --mmap-flush bytes are there", "",
+                buffers,
+                [](record_state& s, const option_use&) { s.options.attrs.no_buffering = true; }},
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},
@@ -388,9 +389,10 @@ constexpr std::array record_table{
     record_spec{
         "help", 'h', none, "", "show this help and exit", "", help,
         [](record_state& s, const option_use&) { s.request = record_state::request_kind::help; }},
-    record_spec{
-        "version", 0, none, "", "show arec's version and exit", "", help,
-        [](record_state& s, const option_use&) { s.request = record_state::request_kind::version; }},
+    record_spec{"version", 0, none, "", "show arec's version and exit", "", help,
+                [](record_state& s, const option_use&) {
+                  s.request = record_state::request_kind::version;
+                }},
 };
 
 }  // namespace
@@ -403,15 +405,15 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   record_options& options = state.options;
   if (options.frequency && options.period)
     throw io::usage_error(state.frequency_spelled + " and " + state.period_spelled +
-                      " are exclusive: sample at a frequency or every PERIOD events, not both");
+                          " are exclusive: sample at a frequency or every PERIOD events, not both");
   if (options.compression_level > 0 && options.mmap_pages) {
     // perf's reader learns the size of its per-record decompression buffer from a u32 (the
     // COMPRESSED feature's mmap_len): two rings' worth and a page must fit in it.
     auto page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     if (*options.mmap_pages * page_size >= (std::uint64_t{1} << 31))
       throw io::usage_error("with -z, rings must be smaller than 2G (-m " +
-                        std::to_string(*options.mmap_pages) + " pages is " +
-                        std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
+                            std::to_string(*options.mmap_pages) + " pages is " +
+                            std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
   }
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));

@@ -76,10 +76,9 @@ void write_all_at(int fd, const void* bytes, std::size_t size, std::uint64_t off
 }
 
 void write_all(int fd, std::span<const std::byte> bytes, const std::string& path) {
-  write_fully(bytes.data(), bytes.size(), path,
-              [&](const char* from, std::size_t left, std::size_t) {
-                return ::write(fd, from, left);
-              });
+  write_fully(
+      bytes.data(), bytes.size(), path,
+      [&](const char* from, std::size_t left, std::size_t) { return ::write(fd, from, left); });
 }
 
 bool is_pipe(int fd) {

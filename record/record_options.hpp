@@ -42,8 +42,8 @@ struct record_options {
   std::uint32_t dwarf_stack_size = default_dwarf_stack_size;  // multiple of 8, 8..65528
   std::optional<std::uint32_t> mmap_pages;      // -m/--mmap-pages PAGES; a power of two
   std::optional<std::uint32_t> aux_mmap_pages;  // -m PAGES,AUX; for AUX area events only
-  std::string output_path = "perf.data";  // -o/--output; "-" is standard output (pipe mode)
-  bool output_given = false;              // -o was given (without it, a pipe on stdout is used)
+  std::string output_path = "perf.data";        // -o/--output; "-" is standard output (pipe mode)
+  bool output_given = false;  // -o was given (without it, a pipe on stdout is used)
   bool quiet = false;                                         // -q/--quiet
   int verbose = 0;                                            // -v/--verbose, counted
   std::optional<double> duration_s;                           // --duration SECONDS, > 0
@@ -57,7 +57,7 @@ struct record_options {
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::vector<std::string> workload;           // after "--" or from the first non-option
-  std::vector<std::string> notes;  // what the parser adjusted, for the user (unless -q)
+  std::vector<std::string> notes;              // what the parser adjusted, for the user (unless -q)
 };
 
 // How the events sample: every `value` events (period) or `value` times a second (frequency).

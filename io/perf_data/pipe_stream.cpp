@@ -13,7 +13,9 @@ constexpr std::uint64_t event_update_name = 2;
 // perf sizes a NAME update as that plus the name, rounded up to 8.
 constexpr std::size_t event_update_fixed_size = 40;
 
-std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
+std::size_t align8(std::size_t n) {
+  return (n + 7) & ~std::size_t{7};
+}
 
 template <typename T>
 void put(std::vector<std::byte>& out, const T& value) {

@@ -118,7 +118,7 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       event.precise_max = true;
     } else {
       throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                        quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P)");
+                            quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P)");
     }
   }
 }

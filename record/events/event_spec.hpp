@@ -24,10 +24,10 @@ struct event_spec {
   // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do, until :G or :H
   // names guest or host counting explicitly.
   bool exclude_guest = true;
-  bool exclude_host = false;  // :G (guest only)
-  bool exclude_idle = false;  // :I
-  bool pinned = false;        // :D, always on the PMU
-  bool exclusive = false;     // :e, alone on the PMU
+  bool exclude_host = false;    // :G (guest only)
+  bool exclude_idle = false;    // :I
+  bool pinned = false;          // :D, always on the PMU
+  bool exclusive = false;       // :e, alone on the PMU
   std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
   // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it
   // until the kernel accepts, as perf does; explicit 'p's are never lowered.
@@ -47,7 +47,8 @@ struct event_spec {
 // to three p's.
 // Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
 // Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
-// "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x' ...".
+// "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x'
+// ...".
 event_spec parse_event_spec(std::string_view name);
 
 // perf's fallback for a hardware event that cannot be opened: cycles (and cpu-cycles) become

@@ -20,30 +20,30 @@
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
 #include "io/perf_data/pipe_stream.hpp"
-#include "io/usage_error.hpp"
+#include "io/perf_data/tracing_data.hpp"
 #include "io/small_file.hpp"
 #include "io/stop_signals.hpp"
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
-#include "io/perf_data/tracing_data.hpp"
+#include "io/usage_error.hpp"
 #include "model/machine.hpp"
-#include "record/synthesis/build_id_reader.hpp"
-#include "record/synthesis/build_id_table.hpp"
-#include "record/streaming/compression_stage.hpp"
 #include "record/events/event_set.hpp"
-#include "record/synthesis/kernel_map.hpp"
+#include "record/layout/stream_layout.hpp"
+#include "record/layout/topology.hpp"
 #include "record/session/loss_advice.hpp"
-#include "record/streaming/model_feed.hpp"
 #include "record/session/recording_output.hpp"
 #include "record/session/status_line.hpp"
 #include "record/session/stop_conditions.hpp"
-#include "record/layout/stream_layout.hpp"
+#include "record/session/workload.hpp"
+#include "record/streaming/compression_stage.hpp"
+#include "record/streaming/model_feed.hpp"
 #include "record/streaming/stream_sink.hpp"
 #include "record/streaming/streamer.hpp"
+#include "record/synthesis/build_id_reader.hpp"
+#include "record/synthesis/build_id_table.hpp"
+#include "record/synthesis/kernel_map.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "record/synthesis/target_tasks.hpp"
-#include "record/layout/topology.hpp"
-#include "record/session/workload.hpp"
 
 namespace arec::record {
 
@@ -92,7 +92,7 @@ std::vector<int> monitored_cpus(const record_options& options, const std::vector
   for (int cpu : options.cpus)
     if (!std::binary_search(online.begin(), online.end(), cpu))
       throw io::usage_error("-C: cpu " + std::to_string(cpu) +
-                        " is not online (online: " + io::format_cpu_list(online) + ")");
+                            " is not online (online: " + io::format_cpu_list(online) + ")");
   return options.cpus;
 }
 
@@ -269,8 +269,8 @@ void print_summary(const record_options& options, const written_output& output,
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
                  static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
-  std::vector<std::string> remedies = loss_remedies(
-      loss_of(options, ring_pages, threads, total, compression, output.bytes));
+  std::vector<std::string> remedies =
+      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.bytes));
   if (!remedies.empty()) {
     std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
                  static_cast<unsigned long long>(total.lost));
@@ -314,8 +314,8 @@ class recording {
       return 0;
     }
     // Decided after --dry-run, which writes its layout to stdout whatever stdout is.
-    to_pipe_ = options_.output_path == "-" ||
-               (!options_.output_given && io::is_pipe(STDOUT_FILENO));
+    to_pipe_ =
+        options_.output_path == "-" || (!options_.output_given && io::is_pipe(STDOUT_FILENO));
     if (to_pipe_ && directory())
       throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
@@ -366,8 +366,7 @@ class recording {
     std::vector<event_spec> specs = options_.events;
     if (specs.empty()) specs.push_back(parse_event_spec("cycles"));
     // In pipe mode the workload's output goes to stderr: stdout carries the recording.
-    if (!options_.workload.empty())
-      child_.emplace(workload::prepare(options_.workload, to_pipe()));
+    if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload, to_pipe()));
     event_target target;
     target.cpus = cpus_;
     if (!options_.pids.empty()) {
@@ -385,9 +384,8 @@ class recording {
           "arec: warning: --buildid-mmap: while arec records, the kernel marks the "
           "MMAP2 records of every other perf session on this machine as holding "
           "build-ids; perf record 6.1 sessions running meanwhile may abort");
-    if (std::string warning =
-            limit_frequency(sampling, options_.frequency.has_value(), read_max_sample_rate(),
-                            options_.strict_freq);
+    if (std::string warning = limit_frequency(sampling, options_.frequency.has_value(),
+                                              read_max_sample_rate(), options_.strict_freq);
         !warning.empty())
       say(options_, warning);
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake

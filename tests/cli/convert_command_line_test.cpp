@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "io/usage_error.hpp"
-
 #include <initializer_list>
 #include <string>
+
+#include "io/usage_error.hpp"
 
 using namespace arec::cli;
 using arec::convert::convert_options;

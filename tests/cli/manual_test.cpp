@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "cli/record_command_line.hpp"
 #include "cli/convert_command_line.hpp"
+#include "cli/record_command_line.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::cli {

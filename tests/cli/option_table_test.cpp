@@ -44,8 +44,8 @@ struct parse_result {
 
 parse_result parse(std::initializer_list<const char*> args) {
   toy_state state;
-  std::size_t rest = parse_options(std::span<const char* const>(args.begin(), args.size()),
-                                   toy_table, state);
+  std::size_t rest =
+      parse_options(std::span<const char* const>(args.begin(), args.size()), toy_table, state);
   return {state.log, rest};
 }
 
@@ -128,7 +128,7 @@ TEST(OptionTable, HelpGroupsInTableGroupOrderWithDefaults) {
 
 TEST(OptionTable, NamesListEverySpelling) {
   EXPECT_EQ(option_names(toy_table), (strings{"-a", "--all", "-g", "-C", "--cpu", "--cpus-too",
-                                               "--threads", "-h", "--help"}));
+                                              "--threads", "-h", "--help"}));
 }
 
 }  // namespace

@@ -350,13 +350,15 @@ TEST(RecordOptions, MmapPagesTakeAnAuxAreaSize) {
   EXPECT_EQ(both.aux_mmap_pages, 16u);
   record_options aux_only = parse({"-m", ",1M"});
   EXPECT_FALSE(aux_only.mmap_pages);
-  EXPECT_EQ(aux_only.aux_mmap_pages, (1u << 20) / static_cast<std::uint32_t>(::sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(aux_only.aux_mmap_pages,
+            (1u << 20) / static_cast<std::uint32_t>(::sysconf(_SC_PAGESIZE)));
 }
 
 TEST(RecordOptions, BadMmapPagesIsNamed) {
   EXPECT_EQ(error_of({"-m", "lots"}),
             "-m lots: expected a number of pages or a size like 512K or 2M");
-  EXPECT_EQ(error_of({"-m", "8,x"}), "-m 8,x: expected a number of pages or a size like 512K or 2M");
+  EXPECT_EQ(error_of({"-m", "8,x"}),
+            "-m 8,x: expected a number of pages or a size like 512K or 2M");
   EXPECT_EQ(error_of({"-m", "4294967296"}),
             "-m 4294967296: the ring buffer must not exceed 2^31 pages");
 }
@@ -447,8 +449,8 @@ TEST(RecordOptions, SideBandAndBufferingFlags) {
   record_options plain = parse({});
   EXPECT_FALSE(plain.attrs.switch_events || plain.attrs.namespaces || plain.attrs.no_samples ||
                plain.attrs.no_buffering || plain.strict_freq || plain.no_buildid);
-  record_options all = parse({"--switch-events", "--namespaces", "-n", "--no-buffering",
-                              "--strict-freq", "-B"});
+  record_options all =
+      parse({"--switch-events", "--namespaces", "-n", "--no-buffering", "--strict-freq", "-B"});
   EXPECT_TRUE(all.attrs.switch_events);
   EXPECT_TRUE(all.attrs.namespaces);
   EXPECT_TRUE(all.attrs.no_samples);

@@ -107,8 +107,8 @@ TEST(RecordDefaults, OutputIsPerfDataInTheWorkingDirectory) {
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
   write_file(dir.file("perf.data"), "the previous recording\n");
-  std::vector<std::string> record = rec.command({"-q", "-e", "cpu-clock", "-F", "1000", "--",
-                                                 test_program("hot_loop"), "200"});
+  std::vector<std::string> record =
+      rec.command({"-q", "-e", "cpu-clock", "-F", "1000", "--", test_program("hot_loop"), "200"});
   record.insert(record.begin(),
                 {"env", "-C", dir.path(), "sh", "-c", "exec \"$@\" >/dev/null", "sh"});
   test::command_result run = test::run_command(record, 60s);

@@ -49,11 +49,11 @@ class RecordEvents : public ::testing::Test {
 };
 
 TEST_F(RecordEvents, ModifiersSetTheAttrAsPerfDoes) {
-  for (const char* event : {"cpu-clock", "cpu-clock:u", "cpu-clock:k", "cpu-clock:h",
-                            "cpu-clock:uk", "cpu-clock:p", "cpu-clock:ppp", "cpu-clock:P",
-                            "cpu-clock:upp", "task-clock:kP", "cycles:P", "cpu-clock:G",
-                            "cpu-clock:H", "cpu-clock:uG", "cpu-clock:Gu", "cpu-clock:kH",
-                            "cpu-clock:GH", "cpu-clock:I", "cpu-clock:D", "cpu-clock:e"}) {
+  for (const char* event :
+       {"cpu-clock",    "cpu-clock:u",   "cpu-clock:k", "cpu-clock:h",   "cpu-clock:uk",
+        "cpu-clock:p",  "cpu-clock:ppp", "cpu-clock:P", "cpu-clock:upp", "task-clock:kP",
+        "cycles:P",     "cpu-clock:G",   "cpu-clock:H", "cpu-clock:uG",  "cpu-clock:Gu",
+        "cpu-clock:kH", "cpu-clock:GH",  "cpu-clock:I", "cpu-clock:D",   "cpu-clock:e"}) {
     SCOPED_TRACE(event);
     const std::string ours = dir_.file("ours.data"), theirs = dir_.file("theirs.data");
     test::command_result run = record_true(rec_.command({"-q", "-e", event, "-o", ours}));

@@ -36,7 +36,8 @@ TEST(RecordHeader, CmdlineIsTheExecutableOnceThenTheArguments) {
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
   const std::string out = dir.file("rec.data");
-  std::vector<std::string> command = rec.command({"-q", "-e", "cpu-clock", "-o", out, "--", "true"});
+  std::vector<std::string> command =
+      rec.command({"-q", "-e", "cpu-clock", "-o", out, "--", "true"});
   test::command_result run = test::run_command(command, 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
 

@@ -193,10 +193,10 @@ TEST_F(RecordPerfOptions, StrictFreqRefusesAFrequencyAboveTheLimit) {
       60s);
   // The kernel may lower its limit meanwhile: the message names the limit arec read.
   EXPECT_TRUE(std::regex_match(
-      run.err, std::regex("arec: error: maximum frequency rate \\(\\d+ Hz\\) exceeded by -F " +
-                          above +
-                          " \\(--strict-freq\\): use a lower -F or raise "
-                          "/proc/sys/kernel/perf_event_max_sample_rate\n")))
+      run.err,
+      std::regex("arec: error: maximum frequency rate \\(\\d+ Hz\\) exceeded by -F " + above +
+                 " \\(--strict-freq\\): use a lower -F or raise "
+                 "/proc/sys/kernel/perf_event_max_sample_rate\n")))
       << run.err;
 }
 

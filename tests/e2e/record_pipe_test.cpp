@@ -49,10 +49,10 @@ class RecordPipe : public ::testing::Test {
 };
 
 TEST_F(RecordPipe, PerfReportReadsTheStreamFromStdin) {
-  test::command_result report = test::run_command(
-      piped(hot_loop({"-q", "-e", "cpu-clock", "-o", "-"}),
-            "perf report -i - --stdio --sort comm,dso"),
-      60s);
+  test::command_result report =
+      test::run_command(piped(hot_loop({"-q", "-e", "cpu-clock", "-o", "-"}),
+                              "perf report -i - --stdio --sort comm,dso"),
+                        60s);
   ASSERT_EQ(report.exit_code, 0) << rec_.describe() << ": " << report.describe();
   EXPECT_NE(report.out.find("# Samples: "), std::string::npos) << report.out;
   EXPECT_NE(report.out.find("of event 'cpu-clock'"), std::string::npos) << report.out;
@@ -79,8 +79,7 @@ TEST_F(RecordPipe, ASavedStreamIsAPerfDataFile) {
 TEST_F(RecordPipe, PerfInjectAddsTheBuildIds) {
   const std::string injected = dir_.file("injected.data");
   test::command_result inject = test::run_command(
-      piped(hot_loop({"-q", "-e", "cpu-clock", "-o", "-"}), "perf inject -b -o " + injected),
-      60s);
+      piped(hot_loop({"-q", "-e", "cpu-clock", "-o", "-"}), "perf inject -b -o " + injected), 60s);
   ASSERT_EQ(inject.exit_code, 0) << inject.describe();
   test::command_result ids = test::run_command({"perf", "buildid-list", "-i", injected}, 60s);
   ASSERT_EQ(ids.exit_code, 0) << ids.describe();
@@ -90,8 +89,7 @@ TEST_F(RecordPipe, PerfInjectAddsTheBuildIds) {
 TEST_F(RecordPipe, TracepointsCarryTheirFormatsInTheStream) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   test::command_result script = test::run_command(
-      piped(rec_.command({"-q", "-a", "-e", "sched:sched_switch", "-o", "-", "--", "sleep",
-                          "0.1"}),
+      piped(rec_.command({"-q", "-a", "-e", "sched:sched_switch", "-o", "-", "--", "sleep", "0.1"}),
             "perf script -i -"),
       60s);
   ASSERT_EQ(script.exit_code, 0) << script.describe();
@@ -102,8 +100,8 @@ TEST_F(RecordPipe, TracepointsCarryTheirFormatsInTheStream) {
 // Without -o, a pipe on stdout gets the stream and no perf.data is made; the workload's own
 // output goes to stderr so that it does not end up inside the stream.
 TEST_F(RecordPipe, APipeOnStdoutGetsTheStreamAndTheWorkloadWritesToStderr) {
-  std::vector<std::string> record = rec_.command(
-      {"-q", "-e", "cpu-clock", "--", "sh", "-c", "echo workload-says-$((6 * 7))"});
+  std::vector<std::string> record =
+      rec_.command({"-q", "-e", "cpu-clock", "--", "sh", "-c", "echo workload-says-$((6 * 7))"});
   record.insert(record.begin(), {"env", "-C", dir_.path()});
   test::command_result run = test::run_command(record, 60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
@@ -117,10 +115,10 @@ TEST_F(RecordPipe, APipeOnStdoutGetsTheStreamAndTheWorkloadWritesToStderr) {
 // A reader that goes away ends the recording with an error; the workload does not run on.
 TEST_F(RecordPipe, AReaderThatLeavesEndsTheRecording) {
   if (!rec_.is_arec()) GTEST_SKIP() << "arec's message";
-  test::command_result run = test::run_command(
-      {"sh", "-c", "\"$@\" | head -c 64 > /dev/null; wait", "sh", rec_.command({})[0], "-e",
-       "cpu-clock", "-o", "-", "--", "sleep", "600"},
-      120s);
+  test::command_result run =
+      test::run_command({"sh", "-c", "\"$@\" | head -c 64 > /dev/null; wait", "sh",
+                         rec_.command({})[0], "-e", "cpu-clock", "-o", "-", "--", "sleep", "600"},
+                        120s);
   EXPECT_FALSE(run.timed_out) << "arec kept recording into a closed pipe";
   EXPECT_NE(run.err.find("arec: error: write standard output: Broken pipe"), std::string::npos)
       << run.err;

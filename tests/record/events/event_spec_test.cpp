@@ -13,10 +13,10 @@
 
 #include "io/tracefs.hpp"
 
+using arec::io::usage_error;
 using arec::record::event_spec;
 using arec::record::parse_event_spec;
 using arec::record::software_fallback;
-using arec::io::usage_error;
 
 namespace {
 
