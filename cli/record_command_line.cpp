@@ -261,6 +261,42 @@ void apply_clockid(record_state& state, const option_use& use) {
          "another clock_gettime() name or a number)");
 }
 
+// -D MS, -D -1, or -D START-END[,START-END...] (perf 6.1's ranges, in ms, in order).
+void apply_delay(record_state& state, const option_use& use) {
+  constexpr std::string_view expected =
+      "expected a delay in ms, -1 (start disabled), or ranges like 10-20,30-40";
+  state.options.delayed = false;
+  state.options.enable_windows.clear();
+  if (use.value == "-1") {
+    state.options.delayed = true;
+    return;
+  }
+  if (use.value.find('-') == std::string_view::npos) {
+    std::optional<std::uint64_t> ms = parse_unsigned(use.value);
+    if (!ms) reject(use, expected);
+    if (*ms == 0) return;  // no delay, as perf
+    state.options.delayed = true;
+    state.options.enable_windows.push_back({*ms, std::nullopt});
+    return;
+  }
+  std::string_view rest = use.value;
+  std::uint64_t previous_end = 0;
+  while (!rest.empty()) {
+    std::string_view range = rest.substr(0, rest.find(','));
+    rest.remove_prefix(std::min(rest.size(), range.size() + 1));
+    std::size_t dash = range.find('-');
+    std::optional<std::uint64_t> start = parse_unsigned(range.substr(0, dash));
+    std::optional<std::uint64_t> end =
+        dash == std::string_view::npos ? std::nullopt : parse_unsigned(range.substr(dash + 1));
+    if (!start || !end) reject(use, expected);
+    if (*end <= *start) reject(use, "a range must end after it starts");
+    if (*start < previous_end) reject(use, "ranges must be in order and must not overlap");
+    previous_end = *end;
+    state.options.enable_windows.push_back({*start, *end});
+  }
+  state.options.delayed = true;
+}
+
 // --all-user and --all-kernel contradict each other, as in perf.
 void set_privileges(record_state& state, privilege_scope scope) {
   if (state.options.attrs.privileges != privilege_scope::as_given &&
@@ -382,6 +418,14 @@ constexpr std::array record_table{
     record_spec{"num-thread-synthesize", 0, required, "N",
                 "use N threads to synthesize the existing processes at startup",
                 "online cpus, at most 8", buffers, apply_synthesize_threads},
+    record_spec{"delay", 'D', required, "MS|-1|RANGES",
+                "start sampling MS milliseconds after COMMAND starts (or the recording, without "
+                "one); -1: start disabled; RANGES like 10-20,30-40: sample only in those "
+                "stretches",
+                "at once", control, apply_delay},
+    record_spec{"timestamp-boundary", 0, none, "",
+                "record the times of the first and last samples (arec always does)", "", control,
+                always_so},
     record_spec{"duration", 0, required, "SECONDS", "stop after SECONDS (fractions allowed)",
                 "until COMMAND exits or Ctrl-C", control, apply_duration},
     record_spec{"dry-run", 0, none, "", "check the options, then exit without recording", "",

@@ -31,6 +31,14 @@ inline constexpr std::uint64_t default_frequency_hz = 4000;
 inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
 inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
 
+// One stretch of -D/--delay when sampling is on: from start_ms after the workload starts (or
+// the recording, without one) until end_ms, or to the end.
+struct enable_window {
+  std::uint64_t start_ms = 0;
+  std::optional<std::uint64_t> end_ms;
+  friend bool operator==(const enable_window&, const enable_window&) = default;
+};
+
 struct record_options {
   bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
   std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
@@ -53,6 +61,10 @@ struct record_options {
   bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
   attr_options attrs;                          // what every event's attr gets
+  // -D/--delay: sampling starts disabled and follows these windows; none with -D -1 (enabled
+  // only by --control, which arec does not have: then nothing is sampled, as in perf).
+  bool delayed = false;
+  std::vector<enable_window> enable_windows;
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1

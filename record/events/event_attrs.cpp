@@ -41,6 +41,7 @@ sampling_config make_sampling_config(const record_options& options, bool workloa
   config.workload = workload;
   config.mmap_build_ids = options.buildid_mmap;
   config.attrs = options.attrs;
+  config.delayed = options.delayed;
   return config;
 }
 
@@ -76,6 +77,7 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   attr.pinned = event.pinned;
   attr.exclusive = event.exclusive;
   attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
+  if (config.delayed) attr.enable_on_exec = 0;  // the tracking event still starts at exec
   if (config.attrs.privileges != privilege_scope::as_given) {  // as perf: the modifiers give way
     attr.exclude_kernel = config.attrs.privileges == privilege_scope::user_only ? 1 : 0;
     attr.exclude_user = config.attrs.privileges == privilege_scope::kernel_only ? 1 : 0;

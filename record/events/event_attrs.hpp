@@ -35,6 +35,7 @@ struct sampling_config {
   std::uint32_t dwarf_stack_size = 8192;
   std::uint32_t wakeup_bytes = 0;  // ring fill level that wakes the drain; 0: the kernel's half
   bool workload = false;           // enable at the workload's exec instead of by ioctl
+  bool delayed = false;            // -D: sampling events are enabled later, by ioctl
   bool mmap_build_ids = false;     // --buildid-mmap: MMAP2 records carry build-ids
   attr_options attrs;              // -i, --all-user, -k, --switch-events, -n... as given
 };

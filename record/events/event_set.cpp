@@ -165,6 +165,10 @@ void event_set::enable_sampling() const {
   for (std::size_t index : sampling_fds_) fds_[index].enable();
 }
 
+void event_set::disable_sampling() const {
+  for (std::size_t index : sampling_fds_) fds_[index].disable();
+}
+
 void event_set::disable() const {
   for (const perf_event& fd : fds_) fd.disable();
 }

@@ -49,6 +49,7 @@ class event_set {
   // redirects only into an existing buffer.
   void redirect_into_rings() const;
   void enable_sampling() const;
+  void disable_sampling() const;  // -D ranges; the tracking event goes on
   void disable() const;
 
  private:

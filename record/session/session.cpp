@@ -465,7 +465,7 @@ class recording {
     make_recoverable();
     // As with perf, sampling starts once what already runs is described: the tracking event
     // saw every change meanwhile, and the samples are the workload's, not arec's start-up.
-    if (!workload_is_target()) events_->enable_sampling();
+    if (!workload_is_target() && !options_.delayed) events_->enable_sampling();
   }
 
   // A directory's synthesized records go to its header file; a single file's go through the
@@ -509,10 +509,41 @@ class recording {
                          [this](const std::string& line) { say(options_, line); });
     async::spawn_detached(control_.get_executor(), keep_header_current());
     if (child_) child_->start();
+    if (options_.delayed) async::spawn_detached(control_.get_executor(), follow_enable_windows());
     if (options_.verbose) say(options_, "arec: recording started");
     status_.start(control_.get_executor(), [this] { return live_status(); });
     control_.run();
     status_.clear();  // before anything else is said
+  }
+
+  // -D: sampling starts disabled and follows the windows, timed from the workload's start (or
+  // the recording's, without one), saying so as perf does.
+  async::task<void> follow_enable_windows() {
+    announce("arec: events disabled");
+    async::timer timer(control_.get_executor());
+    auto start = std::chrono::steady_clock::now();
+    for (const enable_window& window : options_.enable_windows) {
+      bool on_time = co_await timer.wait_for(until(start, window.start_ms));
+      if (!on_time) co_return;
+      events_->enable_sampling();
+      announce("arec: events enabled");
+      if (!window.end_ms) co_return;
+      on_time = co_await timer.wait_for(until(start, *window.end_ms));
+      if (!on_time) co_return;
+      events_->disable_sampling();
+      announce("arec: events disabled");
+    }
+    co_return;
+  }
+  static std::chrono::steady_clock::duration until(std::chrono::steady_clock::time_point start,
+                                                   std::uint64_t ms) {
+    return std::max<std::chrono::steady_clock::duration>(
+        start + std::chrono::milliseconds(ms) - std::chrono::steady_clock::now(), {});
+  }
+  // A line for the user while the status line may be drawn.
+  void announce(const std::string& line) {
+    status_.erase();
+    say(options_, line);
   }
 
   // Every second: a single file's header learns its durable data size, and with -v the user

@@ -459,9 +459,28 @@ TEST(RecordOptions, SideBandAndBufferingFlags) {
   EXPECT_TRUE(all.no_buildid);
 }
 
+TEST(RecordOptions, DelayTakesPerfsThreeForms) {
+  EXPECT_FALSE(parse({}).delayed);
+  record_options plain = parse({"-D", "300"});
+  EXPECT_TRUE(plain.delayed);
+  EXPECT_EQ(plain.enable_windows, (std::vector<enable_window>{{300, std::nullopt}}));
+  EXPECT_FALSE(parse({"--delay=0"}).delayed) << "0 is no delay, as in perf";
+  record_options never = parse({"-D", "-1"});
+  EXPECT_TRUE(never.delayed);
+  EXPECT_TRUE(never.enable_windows.empty());
+  record_options ranges = parse({"-D", "10-20,30-40"});
+  EXPECT_EQ(ranges.enable_windows, (std::vector<enable_window>{{10, 20}, {30, 40}}));
+  EXPECT_EQ(error_of({"-D", "x"}),
+            "-D x: expected a delay in ms, -1 (start disabled), or ranges like 10-20,30-40");
+  EXPECT_EQ(error_of({"-D", "20-10"}), "-D 20-10: a range must end after it starts");
+  EXPECT_EQ(error_of({"-D", "10-30,20-40"}),
+            "-D 10-30,20-40: ranges must be in order and must not overlap");
+}
+
 // Flags whose effect arec always has are accepted so that perf command lines run unchanged.
 TEST(RecordOptions, FlagsArecAlwaysHonoursAreAccepted) {
-  record_options options = parse({"-T", "--sample-cpu", "-P", "-N", "--buildid-all", "--", "x"});
+  record_options options = parse(
+      {"-T", "--sample-cpu", "-P", "-N", "--buildid-all", "--timestamp-boundary", "--", "x"});
   EXPECT_EQ(options.workload, strings{"x"});
   EXPECT_EQ(options.compression_level, 0);
 }

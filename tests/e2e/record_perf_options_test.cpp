@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -198,6 +200,59 @@ TEST_F(RecordPerfOptions, StrictFreqRefusesAFrequencyAboveTheLimit) {
                  " \\(--strict-freq\\): use a lower -F or raise "
                  "/proc/sys/kernel/perf_event_max_sample_rate\n")))
       << run.err;
+}
+
+// Seconds from the workload's exec to its first sample, from perf script's view of `data`.
+std::optional<double> first_sample_after_exec(const std::string& data) {
+  test::command_result script = test::run_command(
+      {"perf", "script", "-i", data, "--show-task-events", "-F", "time,event"}, 60s);
+  EXPECT_EQ(script.exit_code, 0) << script.describe();
+  std::optional<double> exec_time, first_sample;
+  std::size_t start = 0;
+  while (start < script.out.size() && !first_sample) {
+    std::size_t end = script.out.find('\n', start);
+    std::string line = script.out.substr(start, end - start);
+    start = end == std::string::npos ? script.out.size() : end + 1;
+    double time = std::strtod(line.c_str(), nullptr);
+    if (line.find("PERF_RECORD_COMM exec") != std::string::npos) exec_time = time;
+    else if (exec_time && line.find("cpu-clock") != std::string::npos) first_sample = time;
+  }
+  if (!exec_time || !first_sample) return std::nullopt;
+  return *first_sample - *exec_time;
+}
+
+// -D: nothing is sampled before the delay has passed since the workload started (a lower
+// bound only: a busy machine may enable later, never earlier).
+TEST_F(RecordPerfOptions, DelayStartsSamplingLater) {
+  for (const recorder& who : {rec_, perf_}) {
+    SCOPED_TRACE(who.describe());
+    record(who, {"-e", "cpu-clock", "-D", "300"}, ours_, {test_program("hot_loop"), "800"});
+    std::optional<double> first = first_sample_after_exec(ours_);
+    ASSERT_TRUE(first) << "no exec or no sample";
+    EXPECT_GE(*first, 0.3);
+  }
+}
+
+TEST_F(RecordPerfOptions, DelayRangesSampleOnlyInTheirWindows) {
+  test::command_result run = test::run_command(
+      rec_.command({"-e", "cpu-clock", "-D", "100-200,400-500", "-o", ours_, "--",
+                    test_program("hot_loop"), "800"}),
+      60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::optional<double> first = first_sample_after_exec(ours_);
+  ASSERT_TRUE(first) << "no exec or no sample";
+  EXPECT_GE(*first, 0.1);
+  if (!rec_.is_arec()) return;
+  EXPECT_EQ(count_of(run.err, "arec: events enabled"), 2u) << run.err;
+  EXPECT_EQ(count_of(run.err, "arec: events disabled"), 3u) << run.err;
+}
+
+TEST_F(RecordPerfOptions, DelayMinusOneSamplesNothingWithoutControl) {
+  record(rec_, {"-e", "cpu-clock", "-D", "-1"}, ours_, {test_program("hot_loop"), "100"});
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", ours_}, 60s);
+  ASSERT_EQ(dump.exit_code, 0) << dump.describe();
+  EXPECT_EQ(count_of(dump.out, "PERF_RECORD_SAMPLE"), 0u);
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_COMM"), 0u);
 }
 
 }  // namespace

@@ -113,5 +113,15 @@ TEST(EventAttrs, NoSamplesClearsThePeriodAsPerfDoes) {
   EXPECT_EQ(tracking_attr(config).sample_period, 1u) << "the side-band still flows";
 }
 
+TEST(EventAttrs, DelayedSamplingIsNotEnabledAtExec) {
+  sampling_config config;
+  config.workload = true;
+  config.delayed = true;
+  perf_event_attr sampling = sampling_attr(parse_event_spec("cpu-clock"), config);
+  EXPECT_EQ(sampling.enable_on_exec, 0u);
+  EXPECT_EQ(sampling.disabled, 1u) << "enabled by ioctl once the delay has passed";
+  EXPECT_EQ(tracking_attr(config).enable_on_exec, 1u) << "what runs is tracked from the exec";
+}
+
 }  // namespace
 }  // namespace arec::record
