@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <cstring>
+#include <system_error>
 
 namespace arec::async {
 
@@ -51,6 +52,14 @@ void executor_thread::run() {
   timespec used{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
   cpu_seconds_ = static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) * 1e-9;
+}
+
+void executor_thread::set_realtime_priority(int priority) {
+  sched_param param{};
+  param.sched_priority = priority;
+  int err = pthread_setschedparam(thread_.native_handle(), SCHED_FIFO, &param);
+  if (err != 0)
+    throw std::system_error(err, std::generic_category(), "sched_setscheduler SCHED_FIFO " + name_);
 }
 
 void executor_thread::record_failure(std::exception_ptr failure) {

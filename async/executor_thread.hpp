@@ -53,6 +53,10 @@ class executor_thread {
   // The thread's CPU time, sampled at the end of its run.
   double cpu_seconds() const { return cpu_seconds_; }
   const std::vector<int>& affinity() const { return affinity_; }
+  // Runs the thread at SCHED_FIFO `priority` (perf record -r). Throws std::system_error
+  // "sched_setscheduler SCHED_FIFO NAME: <strerror>" when the kernel refuses (EPERM without
+  // CAP_SYS_NICE or an RLIMIT_RTPRIO, EINVAL for a priority outside 1..99).
+  void set_realtime_priority(int priority);
   // A pinning failure, if any (the thread then runs unpinned); empty when pinned.
   const std::string& pin_error() const { return pin_error_; }
 

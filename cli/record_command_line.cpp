@@ -415,6 +415,16 @@ constexpr std::array record_table{
                 "CPUS/AFFINITY[:CPUS/AFFINITY...] (each thread drains CPUS and runs on "
                 "AFFINITY); bare --threads means cpu",
                 "one streaming thread", buffers, apply_threads},
+    record_spec{"realtime", 'r', required, "PRIO",
+                "run the streaming threads at SCHED_FIFO priority PRIO (1-99), so that other "
+                "work does not keep them from draining the rings",
+                "normal scheduling", buffers,
+                [](record_state& s, const option_use& use) {
+                  std::optional<std::uint64_t> priority = parse_unsigned(use.value);
+                  if (!priority || *priority < 1 || *priority > 99)
+                    reject(use, "the realtime priority must be a whole number from 1 to 99");
+                  s.options.realtime_priority = static_cast<int>(*priority);
+                }},
     record_spec{"num-thread-synthesize", 0, required, "N",
                 "use N threads to synthesize the existing processes at startup",
                 "online cpus, at most 8", buffers, apply_synthesize_threads},

@@ -7,7 +7,7 @@ _arec_record_options='-a --all-cpus -C --cpu -i --no-inherit -p --pid -e --event
   -P --period --switch-events --namespaces -c --count -g --call-graph -o --output
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
-  --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help
+  -r --realtime --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
@@ -36,6 +36,7 @@ _arec() {
       return
       ;;
     -C | --cpu | -c | --count | -F | --freq | -m | --mmap-pages | --mmap-flush | -D | --delay | \
+      -r | --realtime | \
       --compression-level | --num-thread-synthesize | --duration)
       [[ $prev == -F || $prev == --freq ]] && COMPREPLY=($(compgen -W 'max' -- "$cur"))
       return

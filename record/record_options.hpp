@@ -68,6 +68,7 @@ struct record_options {
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
+  std::optional<int> realtime_priority;        // -r/--realtime PRIO: streaming threads FIFO
   std::vector<std::string> workload;           // after "--" or from the first non-option
   std::vector<std::string> notes;              // what the parser adjusted, for the user (unless -q)
 };

@@ -436,6 +436,8 @@ class recording {
       auto stop_recording = [this] { async::post(control_.get_executor(), [this] { control_.stop(); }); };
       threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(),
                                                             stop_recording));
+      if (options_.realtime_priority)
+        threads_.back()->thread.set_realtime_priority(*options_.realtime_priority);
       if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
         say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
       for (int cpu : layout_.threads[i].cpus)

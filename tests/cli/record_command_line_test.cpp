@@ -477,6 +477,16 @@ TEST(RecordOptions, DelayTakesPerfsThreeForms) {
             "-D 10-30,20-40: ranges must be in order and must not overlap");
 }
 
+TEST(RecordOptions, RealtimePriorityIsOneTo99) {
+  EXPECT_FALSE(parse({}).realtime_priority);
+  EXPECT_EQ(parse({"-r", "5"}).realtime_priority, 5);
+  EXPECT_EQ(parse({"--realtime=99"}).realtime_priority, 99);
+  for (const char* bad : {"0", "100", "x"})
+    EXPECT_EQ(error_of({"-r", bad}), std::string("-r ") + bad +
+                                         ": the realtime priority must be a whole number from 1 "
+                                         "to 99");
+}
+
 // Flags whose effect arec always has are accepted so that perf command lines run unchanged.
 TEST(RecordOptions, FlagsArecAlwaysHonoursAreAccepted) {
   record_options options = parse(

@@ -1,11 +1,16 @@
 // perf record's options that set the events' attrs or the header: each command line is
 // recorded by arec and by perf record here, and what perf reads back is compared.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -253,6 +258,58 @@ TEST_F(RecordPerfOptions, DelayMinusOneSamplesNothingWithoutControl) {
   ASSERT_EQ(dump.exit_code, 0) << dump.describe();
   EXPECT_EQ(count_of(dump.out, "PERF_RECORD_SAMPLE"), 0u);
   EXPECT_GT(count_of(dump.out, "PERF_RECORD_COMM"), 0u);
+}
+
+// "policy rt_priority" of a task, from fields 41 and 40 of /proc/PID/task/TID/stat.
+std::pair<int, int> scheduling_of(const std::string& task_dir) {
+  std::ifstream in(task_dir + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));  // after "pid (comm) "
+  std::string field;
+  int priority = -1, policy = -1;
+  for (int number = 3; fields >> field; ++number) {
+    if (number == 40) priority = std::stoi(field);
+    if (number == 41) policy = std::stoi(field);
+  }
+  return {policy, priority};
+}
+
+std::string comm_of(const std::string& task_dir) {
+  std::ifstream in(task_dir + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return comm;
+}
+
+// -r: the streaming threads run at SCHED_FIFO with the priority given; the control thread and
+// the workload keep normal scheduling.
+TEST_F(RecordPerfOptions, RealtimeRunsTheStreamingThreadsAtFifo) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "arec's streaming threads";
+  test::child_process arec = test::child_process::spawn(rec_.command(
+      {"-v", "-r", "7", "-e", "cpu-clock", "-o", ours_, "--", "sleep", "600"}));
+  ASSERT_TRUE(arec.wait_for_stderr("arec: recording started", 60s));
+  const std::string tasks = "/proc/" + std::to_string(arec.pid()) + "/task";
+  std::size_t streaming = 0;
+  for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+    std::string dir = task.path().string();
+    std::pair<int, int> scheduling = scheduling_of(dir);
+    if (comm_of(dir).starts_with("arec-stream-")) {
+      ++streaming;
+      EXPECT_EQ(scheduling, (std::pair{SCHED_FIFO, 7})) << dir;
+    } else if (comm_of(dir) == "arec") {
+      EXPECT_EQ(scheduling.first, SCHED_OTHER) << dir;
+    }
+  }
+  EXPECT_EQ(streaming, 1u);
+  std::ifstream children(tasks + "/" + std::to_string(arec.pid()) + "/children");
+  pid_t workload = 0;
+  ASSERT_TRUE(children >> workload);
+  EXPECT_EQ(scheduling_of("/proc/" + std::to_string(workload)).first, SCHED_OTHER);
+  arec.send_signal(SIGINT);  // ends the recording; the workload gets SIGTERM, as under perf
+  test::command_result run = arec.wait(60s);
+  EXPECT_FALSE(run.timed_out) << run.describe();
+  test::command_result report = test::run_command({"perf", "report", "-i", ours_, "--stdio"});
+  EXPECT_EQ(report.exit_code, 0) << report.describe();
 }
 
 }  // namespace
