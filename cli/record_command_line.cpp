@@ -297,6 +297,23 @@ void apply_delay(record_state& state, const option_use& use) {
   state.options.delayed = true;
 }
 
+// --synth: perf's comma-separated list of no, all, task, mmap (which implies task), cgroup.
+void apply_synth(record_state& state, const option_use& use) {
+  record::synth_options synth{false, false, false};
+  std::string_view rest = use.value;
+  while (true) {
+    std::string_view part = rest.substr(0, rest.find(','));
+    if (part == "all") synth = {true, true, true};
+    else if (part == "task") synth.tasks = true;
+    else if (part == "mmap") synth.tasks = synth.mmaps = true;
+    else if (part == "cgroup") synth.cgroups = true;
+    else if (part != "no") reject(use, "expected no, all, task, mmap or cgroup (comma-separated)");
+    if (part.size() == rest.size()) break;
+    rest.remove_prefix(part.size() + 1);
+  }
+  state.options.synth = synth;
+}
+
 // --all-user and --all-kernel contradict each other, as in perf.
 void set_privileges(record_state& state, privilege_scope scope) {
   if (state.options.attrs.privileges != privilege_scope::as_given &&
@@ -425,6 +442,10 @@ constexpr std::array record_table{
                     reject(use, "the realtime priority must be a whole number from 1 to 99");
                   s.options.realtime_priority = static_cast<int>(*priority);
                 }},
+    record_spec{"synth", 0, required, "WHAT",
+                "what to synthesize of what already runs: no, all, task (tasks without their "
+                "mappings), mmap (tasks and mappings), cgroup; comma-separated",
+                "all", buffers, apply_synth},
     record_spec{"num-thread-synthesize", 0, required, "N",
                 "use N threads to synthesize the existing processes at startup",
                 "online cpus, at most 8", buffers, apply_synthesize_threads},

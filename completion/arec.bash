@@ -7,7 +7,7 @@ _arec_record_options='-a --all-cpus -C --cpu -i --no-inherit -p --pid -e --event
   -P --period --switch-events --namespaces -c --count -g --call-graph -o --output
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
-  -r --realtime --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help
+  -r --realtime --synth --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
@@ -44,6 +44,10 @@ _arec() {
     -e | --event)
       COMPREPLY=($(compgen -W 'cycles instructions cpu-clock task-clock page-faults
         context-switches cpu-migrations' -- "$cur"))
+      return
+      ;;
+    --synth)
+      COMPREPLY=($(compgen -W 'no all task mmap cgroup' -- "$cur"))
       return
       ;;
     --call-graph)

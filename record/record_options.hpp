@@ -31,6 +31,15 @@ inline constexpr std::uint64_t default_frequency_hz = 4000;
 inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
 inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
 
+// --synth: what is synthesized of what already runs (perf's task, mmap and cgroup bits; the
+// kernel's maps always are). arec records no cgroups, so the cgroup bit changes nothing.
+struct synth_options {
+  bool tasks = true;  // FORK and COMM of the running tasks
+  bool mmaps = true;  // their MMAP2s (perf: "mmap" implies "task")
+  bool cgroups = true;
+  friend bool operator==(const synth_options&, const synth_options&) = default;
+};
+
 // One stretch of -D/--delay when sampling is on: from start_ms after the workload starts (or
 // the recording, without one) until end_ms, or to the end.
 struct enable_window {
@@ -69,6 +78,7 @@ struct record_options {
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::optional<int> realtime_priority;        // -r/--realtime PRIO: streaming threads FIFO
+  synth_options synth;                         // --synth=no|all|task|mmap|cgroup[,...]
   std::vector<std::string> workload;           // after "--" or from the first non-option
   std::vector<std::string> notes;              // what the parser adjusted, for the user (unless -q)
 };

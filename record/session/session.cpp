@@ -171,17 +171,21 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   synthesis_config synthesis;
   synthesis.sample_id_size = sample_id_trailer_size;
   synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf;  // as the tracking event
+  synthesis.task_mmaps = options.synth.mmaps;
   synthesis.model = &machine;
   synthesis.threads = options.synthesize_threads.value_or(
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
   model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
-  if (!processes.empty())
-    synthesize_processes(sink, processes, synthesis);
-  else if (per_task)
-    synthesize_workload_comm(sink, child->pid(), options.workload.front());
-  else
+  // Without --synth's task bit, what runs is known only from the records that come; the
+  // workload is named all the same, as perf does (its exec's COMM comes later than its start).
+  if (!processes.empty()) {
+    if (options.synth.tasks) synthesize_processes(sink, processes, synthesis);
+  } else if (options.synth.tasks && !per_task) {
     synthesize_all_tasks(sink, synthesis);
+  } else if (child) {
+    synthesize_workload_comm(sink, child->pid(), options.workload.front());
+  }
   write_finished_init(sink);
 }
 

@@ -110,7 +110,7 @@ class task_scanner {
     ++counts.threads;
     if (!leader) return;
     ++counts.processes;
-    if (!status.kernel_thread()) mappings(task_dir_fd, tid_name, tgid);
+    if (!status.kernel_thread() && config_.task_mmaps) mappings(task_dir_fd, tid_name, tgid);
   }
 
   void mappings(int task_dir_fd, std::string_view pid_name, std::uint32_t pid) {

@@ -28,6 +28,8 @@ struct synthesis_config {
   std::size_t sample_id_size = 32;
   // Also emit readable non-executable mappings (misc MMAP_DATA), like perf record -d.
   bool data_mmaps = false;
+  // Emit the tasks' mappings at all (perf's --synth=task leaves them out).
+  bool task_mmaps = true;
   // perf's --proc-map-timeout: a process whose maps take longer is cut short and its last
   // MMAP2 carries misc PROC_MAP_PARSE_TIMEOUT.
   std::chrono::milliseconds proc_map_timeout{500};

@@ -336,7 +336,9 @@ TEST(RecordOptions, MmapPagesAreRoundedUpAsPerfDoes) {
   record_options three = parse({"-m", "3"});
   EXPECT_EQ(three.mmap_pages, 4u);
   ASSERT_EQ(three.notes.size(), 1u);
-  if (page == 4096) EXPECT_EQ(three.notes[0], "arec: rounding mmap pages size to 16K (4 pages)");
+  if (page == 4096) {
+    EXPECT_EQ(three.notes[0], "arec: rounding mmap pages size to 16K (4 pages)");
+  }
   EXPECT_EQ(parse({"-m", "0"}).mmap_pages, 1u);
   EXPECT_EQ(parse({"-m", "0K"}).mmap_pages, 1u);
   EXPECT_TRUE(parse({"-m", "4"}).notes.empty());
@@ -485,6 +487,17 @@ TEST(RecordOptions, RealtimePriorityIsOneTo99) {
     EXPECT_EQ(error_of({"-r", bad}), std::string("-r ") + bad +
                                          ": the realtime priority must be a whole number from 1 "
                                          "to 99");
+}
+
+TEST(RecordOptions, SynthTakesPerfsWords) {
+  EXPECT_EQ(parse({}).synth, (synth_options{true, true, true}));
+  EXPECT_EQ(parse({"--synth=no"}).synth, (synth_options{false, false, false}));
+  EXPECT_EQ(parse({"--synth", "task"}).synth, (synth_options{true, false, false}));
+  EXPECT_EQ(parse({"--synth=mmap"}).synth, (synth_options{true, true, false}));
+  EXPECT_EQ(parse({"--synth=cgroup,task"}).synth, (synth_options{true, false, true}));
+  EXPECT_EQ(parse({"--synth=all"}).synth, (synth_options{true, true, true}));
+  EXPECT_EQ(error_of({"--synth=some"}),
+            "--synth=some: expected no, all, task, mmap or cgroup (comma-separated)");
 }
 
 // Flags whose effect arec always has are accepted so that perf command lines run unchanged.

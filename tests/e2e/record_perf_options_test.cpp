@@ -312,5 +312,33 @@ TEST_F(RecordPerfOptions, RealtimeRunsTheStreamingThreadsAtFifo) {
   EXPECT_EQ(report.exit_code, 0) << report.describe();
 }
 
+// What a recording synthesized (time 0 in perf report -D): a COMM besides the workload's,
+// any MMAP2, any FORK, the kernel's MMAP.
+std::string synthesized_kinds(const std::string& data) {
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", data}, 60s);
+  EXPECT_EQ(dump.exit_code, 0) << dump.describe();
+  static const std::regex synthesized(R"(^(-?\d+ )?0 0x)");
+  std::size_t comms = 0, mmap2s = 0, forks = 0, kernel_maps = 0;
+  for (const std::string& line : lines_with(dump.out, "PERF_RECORD_")) {
+    if (!std::regex_search(line, synthesized)) continue;
+    comms += line.find("PERF_RECORD_COMM") != std::string::npos;
+    mmap2s += line.find("PERF_RECORD_MMAP2") != std::string::npos;
+    forks += line.find("PERF_RECORD_FORK") != std::string::npos;
+    kernel_maps += line.find("PERF_RECORD_MMAP ") != std::string::npos;
+  }
+  return std::string(comms > 1 ? "tasks " : "") + (mmap2s > 0 ? "mmaps " : "") +
+         (forks > 0 ? "forks " : "") + (kernel_maps > 0 ? "kernel" : "");
+}
+
+TEST_F(RecordPerfOptions, SynthChoosesWhatIsSynthesizedAsInPerf) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  for (const char* synth : {"no", "task", "mmap", "all", "cgroup"}) {
+    SCOPED_TRACE(synth);
+    record(rec_, {"-a", "-e", "cpu-clock", std::string("--synth=") + synth}, ours_);
+    record(perf_, {"-a", "-e", "cpu-clock", std::string("--synth=") + synth}, theirs_);
+    EXPECT_EQ(synthesized_kinds(ours_), synthesized_kinds(theirs_));
+  }
+}
+
 }  // namespace
 }  // namespace arec::e2e
