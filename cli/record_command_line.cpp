@@ -51,6 +51,7 @@ struct record_state {
   enum class request_kind { none, help, version };
   request_kind request = request_kind::none;
   bool finished() const { return request != request_kind::none; }
+  std::size_t last_events_start = 0;  // where the last -e's events begin in options.events
   std::string frequency_spelled;  // "-F" or "--freq", for the -F/-c conflict message
   std::string period_spelled;
 };
@@ -79,13 +80,45 @@ void apply_pids(record_state& state, const option_use& use) {
 }
 
 void apply_events(record_state& state, const option_use& use) {
+  state.last_events_start = state.options.events.size();
   for (std::string_view name : split_event_list(use.value)) {
     try {
-      state.options.events.push_back(record::parse_event_spec(name));
+      for (record::event_spec& event : record::parse_event_specs(name))
+        state.options.events.push_back(std::move(event));
     } catch (const io::usage_error& error) {
       reject(use, error.what());
     }
   }
+}
+
+// --filter and --exclude-perf act, as in perf, on every event of the -e just before them (all
+// the tracepoints of a wildcard or a list), which must all be tracepoints: arec has none of the
+// hardware tracers whose address filters perf also takes.
+void filter_last_events(record_state& state, const option_use& use, std::string_view filter) {
+  auto refuse = [&](const std::string& problem) {
+    if (!use.value.empty()) reject(use, problem);
+    throw io::usage_error(std::string(use.spelled) + ": " + problem);  // a flag has no value
+  };
+  std::span<record::event_spec> last{state.options.events};
+  last = last.subspan(state.last_events_start);
+  if (last.empty()) refuse("must follow the -e option of the tracepoints it filters");
+  for (const record::event_spec& event : last)
+    if (!event.tracepoint)
+      refuse("must follow a -e of tracepoints; " + quoted(event.name) +
+             " is not a tracepoint (arec filters only tracepoints)");
+  for (record::event_spec& event : last) record::add_filter(event, filter);
+}
+
+void apply_filter(record_state& state, const option_use& use) {
+  if (use.value.empty()) reject(use, "the filter is empty");
+  filter_last_events(state, use, use.value);
+}
+
+// As perf, the recorder's own pid; event_set adds the threads that drain the rings.
+void apply_exclude_perf(record_state& state, const option_use& use) {
+  filter_last_events(state, use, "common_pid != " + std::to_string(::getpid()));
+  for (auto& event : std::span(state.options.events).subspan(state.last_events_start))
+    event.exclude_recorder = true;
 }
 
 void apply_frequency(record_state& state, const option_use& use) {
@@ -344,7 +377,8 @@ constexpr std::array record_table{
     record_spec{"event", 'e', required, "EVENT[,EVENT...]",
                 "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
                 "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a "
-                "tracepoint SYSTEM:EVENT or a raw rHEX; see 'perf list'",
+                "tracepoint SYSTEM:EVENT (either part may be a * or ? glob) or a raw rHEX; see "
+                "'perf list'",
                 "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
     record_spec{"freq", 'F', required, "HZ|max",
                 "sample HZ times a second; 'max' is kernel.perf_event_max_sample_rate", "4000 Hz",
@@ -379,6 +413,14 @@ constexpr std::array record_table{
                 [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
     record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.namespaces = true; }},
+    record_spec{"filter", 0, required, "FILTER",
+                "set a tracepoint filter (e.g. 'prev_pid == 42') on the events of the -e just "
+                "before; repeated, the filters are joined with &&",
+                "", events, apply_filter},
+    record_spec{"exclude-perf", 0, none, "",
+                "leave out what arec itself does: filter the tracepoints of the -e just before "
+                "by common_pid",
+                "", events, apply_exclude_perf},
     record_spec{"count", 'c', required, "PERIOD", "sample once every PERIOD events (not with -F)",
                 "", events, apply_period},
     record_spec{

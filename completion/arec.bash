@@ -4,7 +4,8 @@
 
 _arec_record_options='-a --all-cpus -C --cpu -i --no-inherit -p --pid -e --event -F --freq
   --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
-  -P --period --switch-events --namespaces -c --count -g --call-graph -o --output
+  -P --period --switch-events --namespaces --filter --exclude-perf -c --count -g --call-graph
+  -o --output
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help

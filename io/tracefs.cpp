@@ -1,6 +1,9 @@
 #include "io/tracefs.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 
 #include <charconv>
@@ -9,6 +12,7 @@
 #include <system_error>
 #include <variant>
 
+#include "io/dir_reader.hpp"
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
 
@@ -81,6 +85,26 @@ std::string read_file(std::string_view root, std::string_view relative_path) {
   std::optional<std::string> text = read_text_if_exists(path);
   if (!text) throw_system_error(ENOENT, "open", path);
   return std::move(*text);
+}
+
+std::vector<std::string> list_directories(std::string_view root, std::string_view relative_path) {
+  std::string path{root};
+  path += '/';
+  path += relative_path;
+  std::vector<std::string> names;
+  unique_fd directory = open_directory_if_present(AT_FDCWD, path.c_str());
+  if (!directory) return names;
+  dir_reader reader{std::move(directory)};
+  while (std::optional<dir_entry> entry = reader.next()) {
+    bool is_directory = entry->type == DT_DIR;
+    if (entry->type == DT_UNKNOWN) {  // a file system that leaves the type out: ask
+      struct stat status {};
+      is_directory = ::fstatat(reader.fd(), entry->name.data(), &status, 0) == 0 &&
+                     S_ISDIR(status.st_mode);
+    }
+    if (is_directory) names.emplace_back(entry->name);
+  }
+  return names;
 }
 
 std::uint64_t read_tracepoint_id(std::string_view root, std::string_view system,

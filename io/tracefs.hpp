@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/unique_fd.hpp"
 
@@ -43,6 +44,11 @@ const std::string& root();
 // Throws std::system_error ("open .../id: No such file or directory") when it does not exist.
 std::uint64_t read_tracepoint_id(std::string_view root, std::string_view system,
                                  std::string_view event);
+
+// The names of the directories in ROOT/RELATIVE_PATH ("events": the systems; "events/sched": its
+// events), in the order getdents64 gives them, which is the order perf's readdir sees. Empty when
+// the directory does not exist; other failures throw std::system_error naming the path.
+std::vector<std::string> list_directories(std::string_view root, std::string_view relative_path);
 
 // The whole text of a tracefs pseudo-file (st_size is 0 there, so it reads to EOF).
 std::string read_file(std::string_view root, std::string_view relative_path);

@@ -1,5 +1,7 @@
 #include "record/events/event_set.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <array>
 #include <charconv>
@@ -133,13 +135,21 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
     opened_event& event = requested[e];
     std::optional<event_spec> software_twin =
         event.tracking ? std::nullopt : software_fallback(events[e]);
+    bool exclude_recorder = !event.tracking && events[e].exclude_recorder;
+    if (exclude_recorder) set.recorder_filters_.push_back({events[e].filter, event.name, {}});
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
         perf_event fd = open_with_fallbacks(event, software_twin, config, task, cpu, notice);
+        // Before anything is enabled, so no sample escapes the filter (perf sets it likewise).
+        // The kernel takes one filter per event: an --exclude-perf one is set whole by
+        // exclude_threads, once the threads to name are known.
+        if (!event.tracking && !events[e].filter.empty() && !exclude_recorder)
+          fd.set_filter(events[e].filter, event.name);
         event.ids.push_back(fd.id());
         set.ring_owners_.try_emplace(cpu, set.fds_.size());
         set.fd_cpus_.push_back(cpu);
         if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
+        if (exclude_recorder) set.recorder_filters_.back().fds.push_back(set.fds_.size());
         set.fds_.push_back(std::move(fd));
       }
     }
@@ -167,6 +177,20 @@ void event_set::enable_sampling() const {
 
 void event_set::disable_sampling() const {
   for (std::size_t index : sampling_fds_) fds_[index].disable();
+}
+
+void event_set::exclude_threads(std::span<const pid_t> threads) const {
+  std::string others;
+  for (pid_t tid : threads) {
+    if (tid == ::getpid()) continue;  // already in the filter, as perf puts it
+    if (!others.empty()) others += " && ";
+    others += "common_pid != " + std::to_string(tid);
+  }
+  for (const recorder_filter& event : recorder_filters_) {
+    std::string filter =
+        others.empty() ? event.filter : "(" + event.filter + ") && (" + others + ")";
+    for (std::size_t index : event.fds) fds_[index].set_filter(filter, event.name);
+  }
 }
 
 void event_set::disable() const {

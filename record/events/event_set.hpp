@@ -49,6 +49,12 @@ class event_set {
   // redirects only into an existing buffer.
   void redirect_into_rings() const;
   void enable_sampling() const;
+  // --exclude-perf: perf's filter leaves out perf's main thread, where perf reads its rings; arec
+  // reads them on other threads, so these of arec's `threads` are left out too. Sets the filters
+  // of the --exclude-perf events (the kernel takes one per event, so open leaves them unset):
+  // call once the threads run and before sampling is enabled. Throws std::system_error naming
+  // the ioctl.
+  void exclude_threads(std::span<const pid_t> threads) const;
   void disable_sampling() const;  // -D ranges; the tracking event goes on
   void disable() const;
 
@@ -58,6 +64,12 @@ class event_set {
   std::vector<int> fd_cpus_;  // the cpu of each fd
   std::vector<std::size_t> sampling_fds_;  // indexes into fds_ of the requested events
   std::map<int, std::size_t> ring_owners_;  // cpu -> index into fds_
+  struct recorder_filter {  // an --exclude-perf event: its filter and fds
+    std::string filter;
+    std::string name;
+    std::vector<std::size_t> fds;
+  };
+  std::vector<recorder_filter> recorder_filters_;
 };
 
 }  // namespace arec::record

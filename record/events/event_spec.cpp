@@ -1,5 +1,6 @@
 #include "record/events/event_spec.hpp"
 
+#include <fnmatch.h>
 #include <linux/perf_event.h>
 
 #include <array>
@@ -124,37 +125,62 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
 }
 
 // Tracepoint systems and events are C identifiers in practice; refusing '/' and dots also
-// keeps the name from walking out of tracefs' events directory.
-bool is_tracepoint_part(std::string_view part) {
+// keeps the name from walking out of tracefs' events directory. `glob` also lets perf's wildcard
+// characters through.
+bool is_tracepoint_part(std::string_view part, bool glob = false) {
   if (part.empty()) return false;
   for (char c : part) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-';
+              c == '_' || c == '-' ||
+              (glob && (c == '*' || c == '?' || c == '[' || c == ']' || c == '!'));
     if (!ok) return false;
   }
   return true;
 }
 
-event_spec parse_tracepoint(std::string_view name, std::string_view system,
-                            std::string_view event_name) {
-  std::string root;
+// perf takes a part for a pattern only when it holds '*' or '?' ("[...]" alone is literal).
+bool is_glob(std::string_view part) { return part.find_first_of("*?") != std::string_view::npos; }
+
+std::string tracefs_root() {
   try {
-    root = io::tracefs::root();
+    return io::tracefs::root();
   } catch (const std::runtime_error& error) {
     throw io::usage_error(error.what());  // the caller names the event
   }
+}
+
+// `pattern` names the user's glob when the tracepoint came from one, for the message.
+event_spec make_tracepoint(std::string_view root, std::string_view system,
+                           std::string_view event_name, std::string_view pattern = {}) {
+  std::string name = std::string(system) + ":" + std::string(event_name);
+  std::string origin = pattern.empty() ? "" : " (from " + quoted(pattern) + ")";
   std::uint64_t id = 0;
   try {
     id = io::tracefs::read_tracepoint_id(root, system, event_name);
   } catch (const std::system_error& error) {
     if (error.code() == std::errc::no_such_file_or_directory)
-      throw io::usage_error("tracepoint " + quoted(name) + " does not exist");
-    throw io::usage_error("tracepoint " + quoted(name) + ": " + error.what());
+      throw io::usage_error("tracepoint " + quoted(name) + origin + " does not exist");
+    throw io::usage_error("tracepoint " + quoted(name) + origin + ": " + error.what());
   }
-  return event_spec{.name = std::string(name),
+  return event_spec{.name = std::move(name),
                     .type = PERF_TYPE_TRACEPOINT,
                     .config = id,
                     .tracepoint = std::pair{std::string(system), std::string(event_name)}};
+}
+
+// The directories below ROOT/RELATIVE whose names match `pattern`, in tracefs' order.
+std::vector<std::string> matching_directories(std::string_view root, const std::string& relative,
+                                              const std::string& pattern) {
+  std::vector<std::string> names;
+  try {
+    names = io::tracefs::list_directories(root, relative);
+  } catch (const std::system_error& error) {
+    throw io::usage_error("tracepoint pattern " + quoted(pattern) + ": " + error.what());
+  }
+  std::erase_if(names, [&](const std::string& name) {
+    return ::fnmatch(pattern.c_str(), name.c_str(), 0) != 0;
+  });
+  return names;
 }
 
 }  // namespace
@@ -175,10 +201,58 @@ event_spec parse_event_spec(std::string_view name) {
   if (colon != std::string_view::npos) {
     std::string_view system = name.substr(0, colon);
     std::string_view event_name = name.substr(colon + 1);
-    if (is_tracepoint_part(system) && is_tracepoint_part(event_name))
-      return parse_tracepoint(name, system, event_name);
+    if (is_tracepoint_part(system) && is_tracepoint_part(event_name)) {
+      event_spec tracepoint = make_tracepoint(tracefs_root(), system, event_name);
+      tracepoint.name = std::string(name);
+      return tracepoint;
+    }
   }
   throw io::usage_error("unknown event " + quoted(name));
+}
+
+std::vector<event_spec> parse_event_specs(std::string_view name) {
+  auto colon = name.rfind(':');
+  if (colon != std::string_view::npos && is_glob(name)) {
+    std::string_view system = name.substr(0, colon);
+    std::string_view event_name = name.substr(colon + 1);
+    if (is_tracepoint_part(system, true) && is_tracepoint_part(event_name, true))
+      return find_tracepoints(tracefs_root(), system, event_name);
+  }
+  return {parse_event_spec(name)};
+}
+
+std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view system,
+                                         std::string_view event) {
+  std::string pattern = std::string(system) + ":" + std::string(event);
+  std::vector<std::string> systems{std::string(system)};
+  if (is_glob(system)) {
+    systems = matching_directories(root, "events", std::string(system));
+    if (systems.empty())
+      throw io::usage_error("tracepoint " + quoted(pattern) + " matches no tracepoint system");
+  }
+  std::vector<event_spec> found;
+  for (const std::string& name : systems) {
+    if (!is_glob(event)) {
+      found.push_back(make_tracepoint(root, name, event, is_glob(system) ? pattern : ""));
+      continue;
+    }
+    std::vector<std::string> events =
+        matching_directories(root, "events/" + name, std::string(event));
+    if (events.empty())
+      throw io::usage_error("tracepoint " + quoted(pattern) + " matches no event of system " +
+                            quoted(name));
+    for (const std::string& event_name : events)
+      found.push_back(make_tracepoint(root, name, event_name, pattern));
+  }
+  return found;
+}
+
+void add_filter(event_spec& event, std::string_view filter) {
+  if (event.filter.empty()) {
+    event.filter = filter;
+    return;
+  }
+  event.filter = "(" + event.filter + ") && (" + std::string(filter) + ")";
 }
 
 std::optional<event_spec> software_fallback(const event_spec& event) {

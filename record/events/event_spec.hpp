@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "io/usage_error.hpp"
 
@@ -33,6 +34,11 @@ struct event_spec {
   // until the kernel accepts, as perf does; explicit 'p's are never lowered.
   bool precise_max = false;
   std::optional<std::pair<std::string, std::string>> tracepoint;  // (system, event)
+  // --filter and --exclude-perf of a tracepoint: set on each of its fds once opened; "" = none.
+  std::string filter;
+  // --exclude-perf: `filter` excludes arec's main thread as perf's excludes perf; event_set
+  // also excludes the threads that drain the rings, which perf does in its main thread.
+  bool exclude_recorder = false;
 
   friend bool operator==(const event_spec&, const event_spec&) = default;
 };
@@ -50,6 +56,23 @@ struct event_spec {
 // "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x'
 // ...".
 event_spec parse_event_spec(std::string_view name);
+
+// parse_event_spec, and perf's tracepoint wildcards: when the SYSTEM or EVENT part of
+// "SYSTEM:EVENT" holds a '*' or '?' it is a glob (fnmatch: *, ?, [...]) and the name stands for
+// every matching tracepoint of tracefs, each its own event named "system:event", in the order
+// tracefs lists them (perf's readdir order). Throws usage_error when the pattern matches
+// nothing (as perf, which refuses it too).
+std::vector<event_spec> parse_event_specs(std::string_view name);
+
+// The tracepoints "SYSTEM:EVENT" names below ROOT/events, either part a glob (see
+// parse_event_specs), ROOT being a tracefs root or a tree laid out like one. As perf 6.1: a
+// system pattern with a plain event needs that event in every system it matches, and an event
+// pattern must match in every system. Throws usage_error naming the pattern otherwise.
+std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view system,
+                                         std::string_view event);
+
+// Adds a tracepoint filter to those `event` has, as perf joins them: "(OLD) && (NEW)".
+void add_filter(event_spec& event, std::string_view filter);
 
 // perf's fallback for a hardware event that cannot be opened: cycles (and cpu-cycles) become
 // cpu-clock with the same modifiers; every other event has none.

@@ -27,6 +27,11 @@ void perf_event::redirect_output_to(const perf_event& ring_owner) const {
                     "ioctl PERF_EVENT_IOC_SET_OUTPUT");
 }
 
+void perf_event::set_filter(const std::string& filter, const std::string& name) const {
+  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()),
+                    "ioctl PERF_EVENT_IOC_SET_FILTER", "\"" + filter + "\" on " + name);
+}
+
 void perf_event::enable() const {
   io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_ENABLE, 0), "ioctl PERF_EVENT_IOC_ENABLE");
 }

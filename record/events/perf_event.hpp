@@ -22,6 +22,9 @@ class perf_event {
   std::uint64_t id() const { return id_; }
   // Sends this event's records into `ring_owner`'s ring buffer (same cpu).
   void redirect_output_to(const perf_event& ring_owner) const;
+  // Sets a tracepoint filter (--filter). Throws std::system_error naming the ioctl, the filter
+  // and the event `name` when the kernel refuses it (EINVAL: a syntax error or unknown field).
+  void set_filter(const std::string& filter, const std::string& name) const;
   void enable() const;
   void disable() const;
 

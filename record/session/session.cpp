@@ -327,6 +327,10 @@ class recording {
     // first file is created, so such a failure leaves nothing half-written.
     open_events();
     map_rings();
+    // --exclude-perf: the threads that drain the rings run from here on; leave them out too.
+    if (std::any_of(options_.events.begin(), options_.events.end(),
+                    [](const event_spec& spec) { return spec.exclude_recorder; }))
+      events_->exclude_threads(threads_of_processes(std::array{static_cast<int>(::getpid())}));
     create_output();
     start_streaming();
     wait_for_stop();

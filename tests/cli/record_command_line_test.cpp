@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <initializer_list>
@@ -207,6 +208,61 @@ TEST(RecordOptions, UnknownEventIsNamed) {
   EXPECT_EQ(error_of({"-e", "cycles,"}), "-e cycles,: empty event name");
   EXPECT_EQ(error_of({"-e", "cpu/event=1,umask=2/"}),
             "-e cpu/event=1,umask=2/: unknown event 'cpu/event=1,umask=2/'");
+}
+
+TEST(RecordOptions, TracepointWildcardExpandsIntoEvents) {
+  if (::geteuid() != 0) GTEST_SKIP() << "reading tracefs needs root";
+  record_options options = parse({"-e", "sched:sched_wakeup*", "-e", "cpu-clock"});
+  ASSERT_EQ(options.events.size(), 3u);
+  strings names{options.events[0].name, options.events[1].name};
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (strings{"sched:sched_wakeup", "sched:sched_wakeup_new"}));
+  EXPECT_EQ(options.events[2].name, "cpu-clock");
+  EXPECT_EQ(error_of({"-e", "sched:nomatch*"}),
+            "-e sched:nomatch*: tracepoint 'sched:nomatch*' matches no event of system 'sched'");
+}
+
+TEST(RecordOptions, FilterGoesToEveryEventOfTheLastEventOption) {
+  if (::geteuid() != 0) GTEST_SKIP() << "reading tracefs needs root";
+  record_options options =
+      parse({"-e", "sched:sched_switch", "-e", "sched:sched_wakeup*,sched:sched_waking", "--filter",
+             "pid == 1", "--filter=prio < 10"});
+  ASSERT_EQ(options.events.size(), 4u);
+  EXPECT_EQ(options.events[0].filter, "") << "not the last -e";
+  for (std::size_t i = 1; i < 4; ++i)
+    EXPECT_EQ(options.events[i].filter, "(pid == 1) && (prio < 10)") << options.events[i].name;
+  EXPECT_FALSE(options.events[1].exclude_recorder);
+}
+
+TEST(RecordOptions, ExcludePerfFiltersOutArecsOwnPid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "reading tracefs needs root";
+  const std::string own = "common_pid != " + std::to_string(::getpid());
+  record_options options = parse({"-e", "sched:sched_switch", "--exclude-perf"});
+  ASSERT_EQ(options.events.size(), 1u);
+  EXPECT_EQ(options.events[0].filter, own);
+  EXPECT_TRUE(options.events[0].exclude_recorder);
+  options = parse({"-e", "sched:sched_switch", "--filter", "prev_pid == 42", "--exclude-perf"});
+  EXPECT_EQ(options.events[0].filter, "(prev_pid == 42) && (" + own + ")");
+  options = parse({"-e", "sched:sched_switch", "--exclude-perf", "--filter", "prev_pid == 42"});
+  EXPECT_EQ(options.events[0].filter, "(" + own + ") && (prev_pid == 42)");
+}
+
+TEST(RecordOptions, FilterMustFollowAnEventOptionOfTracepoints) {
+  EXPECT_EQ(error_of({"--filter", "x", "-e", "cpu-clock"}),
+            "--filter x: must follow the -e option of the tracepoints it filters");
+  EXPECT_EQ(error_of({"-e", "cpu-clock", "--filter", "x"}),
+            "--filter x: must follow a -e of tracepoints; 'cpu-clock' is not a tracepoint (arec "
+            "filters only tracepoints)");
+  EXPECT_EQ(error_of({"--exclude-perf"}),
+            "--exclude-perf: must follow the -e option of the tracepoints it filters");
+  EXPECT_EQ(error_of({"-e", "cpu-clock", "--exclude-perf"}),
+            "--exclude-perf: must follow a -e of tracepoints; 'cpu-clock' is not a tracepoint "
+            "(arec filters only tracepoints)");
+  EXPECT_EQ(error_of({"-e", "cpu-clock", "--filter="}), "--filter=: the filter is empty");
+  if (::geteuid() != 0) return;
+  EXPECT_EQ(error_of({"-e", "sched:sched_switch,cpu-clock", "--filter", "x"}),
+            "--filter x: must follow a -e of tracepoints; 'cpu-clock' is not a tracepoint (arec "
+            "filters only tracepoints)");
 }
 
 TEST(RecordOptions, FrequencyIsSet) {

@@ -7,9 +7,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "support/forked.hpp"
+#include "support/temp_dir.hpp"
 
 namespace arec::io::tracefs {
 namespace {
@@ -61,6 +68,19 @@ TEST(Tracefs, WithoutTheRightToMountTheFailedCallIsNamed) {
   if (child.status == cannot_run_here) GTEST_SKIP() << child.text;
   EXPECT_EQ(child.status, 0) << child.text;
   EXPECT_EQ(child.text, "fsopen tracefs: Operation not permitted");
+}
+
+TEST(Tracefs, ListDirectoriesNamesOnlyDirectoriesAndNothingWhenMissing) {
+  test::temp_dir root;
+  ASSERT_EQ(::mkdir(root.file("events").c_str(), 0755), 0);
+  for (const char* system : {"sched", "irq"})
+    ASSERT_EQ(::mkdir(root.file(std::string("events/") + system).c_str(), 0755), 0);
+  std::ofstream(root.file("events/enable")) << "0\n";  // a file, as tracefs has: not listed
+  std::vector<std::string> systems = list_directories(root.path(), "events");
+  std::sort(systems.begin(), systems.end());
+  EXPECT_EQ(systems, (std::vector<std::string>{"irq", "sched"}));
+  EXPECT_TRUE(list_directories(root.path(), "events/sched").empty());
+  EXPECT_TRUE(list_directories(root.path(), "events/nosuchsystem").empty());
 }
 
 }  // namespace
