@@ -88,10 +88,13 @@ TEST_F(RecordPipe, PerfInjectAddsTheBuildIds) {
 
 TEST_F(RecordPipe, TracepointsCarryTheirFormatsInTheStream) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
-  test::command_result script = test::run_command(
-      piped(rec_.command({"-q", "-a", "-e", "sched:sched_switch", "-o", "-", "--", "sleep", "0.1"}),
-            "perf script -i -"),
-      60s);
+  // In a mount namespace of its own: perf record, as the recorder, would leave tracefs mounted.
+  std::vector<std::string> argv{"unshare", "--mount", "--propagation", "private"};
+  std::vector<std::string> pipeline = piped(
+      rec_.command({"-q", "-a", "-e", "sched:sched_switch", "-o", "-", "--", "sleep", "0.1"}),
+      "perf script -i -");
+  argv.insert(argv.end(), pipeline.begin(), pipeline.end());
+  test::command_result script = test::run_command(argv, 60s);
   ASSERT_EQ(script.exit_code, 0) << script.describe();
   EXPECT_NE(script.out.find("sched:sched_switch: prev_comm="), std::string::npos)
       << script.out.substr(0, 2000);
