@@ -132,9 +132,10 @@ TEST_F(RecordPipe, ThreadsAreRefusedAsPerfRefusesThem) {
       test::run_command(rec_.command({"--threads", "-o", "-", "--", "true"}), 60s);
   EXPECT_NE(run.exit_code, 0) << run.describe();
   EXPECT_EQ(run.out, "");
-  if (rec_.is_arec())
+  if (rec_.is_arec()) {
     EXPECT_EQ(run.err,
               "arec: error: parallel streaming (--threads) is not available in pipe mode\n");
+  }
 }
 
 }  // namespace
