@@ -65,15 +65,16 @@ void apply_cpus(record_state& state, const option_use& use) {
   if (state.options.cpus.empty()) reject(use, "the cpu list is empty");
 }
 
-void apply_pids(record_state& state, const option_use& use) {
+// PID[,PID...] or TID[,TID...] into `ids`.
+void add_task_ids(std::vector<int>& ids, const option_use& use, std::string_view what) {
   std::string_view rest = use.value;
   for (;;) {
     auto comma = rest.find(',');
     std::string_view part = rest.substr(0, comma);
     std::optional<std::uint64_t> pid = parse_unsigned(part);
     if (!pid || *pid == 0 || *pid > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      reject(use, quoted(part) + " is not a process id (a positive integer)");
-    state.options.pids.push_back(static_cast<int>(*pid));
+      reject(use, quoted(part) + " is not a " + std::string(what) + " id (a positive integer)");
+    ids.push_back(static_cast<int>(*pid));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
@@ -369,11 +370,19 @@ constexpr std::array record_table{
                 target, [](record_state& s, const option_use&) { s.options.system_wide = true; }},
     record_spec{"cpu", 'C', required, "LIST", "sample only on the CPUs in LIST, e.g. 0-3,8",
                 "all online CPUs", target, apply_cpus},
+    record_spec{"tid", 't', required, "TID[,TID...]",
+                "sample existing threads, only those (and the tasks they start); repeatable", "",
+                target,
+                [](record_state& s, const option_use& use) {
+                  add_task_ids(s.options.tids, use, "thread");
+                }},
     record_spec{"no-inherit", 'i', none, "", "child tasks do not inherit the events", "", target,
                 [](record_state& s, const option_use&) { s.options.attrs.inherit = false; }},
     record_spec{"pid", 'p', required, "PID[,PID...]",
                 "sample existing processes (all their threads); repeatable", "", target,
-                apply_pids},
+                [](record_state& s, const option_use& use) {
+                  add_task_ids(s.options.pids, use, "process");
+                }},
     record_spec{"event", 'e', required, "EVENT[,EVENT...]",
                 "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
                 "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a "
@@ -535,7 +544,8 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));
   // perf's default target: without a workload or -p/-C, the whole system.
-  if (options.workload.empty() && options.pids.empty() && options.cpus.empty())
+  if (options.workload.empty() && options.pids.empty() && options.tids.empty() &&
+      options.cpus.empty())
     options.system_wide = true;
   return options;
 }

@@ -52,6 +52,7 @@ struct record_options {
   bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
   std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
   std::vector<int> pids;           // -p/--pid PID[,PID], repeatable; checked for existence later
+  std::vector<int> tids;           // -t/--tid TID[,TID], repeatable: those threads only
   std::vector<event_spec> events;  // -e/--event, repeatable; default {cycles}
   std::optional<std::uint64_t> frequency;              // -F/--freq HZ|max
   std::optional<std::uint64_t> period;                 // -c/--count PERIOD; exclusive with -F

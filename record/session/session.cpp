@@ -342,13 +342,14 @@ class recording {
   }
 
  private:
+  bool has_targets() const { return !options_.pids.empty() || !options_.tids.empty(); }
   bool per_task() const {
-    return !options_.pids.empty() ||
+    return has_targets() ||
            (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
   }
   // The workload is what is recorded (`arec -- cmd`), not only what bounds the recording
   // (`arec -a -- cmd`, `arec -p PID -- cmd`): then its events are enabled by its exec.
-  bool workload_is_target() const { return options_.pids.empty() && per_task() && child_; }
+  bool workload_is_target() const { return !has_targets() && per_task() && child_; }
   bool directory() const { return options_.threads_spec.has_value(); }
   // perf's pipe mode: -o -, or no -o while standard output is a pipe.
   bool to_pipe() const { return to_pipe_; }
@@ -377,9 +378,19 @@ class recording {
     if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload, to_pipe()));
     event_target target;
     target.cpus = cpus_;
-    if (!options_.pids.empty()) {
-      target_processes_ = processes_of(options_.pids);
-      target.tasks = threads_of_processes(target_processes_);
+    if (has_targets()) {
+      // -t threads stand for their processes where a process is meant: synthesis, and the
+      // exits that end the recording; only those threads are sampled.
+      std::vector<pid_t> pid_processes = processes_of(options_.pids);
+      std::vector<pid_t> tid_processes = processes_of(options_.tids, "-t");
+      target.tasks = threads_of_processes(pid_processes);
+      target.tasks.insert(target.tasks.end(), options_.tids.begin(), options_.tids.end());
+      std::sort(target.tasks.begin(), target.tasks.end());
+      target.tasks.erase(std::unique(target.tasks.begin(), target.tasks.end()), target.tasks.end());
+      std::merge(pid_processes.begin(), pid_processes.end(), tid_processes.begin(),
+                 tid_processes.end(), std::back_inserter(target_processes_));
+      target_processes_.erase(std::unique(target_processes_.begin(), target_processes_.end()),
+                              target_processes_.end());
     } else if (per_task())
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a

@@ -13,7 +13,7 @@
 
 namespace arec::record {
 
-std::vector<pid_t> processes_of(std::span<const int> ids) {
+std::vector<pid_t> processes_of(std::span<const int> ids, std::string_view option) {
   std::vector<pid_t> processes;
   std::array<char, 4096> buffer;
   for (int id : ids) {
@@ -21,7 +21,9 @@ std::vector<pid_t> processes_of(std::span<const int> ids) {
     std::string path = "/proc/" + std::to_string(id) + "/status";
     auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
     int tgid = text ? io::parse_task_status(*text).tgid : -1;
-    if (tgid <= 0) throw io::usage_error("-p: pid " + std::to_string(id) + " does not exist");
+    if (tgid <= 0)
+      throw io::usage_error(std::string(option) + (option == "-t" ? ": tid " : ": pid ") +
+                            std::to_string(id) + " does not exist");
     processes.push_back(tgid);
   }
   std::sort(processes.begin(), processes.end());

@@ -181,6 +181,14 @@ TEST(RecordOptions, PidsAccumulate) {
   EXPECT_FALSE(options.system_wide);
 }
 
+TEST(RecordOptions, TidsAccumulateAndAreNotSystemWide) {
+  record_options options = parse({"-t", "12,13", "--tid=14"});
+  EXPECT_EQ(options.tids, (std::vector<int>{12, 13, 14}));
+  EXPECT_TRUE(options.pids.empty());
+  EXPECT_FALSE(options.system_wide);
+  EXPECT_EQ(error_of({"-t", "x"}), "-t x: 'x' is not a thread id (a positive integer)");
+}
+
 TEST(RecordOptions, BadPidIsNamed) {
   EXPECT_EQ(error_of({"-p", "abc"}), "-p abc: 'abc' is not a process id (a positive integer)");
   EXPECT_EQ(error_of({"-p", "0"}), "-p 0: '0' is not a process id (a positive integer)");

@@ -160,5 +160,45 @@ TEST(RecordAttach, ThreadIdStandsForItsProcess) {
   EXPECT_GE(of_thread, 100u) << "no samples as " << expected << ":\n" << excerpt(ids.out);
 }
 
+// -t records the threads named, not their process: naming the main thread of a process whose
+// other thread does the work records none of that work (-p would).
+TEST(RecordAttach, TidRecordsOnlyTheThreadsNamed) {
+  if (auto why = missing_prerequisite(perf_scope::other_process)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  for (bool name_the_spinner : {true, false}) {
+    SCOPED_TRACE(name_the_spinner ? "-t spinning thread" : "-t main thread");
+    test::temp_dir dir;
+    const std::string data = dir.file("tid.data");
+    test::child_process process =
+        test::child_process::spawn({test_program("spin_in_thread"), "1500"});
+    std::optional<std::string> ready = process.read_stdout_line(10s);
+    ASSERT_TRUE(ready) << "spin_in_thread did not report ready";
+    int pid = 0, tid = 0;
+    ASSERT_EQ(std::sscanf(ready->c_str(), "ready %d %d", &pid, &tid), 2) << *ready;
+    int named = name_the_spinner ? tid : pid;
+    test::command_result run = test::run_command(
+        rec.command({"-e", "cpu-clock", "-t", std::to_string(named), "-o", data}), 60s);
+    ASSERT_FALSE(run.timed_out) << "the recording did not end with the process";
+    ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+    test::command_result ids = test::run_command({"perf", "script", "-i", data, "-F", "tid"});
+    ASSERT_EQ(ids.exit_code, 0) << ids.describe();
+    std::istringstream lines(ids.out);
+    std::size_t of_named = 0, of_others = 0;
+    for (int sample_tid = 0; lines >> sample_tid;) (sample_tid == named ? of_named : of_others)++;
+    EXPECT_EQ(of_others, 0u) << excerpt(ids.out);
+    if (name_the_spinner) {
+      EXPECT_GE(of_named, 100u) << excerpt(ids.out);
+    }
+  }
+}
+
+TEST(RecordAttach, MissingTidIsAUsageError) {
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "arec's message";
+  test::command_result run = test::run_command(rec.command({"-t", "999999999", "--", "true"}));
+  EXPECT_EQ(run.exit_code, 2) << run.describe();
+  EXPECT_EQ(run.err, "arec: error: -t: tid 999999999 does not exist\n");
+}
+
 }  // namespace
 }  // namespace arec::e2e
