@@ -25,6 +25,7 @@ struct attr_options {
   bool namespaces = false;     // --namespaces: ... and NAMESPACES records
   bool no_samples = false;     // -n/--no-samples: events count but never sample
   bool no_buffering = false;   // --no-buffering: every record wakes the drain
+  bool per_thread_stat = false;  // -s/--stat: per-thread counts (READ records) for perf report -T
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;

@@ -78,6 +78,12 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   attr.exclusive = event.exclusive;
   attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
   if (config.delayed) attr.enable_on_exec = 0;  // the tracking event still starts at exec
+  if (config.attrs.per_thread_stat) {
+    // As perf -s: each exiting thread's count comes back in a READ record (perf report -T).
+    attr.inherit_stat = 1;
+    attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                       PERF_FORMAT_ID | read_format_lost;
+  }
   if (config.attrs.privileges != privilege_scope::as_given) {  // as perf: the modifiers give way
     attr.exclude_kernel = config.attrs.privileges == privilege_scope::user_only ? 1 : 0;
     attr.exclude_user = config.attrs.privileges == privilege_scope::kernel_only ? 1 : 0;

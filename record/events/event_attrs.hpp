@@ -25,6 +25,9 @@ inline constexpr std::size_t sample_id_trailer_size = 32;
 // Offset of the TIME field in a SAMPLE body of common_sample_type: after IP, TID.
 inline constexpr std::size_t sample_time_offset = 16;
 
+// PERF_FORMAT_LOST (Linux 6.0), spelled out for older kernel headers.
+inline constexpr std::uint64_t read_format_lost = 1u << 4;
+
 // The highest precise_ip the ABI knows; a 'P' event starts there and is lowered on refusal.
 inline constexpr std::uint8_t max_precise_ip = 3;
 

@@ -513,6 +513,9 @@ TEST(RecordOptions, ClockidTakesPerfsNamesAndNumbers) {
 
 TEST(RecordOptions, SideBandAndBufferingFlags) {
   record_options plain = parse({});
+  EXPECT_FALSE(parse({}).attrs.per_thread_stat);
+  EXPECT_TRUE(parse({"-s"}).attrs.per_thread_stat);
+  EXPECT_TRUE(parse({"--stat"}).attrs.per_thread_stat);
   EXPECT_FALSE(plain.attrs.switch_events || plain.attrs.namespaces || plain.attrs.no_samples ||
                plain.attrs.no_buffering || plain.strict_freq || plain.no_buildid);
   record_options all =

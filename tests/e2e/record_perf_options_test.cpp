@@ -26,7 +26,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The attr fields these options decide, from every event `perf evlist -v` lists. arec adds a
+// The attr fields these options decide, from every event `perf evlist -v` lists (of
+// read_format, the bits -s adds: perf sets ID|LOST always, arec only what it uses). arec adds a
 // tracking event where perf puts tracking on the first event, so the fields are gathered
 // over all events; the sample period or frequency only from the first (the tracking event's
 // period of 1 is arec's own).
@@ -35,7 +36,7 @@ std::set<std::string> decided_fields(const std::string& data) {
   EXPECT_EQ(evlist.exit_code, 0) << evlist.describe();
   static const std::regex field(
       R"(\b(inherit|exclude_user|exclude_kernel|use_clockid|clockid|context_switch|namespaces|)"
-      R"(\{ wakeup_events, wakeup_watermark \}): \d+)");
+      R"(inherit_stat|\{ wakeup_events, wakeup_watermark \}): \d+|TOTAL_TIME_[A-Z]+)");
   static const std::regex period(R"(\{ sample_period, sample_freq \}: \d+)");
   std::set<std::string> fields;
   std::size_t start = 0;
@@ -114,6 +115,8 @@ TEST_F(RecordPerfOptions, AttrFieldsAreSetAsPerfSetsThem) {
       {"--no-buffering"},
       {"-T", "--sample-cpu", "-P"},
       {"-c", "100000", "-n"},
+      {"-s"},
+      {"--stat", "-i"},
   };
   for (const std::vector<std::string>& options : cases) {
     std::string described;
@@ -140,6 +143,25 @@ TEST_F(RecordPerfOptions, ClockidWritesTheClockFeaturesPerfReads) {
   ASSERT_EQ(script.exit_code, 0) << script.describe();
   EXPECT_TRUE(std::regex_search(script.out, std::regex(R"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.)")))
       << script.out;
+}
+
+// -s: perf report -T lists each thread's count, read from the READ records of exiting threads.
+TEST_F(RecordPerfOptions, StatGivesPerfReportItsPerThreadCounts) {
+  for (const recorder& who : {rec_, perf_}) {
+    SCOPED_TRACE(who.describe());
+    record(who, {"-e", "cpu-clock", "-s"}, ours_, {"sh", "-c", test_program("hot_loop") + " 100"});
+    test::command_result report =
+        test::run_command({"perf", "report", "-T", "--stdio", "-i", ours_}, 60s);
+    ASSERT_EQ(report.exit_code, 0) << report.describe();
+    std::size_t table = report.out.find("#   PID    TID  cpu-clock");
+    ASSERT_NE(table, std::string::npos) << report.out;
+    std::istringstream rows(report.out.substr(table));
+    std::string header;
+    std::getline(rows, header);
+    std::size_t counted = 0;
+    for (long pid = 0, tid = 0, count = 0; rows >> pid >> tid >> count;) counted += count > 0;
+    EXPECT_GE(counted, 1u) << report.out.substr(table);
+  }
 }
 
 TEST_F(RecordPerfOptions, NoSamplesRecordsOnlyWhatRuns) {

@@ -89,6 +89,16 @@ TEST(EventAttrs, PerfRecordFlagsReachTheAttrs) {
   EXPECT_EQ(kernel.exclude_user, 1u);
 }
 
+TEST(EventAttrs, StatAsksForPerThreadCounts) {
+  sampling_config config;
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock"), config).read_format, 0u);
+  config.attrs.per_thread_stat = true;
+  perf_event_attr attr = sampling_attr(parse_event_spec("cpu-clock"), config);
+  EXPECT_EQ(attr.inherit_stat, 1u);
+  EXPECT_EQ(attr.read_format, PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+                                  PERF_FORMAT_ID | read_format_lost);
+}
+
 TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
   sampling_config config;
   config.attrs.switch_events = true;
