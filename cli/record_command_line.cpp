@@ -1,5 +1,6 @@
 #include "cli/record_command_line.hpp"
 
+#include <linux/perf_event.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -331,6 +332,45 @@ void apply_delay(record_state& state, const option_use& use) {
   state.options.delayed = true;
 }
 
+// -j: perf's comma-separated branch filter names; privilege levels alone mean any branch.
+void apply_branch_filter(record_state& state, const option_use& use) {
+  constexpr std::array<std::pair<std::string_view, std::uint64_t>, 15> names{{
+      {"u", PERF_SAMPLE_BRANCH_USER},
+      {"k", PERF_SAMPLE_BRANCH_KERNEL},
+      {"hv", PERF_SAMPLE_BRANCH_HV},
+      {"any", PERF_SAMPLE_BRANCH_ANY},
+      {"any_call", PERF_SAMPLE_BRANCH_ANY_CALL},
+      {"any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN},
+      {"ind_call", PERF_SAMPLE_BRANCH_IND_CALL},
+      {"abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX},
+      {"in_tx", PERF_SAMPLE_BRANCH_IN_TX},
+      {"no_tx", PERF_SAMPLE_BRANCH_NO_TX},
+      {"cond", PERF_SAMPLE_BRANCH_COND},
+      {"ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP},
+      {"call", PERF_SAMPLE_BRANCH_CALL},
+      {"save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE},
+      {"stack", PERF_SAMPLE_BRANCH_CALL_STACK},
+  }};
+  constexpr std::uint64_t privilege_levels =
+      PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV;
+  std::uint64_t mode = 0;
+  std::string_view rest = use.value;
+  while (true) {
+    std::string_view part = rest.substr(0, rest.find(','));
+    auto known = std::find_if(names.begin(), names.end(),
+                              [&](const auto& name) { return name.first == part; });
+    if (known == names.end())
+      reject(use, "unknown branch filter " + quoted(part) +
+                      " (u, k, hv, any, any_call, any_ret, ind_call, ind_jmp, call, cond, "
+                      "abort_tx, in_tx, no_tx, save_type, stack)");
+    mode |= known->second;
+    if (part.size() == rest.size()) break;
+    rest.remove_prefix(part.size() + 1);
+  }
+  if ((mode & ~privilege_levels) == 0) mode |= PERF_SAMPLE_BRANCH_ANY;
+  state.options.attrs.branch_sample_type = mode;
+}
+
 // --synth: perf's comma-separated list of no, all, task, mmap (which implies task), cgroup.
 void apply_synth(record_state& state, const option_use& use) {
   record::synth_options synth{false, false, false};
@@ -417,6 +457,17 @@ constexpr std::array record_table{
                 always_so},
     record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "", events,
                 always_so},
+    record_spec{"branch-any", 'b', none, "",
+                "sample any taken branch (a branch stack per sample; needs a PMU that records "
+                "branches)",
+                "", events,
+                [](record_state& s, const option_use&) {
+                  s.options.attrs.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+                }},
+    record_spec{"branch-filter", 'j', required, "FILTER[,FILTER...]",
+                "sample branch stacks of the kinds given: any, any_call, any_ret, ind_call, "
+                "ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, stack, and u, k, hv",
+                "", events, apply_branch_filter},
     record_spec{"stat", 's', none, "",
                 "record each thread's event counts when it exits, for perf report -T", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.per_thread_stat = true; }},

@@ -26,6 +26,7 @@ struct attr_options {
   bool no_samples = false;     // -n/--no-samples: events count but never sample
   bool no_buffering = false;   // --no-buffering: every record wakes the drain
   bool per_thread_stat = false;  // -s/--stat: per-thread counts (READ records) for perf report -T
+  std::uint64_t branch_sample_type = 0;  // -b, -j: PERF_SAMPLE_BRANCH_* (0: no branch stacks)
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;

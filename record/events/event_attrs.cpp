@@ -78,6 +78,10 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   attr.exclusive = event.exclusive;
   attr.precise_ip = event.precise_max ? max_precise_ip : event.precise_ip;
   if (config.delayed) attr.enable_on_exec = 0;  // the tracking event still starts at exec
+  if (config.attrs.branch_sample_type != 0) {  // -b, -j: needs a PMU that records branches
+    attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+    attr.branch_sample_type = config.attrs.branch_sample_type;
+  }
   if (config.attrs.per_thread_stat) {
     // As perf -s: each exiting thread's count comes back in a READ record (perf report -T).
     attr.inherit_stat = 1;

@@ -37,6 +37,9 @@ int read_paranoid() {
   if (code == ENOENT || code == ENODEV)
     throw std::runtime_error("the " + event.name + " event is not supported on this machine " +
                              "(cpu-clock samples by time on any machine: -e cpu-clock)");
+  if (code == EOPNOTSUPP && event.attr.branch_sample_type != 0)  // perf's words, with the options
+    throw std::runtime_error(event.name + ": PMU hardware or event type doesn't support branch " +
+                             "stack sampling (-b, -j)");
   if (code == EOPNOTSUPP && event.attr.precise_ip > 0)
     throw std::runtime_error("the 'precise' request of " + event.name +
                              " may not be supported: try it without the 'p' modifiers");
@@ -83,7 +86,10 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     event.attr.precise_ip = max_precise_ip;
     event.precise_tried = true;
   }
-  if (!event.tracking && software_twin && first_fd && is_unsupported(error)) {
+  // Once: a twin that is refused too (a branch stack asked of cpu-clock) is an error, not a loop.
+  bool is_twin = software_twin && event.attr.type == software_twin->type &&
+                 event.attr.config == software_twin->config;
+  if (!event.tracking && software_twin && !is_twin && first_fd && is_unsupported(error)) {
     notice("arec: " + event.name + " is not supported here (" + error.code().message() +
            "); falling back to " + software_twin->name);
     perf_event_attr twin = sampling_attr(*software_twin, config);

@@ -556,6 +556,19 @@ TEST(RecordOptions, RealtimePriorityIsOneTo99) {
                                          "to 99");
 }
 
+TEST(RecordOptions, BranchFiltersTakePerfsNames) {
+  EXPECT_EQ(parse({}).attrs.branch_sample_type, 0u);
+  EXPECT_EQ(parse({"-b"}).attrs.branch_sample_type, std::uint64_t{PERF_SAMPLE_BRANCH_ANY});
+  EXPECT_EQ(parse({"-j", "any_call,u"}).attrs.branch_sample_type,
+            std::uint64_t{PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER});
+  EXPECT_EQ(parse({"--branch-filter=u,k"}).attrs.branch_sample_type,
+            std::uint64_t{PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |
+                          PERF_SAMPLE_BRANCH_ANY})
+      << "privilege levels alone mean any branch, as perf";
+  EXPECT_NE(error_of({"-j", "any,bogus"}).find("-j any,bogus: unknown branch filter 'bogus'"),
+            std::string::npos);
+}
+
 TEST(RecordOptions, SynthTakesPerfsWords) {
   EXPECT_EQ(parse({}).synth, (synth_options{true, true, true}));
   EXPECT_EQ(parse({"--synth=no"}).synth, (synth_options{false, false, false}));

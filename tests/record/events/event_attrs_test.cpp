@@ -99,6 +99,15 @@ TEST(EventAttrs, StatAsksForPerThreadCounts) {
                                   PERF_FORMAT_ID | read_format_lost);
 }
 
+TEST(EventAttrs, BranchFiltersAddABranchStackToSamples) {
+  sampling_config config;
+  config.attrs.branch_sample_type = PERF_SAMPLE_BRANCH_ANY_CALL;
+  perf_event_attr attr = sampling_attr(parse_event_spec("cycles"), config);
+  EXPECT_NE(attr.sample_type & PERF_SAMPLE_BRANCH_STACK, 0u);
+  EXPECT_EQ(attr.branch_sample_type, std::uint64_t{PERF_SAMPLE_BRANCH_ANY_CALL});
+  EXPECT_EQ(tracking_attr(config).sample_type & PERF_SAMPLE_BRANCH_STACK, 0u);
+}
+
 TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
   sampling_config config;
   config.attrs.switch_events = true;
