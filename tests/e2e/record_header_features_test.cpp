@@ -13,6 +13,7 @@
 
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "support/pmu_order.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -64,15 +65,6 @@ std::vector<std::string> sorted_entries(std::string line) {
   return entries;
 }
 
-// perf record with only software events looks up intel_pt and intel_bts on an Intel CPU
-// before it scans the PMU directory, so it lists them first; arec keeps directory order.
-bool perf_lists_intel_auxtrace_first() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
-  if (text.find("GenuineIntel") == std::string::npos) return false;
-  return std::filesystem::exists("/sys/bus/event_source/devices/intel_pt") ||
-         std::filesystem::exists("/sys/bus/event_source/devices/intel_bts");
-}
 
 // The arguments of one recording of `true` with cpu-clock into `out`, for arec or perf record.
 std::vector<std::string> record_args(const std::string& out) {
@@ -100,7 +92,7 @@ TEST(RecordHeader, PmuMappingsCacheAndMemoryTopologyReadAsPerfRecords) {
 
     std::string perf_pmus = section(perf_header, "# pmu mappings: ");
     ASSERT_FALSE(perf_pmus.empty()) << "perf wrote no PMU_MAPPINGS";
-    if (perf_lists_intel_auxtrace_first())
+    if (test::perf_lists_intel_auxtrace_first())
       EXPECT_EQ(sorted_entries(section(our_header, "# pmu mappings: ")), sorted_entries(perf_pmus));
     else
       EXPECT_EQ(section(our_header, "# pmu mappings: "), perf_pmus);

@@ -14,6 +14,7 @@
 
 #include "io/perf_data/byte_cursor.hpp"
 #include "io/perf_data/perf_file_reader.hpp"
+#include "support/pmu_order.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -100,15 +101,6 @@ std::vector<std::pair<std::uint32_t, std::string>> decode_pmu_mappings(
   return pmus;
 }
 
-// Whether perf record with only software events lists PMUs in an order other than its
-// directory's: on an Intel CPU it looks up intel_pt and intel_bts first.
-bool perf_lists_intel_auxtrace_first() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
-  if (text.find("GenuineIntel") == std::string::npos) return false;
-  return std::filesystem::exists("/sys/bus/event_source/devices/intel_pt") ||
-         std::filesystem::exists("/sys/bus/event_source/devices/intel_bts");
-}
 
 std::string machine() {
   utsname host{};
@@ -319,7 +311,7 @@ TEST(HostFeatures, MatchWhatPerfRecordWritesOnThisHost) {
                             feature_mem_topology};
   // perf record -e cpu-clock on an Intel CPU looks up intel_pt and intel_bts before its scan
   // and lists them first; arec lists every PMU in directory order.
-  if (!perf_lists_intel_auxtrace_first()) same.push_back(feature_pmu_mappings);
+  if (!test::perf_lists_intel_auxtrace_first()) same.push_back(feature_pmu_mappings);
   for (feature bit : same) {
     auto theirs = perf_file.feature(bit);
     ASSERT_TRUE(theirs) << "perf wrote no feature " << bit;
