@@ -311,7 +311,7 @@ TEST(HostFeatures, MatchWhatPerfRecordWritesOnThisHost) {
                             feature_mem_topology};
   // perf record -e cpu-clock on an Intel CPU looks up intel_pt and intel_bts before its scan
   // and lists them first; arec lists every PMU in directory order.
-  if (!test::perf_lists_intel_auxtrace_first()) same.push_back(feature_pmu_mappings);
+  if (!arec::test::perf_lists_intel_auxtrace_first()) same.push_back(feature_pmu_mappings);
   for (feature bit : same) {
     auto theirs = perf_file.feature(bit);
     ASSERT_TRUE(theirs) << "perf wrote no feature " << bit;
