@@ -153,8 +153,10 @@ TEST_F(RecordPerfOptions, StatGivesPerfReportItsPerThreadCounts) {
     test::command_result report =
         test::run_command({"perf", "report", "-T", "--stdio", "-i", ours_}, 60s);
     ASSERT_EQ(report.exit_code, 0) << report.describe();
-    std::size_t table = report.out.find("#   PID    TID  cpu-clock");
-    ASSERT_NE(table, std::string::npos) << report.out;
+    std::smatch columns;  // as wide as the pids
+    ASSERT_TRUE(std::regex_search(report.out, columns, std::regex(R"(#\s+PID\s+TID\s+cpu-clock)")))
+        << report.out;
+    std::size_t table = static_cast<std::size_t>(columns.position(0));
     std::istringstream rows(report.out.substr(table));
     std::string header;
     std::getline(rows, header);
