@@ -9,25 +9,42 @@
 
 namespace arec::record {
 
+bool stop_conditions::act_on_signals() {
+  io::stop_signals::arrivals now = io::stop_signals::arrived();
+  if (now.switches > switches_seen_) {
+    switches_seen_ = now.switches;
+    notice_("arec: SIGUSR2 ignored: switching output files (--switch-output) is not supported yet");
+  }
+  if (now.stops > 0 && !stopping_) {
+    stopping_ = true;
+    control_.stop();
+  }
+  return stopping_;
+}
+
 async::task<void> await_signals(stop_conditions& stop) {
-  namespace signals = io::stop_signals;
-  // Signals that came during start-up left the eventfd readable: they are acted on at once.
-  for (;;) {
+  // Signals that came during start-up are acted on at once.
+  bool stopped = stop.act_on_signals();
+  while (!stopped) {
     bool woken = co_await stop.signals_->readable();
     if (!woken) co_return;
-    signals::drain_wakeups();
-    signals::arrivals now = signals::arrived();
-    if (now.switches > stop.switches_seen_) {
-      stop.switches_seen_ = now.switches;
-      stop.notice_(
-          "arec: SIGUSR2 ignored: switching output files (--switch-output) is not "
-          "supported yet");
-    }
-    if (now.stops > 0) {
-      stop.control_.stop();
-      co_return;
-    }
+    io::stop_signals::drain_wakeups();
+    stopped = stop.act_on_signals();
   }
+  co_return;
+}
+
+// The eventfd is watched edge-triggered (Asio's epoll reactor): a signal whose write lands
+// while no wait is queued (before the loop first runs, or between a wake and the next wait)
+// leaves no edge to wake on. A look at the counters four times a second bounds that case.
+async::task<void> recheck_signals(stop_conditions& stop) {
+  bool stopped = false;
+  while (!stopped) {
+    bool elapsed = co_await stop.recheck_timer_.wait_for(std::chrono::milliseconds(250));
+    if (!elapsed) co_return;
+    stopped = stop.act_on_signals();
+  }
+  co_return;
 }
 
 async::task<void> await_exit(stop_conditions& stop, async::readiness& exit, bool is_workload) {
@@ -47,10 +64,14 @@ async::task<void> await_duration(stop_conditions& stop,
 
 stop_conditions::stop_conditions(async::event_loop& control, stop_sources sources,
                                  std::function<void(const std::string&)> notice)
-    : control_(control), timer_(control.get_executor()), notice_(std::move(notice)) {
+    : control_(control),
+      timer_(control.get_executor()),
+      recheck_timer_(control.get_executor()),
+      notice_(std::move(notice)) {
   async::executor on = control.get_executor();
   signals_ = std::make_unique<async::readiness>(on, io::stop_signals::wakeup_fd());
   async::spawn_detached(on, await_signals(*this));
+  async::spawn_detached(on, recheck_signals(*this));
   if (sources.duration_s)
     async::spawn_detached(
         on, await_duration(*this, std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -32,6 +32,9 @@ class stop_conditions {
 
  private:
   friend async::task<void> await_signals(stop_conditions& stop);
+  friend async::task<void> recheck_signals(stop_conditions& stop);
+  // Acts on the signals counted so far; true once a stop signal came (the loop is stopped).
+  bool act_on_signals();
   friend async::task<void> await_exit(stop_conditions& stop, async::readiness& exit,
                                       bool is_workload);
   friend async::task<void> await_duration(stop_conditions& stop,
@@ -39,12 +42,14 @@ class stop_conditions {
 
   async::event_loop& control_;
   async::timer timer_;
+  async::timer recheck_timer_;
   std::function<void(const std::string&)> notice_;
   std::unique_ptr<async::readiness> signals_;
   std::vector<std::unique_ptr<async::readiness>> watched_;
   std::size_t targets_ = 0;
   std::size_t targets_exited_ = 0;
   unsigned switches_seen_ = 0;
+  bool stopping_ = false;
 };
 
 // Opens a pidfd for each of `pids`; a process that is already gone yields none.
