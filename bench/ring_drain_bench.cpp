@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/streaming/record_scan.hpp"
 #include "record/streaming/ring_reader.hpp"
@@ -20,6 +21,7 @@ namespace perf = arec::io::perf;
 using arec::record::ring_reader;
 
 constexpr std::size_t ring_bytes = 512 * 1024;  // arec's default: 128 data pages
+constexpr std::size_t time_offset = perf::sample_time_offset(arec::record::common_sample_type);
 
 // A ring whose data area holds `-g` SAMPLE records (IDENTIFIER|IP|TID|TIME|CPU + a callchain of
 // 4..40 frames) laid out so that the stream tiles the ring exactly: any record boundary stays a
@@ -85,7 +87,7 @@ void bm_drain_and_scan(benchmark::State& state) {
     ring.publish(chunk_bytes);
     state.ResumeTiming();
     const arec::record::ring_chunk chunk = reader.unread();
-    arec::record::scan_records(chunk, stats);
+    arec::record::scan_records(chunk, stats, time_offset);
     reader.consume(chunk.end_position);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(stats.bytes_in));
@@ -104,7 +106,7 @@ void bm_publish_drain_and_scan(benchmark::State& state) {
   for (auto _ : state) {
     ring.publish(chunk_bytes);
     const arec::record::ring_chunk chunk = reader.unread();
-    arec::record::scan_records(chunk, stats);
+    arec::record::scan_records(chunk, stats, time_offset);
     reader.consume(chunk.end_position);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(stats.bytes_in));

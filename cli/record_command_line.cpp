@@ -17,6 +17,7 @@
 #include "cli/option_values.hpp"
 #include "io/cpu_list.hpp"
 #include "record/events/event_spec.hpp"
+#include "record/events/sample_registers.hpp"
 
 namespace arec::cli {
 namespace {
@@ -49,7 +50,7 @@ std::vector<std::string_view> split_event_list(std::string_view text) {
 // What the handlers fill in; a --help or --version request stops the parsing.
 struct record_state {
   record_options options;
-  enum class request_kind { none, help, version };
+  enum class request_kind { none, help, version, register_list };
   request_kind request = request_kind::none;
   bool finished() const { return request != request_kind::none; }
   std::size_t last_events_start = 0;  // where the last -e's events begin in options.events
@@ -396,6 +397,38 @@ void set_privileges(record_state& state, privilege_scope scope) {
   state.options.attrs.privileges = scope;
 }
 
+// --user-regs[=REGS] and -I/--intr-regs[=REGS]: perf's register names, comma-separated; none
+// means the default set, "?" asks for the list.
+void apply_registers(record_state& state, const option_use& use, std::uint64_t& mask) {
+  if (use.value == "?") {
+    state.request = record_state::request_kind::register_list;
+    return;
+  }
+  if (use.value.empty()) {
+    mask = record::default_sample_registers;
+    return;
+  }
+  std::string unknown;
+  std::optional<std::uint64_t> parsed = record::parse_sample_registers(use.value, unknown);
+  if (!parsed)
+    reject(use, "unknown register " + quoted(unknown) + " (" + std::string(use.spelled) +
+                    (use.spelled.size() == 2 ? "?" : "=?") + " lists them)");
+  mask = *parsed;
+}
+
+// A sample field that perf's option adds to every event.
+template <std::uint64_t fields>
+void add_sample_fields(record_state& state, const option_use&) {
+  state.options.attrs.sample_fields |= fields;
+}
+
+// perf's -W: the weight as a struct where the kernel has it (x86's form since Linux 5.12).
+#if defined(__x86_64__) || defined(__i386__)
+constexpr std::uint64_t sample_weight_field = PERF_SAMPLE_WEIGHT_STRUCT;
+#else
+constexpr std::uint64_t sample_weight_field = PERF_SAMPLE_WEIGHT;
+#endif
+
 // A perf option whose effect arec always has: accepted so that perf command lines work.
 void always_so(record_state&, const option_use&) {}
 
@@ -457,6 +490,42 @@ constexpr std::array record_table{
                 always_so},
     record_spec{"period", 'P', none, "", "record the sample period (arec always does)", "", events,
                 always_so},
+    record_spec{"data", 'd', none, "",
+                "record the data address of each sample, and its data source", "", events,
+                add_sample_fields<PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC>},
+    record_spec{"phys-data", 0, none, "", "record the physical address of each sample's data", "",
+                events, add_sample_fields<PERF_SAMPLE_PHYS_ADDR>},
+    record_spec{"data-page-size", 0, none, "",
+                "record the size of the page holding each sample's data address", "", events,
+                add_sample_fields<PERF_SAMPLE_DATA_PAGE_SIZE>},
+    record_spec{"code-page-size", 0, none, "",
+                "record the size of the page holding each sample's code address", "", events,
+                add_sample_fields<PERF_SAMPLE_CODE_PAGE_SIZE>},
+    record_spec{"weight", 'W', none, "", "record each sample's weight (e.g. its latency)", "",
+                events, add_sample_fields<sample_weight_field>},
+    record_spec{"raw-samples", 'R', none, "",
+                "record every event's raw sample data (a tracepoint's fields)", "", events,
+                add_sample_fields<PERF_SAMPLE_RAW>},
+    record_spec{"user-regs", 0, optional, "REGS",
+                "record the user-space registers REGS (perf's names, comma-separated: ip,sp) "
+                "with each sample; '?' lists them",
+                "AX to SS and R8 to R15", events,
+                [](record_state& s, const option_use& use) {
+                  apply_registers(s, use, s.options.attrs.user_regs);
+                }},
+    record_spec{"intr-regs", 'I', optional, "REGS",
+                "record the registers REGS at the sampling interrupt (as --user-regs); '?' lists "
+                "them",
+                "AX to SS and R8 to R15", events,
+                [](record_state& s, const option_use& use) {
+                  apply_registers(s, use, s.options.attrs.intr_regs);
+                }},
+    record_spec{
+        "sample-identifier", 0, none, "",
+        "put each record's event id first in samples and last in other records "
+        "(PERF_SAMPLE_IDENTIFIER)",
+        "", events,
+        [](record_state& s, const option_use&) { s.options.attrs.sample_identifier = true; }},
     record_spec{"branch-any", 'b', none, "",
                 "sample any taken branch (a branch stack per sample; needs a PMU that records "
                 "branches)",
@@ -582,6 +651,8 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   std::size_t workload = parse_options(args, record_table, state);
   if (state.request == record_state::request_kind::help) return help_request{record_help_text()};
   if (state.request == record_state::request_kind::version) return version_request{};
+  if (state.request == record_state::request_kind::register_list)
+    return help_request{"available registers: " + record::sample_register_names() + "\n"};
   record_options& options = state.options;
   if (options.frequency && options.period)
     throw io::usage_error(state.frequency_spelled + " and " + state.period_spelled +
@@ -595,6 +666,10 @@ record_command parse_record_command_line(std::span<const char* const> args) {
                             std::to_string(*options.mmap_pages) + " pages is " +
                             std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
   }
+  if (options.call_graph == call_graph_mode::dwarf && options.attrs.user_regs)
+    options.notes.push_back(
+        "arec: warning: --call-graph dwarf may need all the user registers; with a subset from "
+        "--user-regs the unwinding may be unreliable, so IP and SP are added to them.");
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));
   // perf's default target: without a workload or -p/-C, the whole system.

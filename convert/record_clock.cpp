@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/sample_layout.hpp"
 
 namespace arec::convert {
 namespace {
@@ -11,12 +12,8 @@ namespace {
 constexpr int header_bytes = sizeof(io::perf::record_header);
 constexpr std::uint32_t last_kernel_type = 21;  // PERF_RECORD_AUX_OUTPUT_HW_ID, perf 6.1's last
 
-int has(std::uint64_t sample_type, std::uint64_t bit) { return (sample_type & bit) ? 8 : 0; }
-
-// Bytes of the sample_id trailer that follow the TIME field (ID, STREAM_ID, CPU, IDENTIFIER).
-int trailer_after_time(std::uint64_t type) {
-  return has(type, PERF_SAMPLE_ID) + has(type, PERF_SAMPLE_STREAM_ID) + has(type, PERF_SAMPLE_CPU) +
-         has(type, PERF_SAMPLE_IDENTIFIER);
+int has(std::uint64_t sample_type, std::uint64_t bit) {
+  return static_cast<int>(io::perf::field_bytes(sample_type, bit));
 }
 
 std::uint64_t load_u64(std::span<const std::byte> record, std::size_t offset) {
@@ -33,9 +30,9 @@ record_clock::record_clock(std::span<const io::perf::event_entry> events) {
     time_layout layout;
     std::uint64_t type = attr.sample_type;
     if (type & PERF_SAMPLE_TIME) {
-      layout.sample_offset = header_bytes + has(type, PERF_SAMPLE_IDENTIFIER) +
-                             has(type, PERF_SAMPLE_IP) + has(type, PERF_SAMPLE_TID);
-      if (attr.sample_id_all) layout.trailer_from_end = 8 + trailer_after_time(type);
+      layout.sample_offset = header_bytes + static_cast<int>(io::perf::sample_time_offset(type));
+      if (attr.sample_id_all)
+        layout.trailer_from_end = 8 + static_cast<int>(io::perf::trailer_bytes_after_time(type));
     }
     layouts_.push_back(layout);
     for (std::uint64_t id : events[i].ids) ids_.emplace_back(id, i);

@@ -27,6 +27,12 @@ struct attr_options {
   bool no_buffering = false;   // --no-buffering: every record wakes the drain
   bool per_thread_stat = false;  // -s/--stat: per-thread counts (READ records) for perf report -T
   std::uint64_t branch_sample_type = 0;  // -b, -j: PERF_SAMPLE_BRANCH_* (0: no branch stacks)
+  // -d, -W, -R, --phys-data, --data-page-size, --code-page-size: PERF_SAMPLE_* fields every
+  // event records, as perf puts them on all its events.
+  std::uint64_t sample_fields = 0;
+  std::uint64_t user_regs = 0;     // --user-regs: PERF_REG_* mask sampled in user space (0: none)
+  std::uint64_t intr_regs = 0;     // -I/--intr-regs: ... at the interrupt (0: none)
+  bool sample_identifier = false;  // --sample-identifier: IDENTIFIER instead of ID
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;

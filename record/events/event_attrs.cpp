@@ -2,16 +2,25 @@
 
 #include <stdexcept>
 
+#include "record/events/sample_registers.hpp"
+
 namespace arec::record {
 namespace {
 
-// x86_64 user registers perf samples for DWARF unwinding (its PERF_REGS_MASK).
-constexpr std::uint64_t x86_64_user_regs = 0xff0fff;
+// The user registers sampled: --user-regs's, and what a DWARF unwinder needs; with --user-regs,
+// as perf, only the registers it cannot do without are added (record_command_line warns).
+std::uint64_t user_registers(const sampling_config& config) {
+  if (config.call_graph != call_graph_mode::dwarf) return config.attrs.user_regs;
+  return config.attrs.user_regs ? config.attrs.user_regs | dwarf_minimal_registers
+                                : default_sample_registers;
+}
 
 perf_event_attr base_attr(const sampling_config& config) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
-  attr.sample_type = common_sample_type;
+  attr.sample_type = shared_sample_type(config.attrs);
+  attr.sample_regs_user = config.attrs.user_regs ? user_registers(config) : 0;
+  attr.sample_regs_intr = config.attrs.intr_regs;
   attr.sample_id_all = 1;
   attr.inherit = config.attrs.inherit ? 1 : 0;
   attr.exclude_guest = 1;
@@ -31,6 +40,14 @@ perf_event_attr base_attr(const sampling_config& config) {
 }
 
 }  // namespace
+
+std::uint64_t shared_sample_type(const attr_options& attrs) {
+  std::uint64_t type = common_sample_type | attrs.sample_fields;
+  if (attrs.sample_identifier) type = (type & ~PERF_SAMPLE_ID) | PERF_SAMPLE_IDENTIFIER;
+  if (attrs.user_regs) type |= PERF_SAMPLE_REGS_USER;
+  if (attrs.intr_regs) type |= PERF_SAMPLE_REGS_INTR;
+  return type;
+}
 
 sampling_config make_sampling_config(const record_options& options, bool workload) {
   sampling_config config;
@@ -115,7 +132,7 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
     case call_graph_mode::dwarf:
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
       attr.exclude_callchain_user = 1;
-      attr.sample_regs_user = x86_64_user_regs;
+      attr.sample_regs_user = user_registers(config);
       attr.sample_stack_user = config.dwarf_stack_size;
       break;
   }
@@ -133,7 +150,11 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.mmap2 = 1;
   // perf's DWARF unwinder finds the stack and heap through data mappings: without their MMAP2
   // records a dwarf call chain stops at the sampled function.
-  attr.mmap_data = config.call_graph == call_graph_mode::dwarf ? 1 : 0;
+  // -d resolves data addresses through them too, as perf's mmap_data on its tracking event.
+  attr.mmap_data = config.call_graph == call_graph_mode::dwarf ||
+                           (config.attrs.sample_fields & PERF_SAMPLE_ADDR) != 0
+                       ? 1
+                       : 0;
   // Not by default: the kernel would then mark other sessions' MMAP2 records as holding
   // build-ids too (record_scan.hpp). Build-ids are read from the files instead, as perf does.
   attr.build_id = config.mmap_build_ids ? 1 : 0;

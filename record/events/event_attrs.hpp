@@ -17,13 +17,14 @@ namespace arec::record {
 // the same place in the records of every event: they can share one ring, and perf's reader
 // accepts the attrs (its id_pos/is_pos rule). ID rather than IDENTIFIER, as perf itself does
 // for one event: the varying TIME then sits between constant fields, and -z streams compress
-// about 3% better (docs/performance.md).
+// about 3% better (docs/performance.md). --sample-identifier asks for IDENTIFIER instead.
 inline constexpr std::uint64_t common_sample_type =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
-// The zero trailer of a synthesized record: TID, TIME, ID, CPU (8 bytes each).
-inline constexpr std::size_t sample_id_trailer_size = 32;
-// Offset of the TIME field in a SAMPLE body of common_sample_type: after IP, TID.
-inline constexpr std::size_t sample_time_offset = 16;
+
+// The sample_type every attr of a recording has, the tracking event's included: the common
+// fields and those the options add to every event, as perf adds them to all of its events.
+// ADDR (-d) sits before ID in a SAMPLE, so it must be on every attr or the id would move.
+std::uint64_t shared_sample_type(const attr_options& attrs);
 
 // PERF_FORMAT_LOST (Linux 6.0), spelled out for older kernel headers.
 inline constexpr std::uint64_t read_format_lost = 1u << 4;

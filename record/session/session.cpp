@@ -20,6 +20,7 @@
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
 #include "io/perf_data/pipe_stream.hpp"
+#include "io/perf_data/sample_layout.hpp"
 #include "io/perf_data/tracing_data.hpp"
 #include "io/small_file.hpp"
 #include "io/stop_signals.hpp"
@@ -149,12 +150,13 @@ io::perf::feature_set final_features(const record_options& options,
 }
 
 // The workload is known by its command name until its exec brings the real COMM record.
-void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command) {
+void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command,
+                              std::size_t trailer_size) {
   io::perf::record_buffer buffer;
   std::string_view name = command;
   if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   auto pid_u32 = static_cast<std::uint32_t>(pid);
-  sink.write(io::perf::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), sample_id_trailer_size));
+  sink.write(io::perf::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), trailer_size));
 }
 
 // Marks the end of the synthesized initial state, as perf does.
@@ -169,8 +171,11 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
                 const std::optional<workload>& child, bool per_task, io::record_sink& sink,
                 model::machine& machine, std::size_t online_cpus) {
   synthesis_config synthesis;
-  synthesis.sample_id_size = sample_id_trailer_size;
-  synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf;  // as the tracking event
+  synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
+  // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
+  // dwarf is in event_attrs.cpp).
+  synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf ||
+                         (options.attrs.sample_fields & PERF_SAMPLE_ADDR) != 0;
   synthesis.task_mmaps = options.synth.mmaps;
   synthesis.model = &machine;
   synthesis.threads = options.synthesize_threads.value_or(
@@ -184,7 +189,8 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   } else if (options.synth.tasks && !per_task) {
     synthesize_all_tasks(sink, synthesis);
   } else if (child) {
-    synthesize_workload_comm(sink, child->pid(), options.workload.front());
+    synthesize_workload_comm(sink, child->pid(), options.workload.front(),
+                             synthesis.sample_id_size);
   }
   write_finished_init(sink);
 }
@@ -442,6 +448,7 @@ class recording {
     config.mmap_flush = options_.attrs.no_buffering
                             ? 1
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
+    config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "io/perf_data/perf_abi.hpp"
-#include "record/events/event_attrs.hpp"
 
 namespace arec::record {
 namespace {
@@ -35,7 +34,8 @@ bool needs_mending(const io::perf::record_header& header, record_fixups fixups) 
 
 }  // namespace
 
-bool scan_records(const ring_chunk& chunk, stream_stats& stats, record_fixups fixups) {
+bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t sample_time_offset,
+                  record_fixups fixups) {
   bool mend = false;
   std::size_t size = chunk.size();
   std::size_t offset = 0;

@@ -20,9 +20,12 @@ struct record_fixups {
   bool clear_leaked_build_id_flags = false;
 };
 
-// Adds the samples, losses and sample times of every record in `chunk` to `stats`. Returns
-// whether a record in it needs `fixups` (mend_records on a copy).
-bool scan_records(const ring_chunk& chunk, stream_stats& stats, record_fixups fixups = {});
+// Adds the samples, losses and sample times of every record in `chunk` to `stats`; a sample's
+// time is read `sample_time_offset` bytes into its body (io::perf::sample_time_offset of the
+// attrs' shared sample_type). Returns whether a record in it needs `fixups` (mend_records on a
+// copy).
+bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t sample_time_offset,
+                  record_fixups fixups = {});
 
 // Applies `fixups` to the whole records in `records` (a copy of a chunk).
 void mend_records(std::span<std::byte> records, record_fixups fixups);

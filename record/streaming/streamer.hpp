@@ -19,6 +19,8 @@
 #include "async/spawn.hpp"
 #include "async/timer.hpp"
 #include "io/cpu_list.hpp"
+#include "io/perf_data/sample_layout.hpp"
+#include "record/events/event_attrs.hpp"
 #include "record/events/perf_event.hpp"
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/data_stream.hpp"
@@ -36,6 +38,8 @@ struct streamer_config {
   int compression_level = 0;        // 0: write ring bytes as they are; 1..22: zstd (-z)
   model::machine* model = nullptr;  // when set, side-band records drained are applied to it
   record_fixups fixups;             // applied to every drained record before it is read
+  // Where a SAMPLE's body holds its time: decided by the attrs' shared sample_type.
+  std::size_t sample_time_offset = io::perf::sample_time_offset(common_sample_type);
 };
 
 // What a streaming thread has written so far, for the status line: published by the streaming

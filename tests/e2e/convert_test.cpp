@@ -94,7 +94,12 @@ INSTANTIATE_TEST_SUITE_P(
                       convert_case{"ThreadsCpuDirectory", {"--threads=cpu"}},
                       convert_case{"Compressed", {"-z"}},
                       convert_case{"CompressedDirectory", {"--threads=cpu", "-z"}},
-                      convert_case{"CallGraph", {"-g"}}),
+                      convert_case{"CallGraph", {"-g"}},
+                      // The id first in samples and last in other records.
+                      convert_case{"SampleIdentifierDirectory",
+                                   {"--threads=cpu", "--sample-identifier"}},
+                      // ADDR before the id, registers after it.
+                      convert_case{"DataAddressesAndRegisters", {"-z", "-d", "-Iip"}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {

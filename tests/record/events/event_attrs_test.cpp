@@ -108,6 +108,44 @@ TEST(EventAttrs, BranchFiltersAddABranchStackToSamples) {
   EXPECT_EQ(tracking_attr(config).sample_type & PERF_SAMPLE_BRANCH_STACK, 0u);
 }
 
+// The id must sit at one place in every record of every attr: the fields the options add
+// are on the tracking event too, and -d's ADDR (before ID) on all of them.
+TEST(EventAttrs, SampleFieldsGoOnEveryAttrAndKeepTheIdInPlace) {
+  sampling_config config;
+  config.attrs.sample_fields = PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+  config.attrs.intr_regs = 0x180;
+  config.call_graph = call_graph_mode::fp;
+  perf_event_attr tracking = tracking_attr(config);
+  perf_event_attr sampling = sampling_attr(parse_event_spec("cpu-clock"), config);
+  constexpr std::uint64_t up_to_cpu = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+                                      PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
+  EXPECT_EQ(tracking.sample_type & (up_to_cpu | PERF_SAMPLE_IDENTIFIER), up_to_cpu);
+  EXPECT_EQ(sampling.sample_type & (up_to_cpu | PERF_SAMPLE_IDENTIFIER), up_to_cpu);
+  EXPECT_NE(sampling.sample_type & PERF_SAMPLE_REGS_INTR, 0u);
+  EXPECT_EQ(sampling.sample_regs_intr, 0x180u);
+  EXPECT_EQ(tracking.mmap_data, 1u) << "-d resolves data addresses through data mappings";
+}
+
+TEST(EventAttrs, SampleIdentifierReplacesTheId) {
+  sampling_config config;
+  config.attrs.sample_identifier = true;
+  for (const perf_event_attr& attr :
+       {tracking_attr(config), sampling_attr(parse_event_spec("cpu-clock"), config)}) {
+    EXPECT_NE(attr.sample_type & PERF_SAMPLE_IDENTIFIER, 0u);
+    EXPECT_EQ(attr.sample_type & PERF_SAMPLE_ID, 0u);
+  }
+}
+
+// As perf: a --user-regs subset gets IP and SP for the DWARF unwinder, not the whole set.
+TEST(EventAttrs, DwarfCallGraphsAddOnlyIpAndSpToUserRegisters) {
+  sampling_config config;
+  config.call_graph = call_graph_mode::dwarf;
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock"), config).sample_regs_user, 0xff0fffu);
+  config.attrs.user_regs = 0x1;  // AX
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock"), config).sample_regs_user, 0x181u);
+  EXPECT_EQ(tracking_attr(config).sample_regs_user, 0x181u);
+}
+
 TEST(EventAttrs, SideBandFlagsGoOnTheTrackingEvent) {
   sampling_config config;
   config.attrs.switch_events = true;

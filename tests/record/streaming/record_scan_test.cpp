@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 
 using arec::record::ring_reader;
@@ -26,9 +27,12 @@ void append_record(std::vector<std::byte>& out, std::uint32_t type, std::size_t 
   out.insert(out.end(), b, b + 8 * body_words);
 }
 
+constexpr std::size_t common_time_offset =
+    arec::io::perf::sample_time_offset(arec::record::common_sample_type);
+
 // SAMPLE of the common layout: IP, TID, TIME, ID, CPU, PERIOD.
 void append_sample(std::vector<std::byte>& out, std::uint64_t time) {
-  append_record(out, PERF_RECORD_SAMPLE, 6, {{arec::record::sample_time_offset / 8, time}});
+  append_record(out, PERF_RECORD_SAMPLE, 6, {{common_time_offset / 8, time}});
 }
 
 std::vector<std::byte> stream() {
@@ -53,7 +57,7 @@ stream_stats scan_in_ring(const std::vector<std::byte>& bytes, std::size_t ring_
   control.data_head = start + bytes.size();
   ring_reader reader(&control, data);
   stream_stats stats;
-  scan_records(reader.unread(), stats);
+  scan_records(reader.unread(), stats, common_time_offset);
   return stats;
 }
 
@@ -79,6 +83,24 @@ TEST(RecordScan, ReadsTheSameWhereverTheWrapFalls) {
     ASSERT_EQ(stats.first_sample_time, 100u) << "start " << start;
     ASSERT_EQ(stats.last_sample_time, 300u) << "start " << start;
   }
+}
+
+TEST(RecordScan, ReadsTheTimeWhereTheSharedSampleTypePutsIt) {
+  // --sample-identifier: IDENTIFIER, IP, TID, TIME, CPU, PERIOD; the time is the 4th u64.
+  arec::record::attr_options attrs;
+  attrs.sample_identifier = true;
+  std::size_t offset = arec::io::perf::sample_time_offset(arec::record::shared_sample_type(attrs));
+  ASSERT_EQ(offset, 24u);
+  std::vector<std::byte> bytes;
+  append_record(bytes, PERF_RECORD_SAMPLE, 6, {{0, 77}, {3, 500}});
+  append_record(bytes, PERF_RECORD_SAMPLE, 6, {{0, 77}, {3, 400}});
+  perf_event_mmap_page control{};
+  control.data_head = bytes.size();
+  ring_reader reader(&control, bytes);
+  stream_stats stats;
+  scan_records(reader.unread(), stats, offset);
+  EXPECT_EQ(stats.first_sample_time, 400u);
+  EXPECT_EQ(stats.last_sample_time, 500u);
 }
 
 TEST(RecordScan, StopsAtARecordThatRunsPastTheChunk) {
@@ -118,7 +140,7 @@ bool scan_at_start(const std::vector<std::byte>& bytes, std::vector<std::byte>& 
   control.data_head = bytes.size();
   std::copy(bytes.begin(), bytes.end(), ring.begin());
   ring_reader reader(&control, ring);
-  return scan_records(reader.unread(), stats, fixups);
+  return scan_records(reader.unread(), stats, common_time_offset, fixups);
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+// sample_layout: where an attr's sample_type puts the fields that readers find by position, the
+// time in a SAMPLE and the size of the sample_id trailer of other kernel records.
+// Layouts: docs/perf-data-format.md, "SAMPLE layout" and "sample_id trailer".
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace arec::io::perf {
+
+constexpr std::size_t field_bytes(std::uint64_t sample_type, std::uint64_t bit) {
+  return (sample_type & bit) ? 8 : 0;
+}
+
+// Offset of TIME in a SAMPLE's body (after the record header): IDENTIFIER, IP and TID precede
+// it when present. Meaningful only when PERF_SAMPLE_TIME is set.
+constexpr std::size_t sample_time_offset(std::uint64_t sample_type) {
+  return field_bytes(sample_type, PERF_SAMPLE_IDENTIFIER) +
+         field_bytes(sample_type, PERF_SAMPLE_IP) + field_bytes(sample_type, PERF_SAMPLE_TID);
+}
+
+// The sample_id trailer's fields that follow TIME: ID, STREAM_ID, CPU, IDENTIFIER.
+constexpr std::size_t trailer_bytes_after_time(std::uint64_t sample_type) {
+  return field_bytes(sample_type, PERF_SAMPLE_ID) +
+         field_bytes(sample_type, PERF_SAMPLE_STREAM_ID) +
+         field_bytes(sample_type, PERF_SAMPLE_CPU) +
+         field_bytes(sample_type, PERF_SAMPLE_IDENTIFIER);
+}
+
+// Bytes of the sample_id trailer with sample_id_all: TID, TIME, then the fields above.
+constexpr std::size_t sample_id_trailer_size(std::uint64_t sample_type) {
+  return field_bytes(sample_type, PERF_SAMPLE_TID) + field_bytes(sample_type, PERF_SAMPLE_TIME) +
+         trailer_bytes_after_time(sample_type);
+}
+
+}  // namespace arec::io::perf
