@@ -1,14 +1,12 @@
 #include "io/perf_data/perf_header.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "io/perf_data/byte_cursor.hpp"
-#include "io/system_error.hpp"
-#include "io/unique_fd.hpp"
+#include "io/perf_data/header_file.hpp"
+#include "io/perf_data/pipe_head.hpp"
 
 namespace arec::io::perf {
 namespace {
@@ -16,50 +14,6 @@ namespace {
 constexpr std::uint64_t pipe_header_size = 16;
 constexpr std::uint64_t oldest_attr_size = 64;  // PERF_ATTR_SIZE_VER0
 constexpr std::uint64_t max_feature_bytes = 256u << 20;  // larger is a corrupt table, not data
-
-// Positioned reads of one header file with the checks every caller needs.
-class header_file {
- public:
-  explicit header_file(std::string path) : path_(std::move(path)) {
-    fd_ = unique_fd::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat status {};
-    check_syscall(::fstat(fd_.get(), &status), "fstat", path_);
-    size_ = static_cast<std::uint64_t>(status.st_size);
-  }
-
-  std::uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
-  [[noreturn]] void fail(std::uint64_t offset, const std::string& problem) const {
-    throw format_error(path_, offset, problem);
-  }
-  bool fits(const file_section& section) const {
-    return section.offset <= size_ && section.size <= size_ - section.offset;
-  }
-  void check(const file_section& section, std::uint64_t descriptor, const std::string& what) const {
-    if (!fits(section))
-      fail(descriptor, what + " runs past the end of the file (offset " +
-                           std::to_string(section.offset) + " + size " +
-                           std::to_string(section.size) + " > " + std::to_string(size_) +
-                           " bytes)");
-  }
-  void read(void* out, std::uint64_t count, std::uint64_t offset) const {
-    auto* bytes = static_cast<char*>(out);
-    while (count > 0) {
-      ssize_t got = retry_on_eintr(
-          [&] { return ::pread(fd_.get(), bytes, count, static_cast<off_t>(offset)); });
-      if (got < 0) throw_errno("pread", path_);
-      if (got == 0) fail(offset, "file ended while reading (shrunk while converting?)");
-      bytes += got;
-      offset += static_cast<std::uint64_t>(got);
-      count -= static_cast<std::uint64_t>(got);
-    }
-  }
-
- private:
-  std::string path_;
-  unique_fd fd_;
-  std::uint64_t size_ = 0;
-};
 
 void read_header(const header_file& file, perf_header& input, bool salvage) {
   file_header& header = input.header;
@@ -74,7 +28,10 @@ void read_header(const header_file& file, perf_header& input, bool salvage) {
   if (file.size() >= 16) {
     std::uint64_t size = 0;
     file.read(&size, sizeof size, 8);
-    if (size == pipe_header_size) file.fail(8, "pipe-mode perf.data (header size 16) is not supported");
+    if (size == pipe_header_size) {
+      read_pipe_head(file, input, salvage);
+      return;
+    }
   }
   if (file.size() < file_header_size)
     file.fail(0, "header truncated: the file has " + std::to_string(file.size()) + " of its " +
@@ -229,6 +186,7 @@ perf_header read_perf_header(const std::string& path, header_mode mode) {
   header_file file(path);
   input.file_size = file.size();
   read_header(file, input, salvage);
+  if (input.pipe) return input;  // the head's records held the attrs, features and names
   read_attrs(file, input);
   std::uint64_t event_desc_offset = read_features(file, input, salvage);
   read_event_names(input, event_desc_offset, salvage);

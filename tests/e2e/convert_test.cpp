@@ -46,9 +46,18 @@ long stat_value(const std::string& text, const std::string& name) {
   return std::stol(text.substr(at + name.size() + 2));
 }
 
+// `command > path`, through sh.
+std::vector<std::string> saved_to(const std::string& path,
+                                  const std::vector<std::string>& command) {
+  std::vector<std::string> argv{"sh", "-c", "\"$@\" > \"$0\"", path};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
 struct convert_case {
   const char* name;
   std::vector<std::string> record_args;
+  bool pipe = false;  // recorded with -o - into the file
 };
 
 class ConvertRecording : public ::testing::TestWithParam<convert_case> {};
@@ -60,10 +69,11 @@ TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
   test::temp_dir dir;
   const std::string data = dir.file("rec.data");
   const std::string out = dir.file("rec.perf");
-  std::vector<std::string> args{"-o", data, "-F", "2000"};
+  std::vector<std::string> args{"-o", GetParam().pipe ? "-" : data, "-F", "2000"};
   args.insert(args.end(), GetParam().record_args.begin(), GetParam().record_args.end());
   args.insert(args.end(), {"--", test_program("hot_loop"), "500"});
-  test::command_result recorded = test::run_command(rec.command(args));
+  test::command_result recorded =
+      test::run_command(GetParam().pipe ? saved_to(data, rec.command(args)) : rec.command(args));
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
 
   test::command_result converted =
@@ -88,6 +98,32 @@ TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
   EXPECT_EQ(stats.find("unhandled event type"), std::string::npos) << stats;
 }
 
+// perf record's pipe stream, and the one perf inject -b makes of it (build-ids in mid-stream
+// HEADER_BUILD_ID records), convert with every sample and their build-ids.
+TEST(ConvertPipeStream, PerfRecordsStreamKeepsEverySampleAndBuildId) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  const std::string stream = dir.file("stream"), out = dir.file("out.data");
+  for (const std::string& inject : {std::string("cat"), std::string("perf inject -b")}) {
+    SCOPED_TRACE(inject);
+    test::command_result recorded = test::run_command(
+        {"sh", "-c",
+         "perf record -q -e cpu-clock --sample-cpu -o - -- \"$1\" 300 | " + inject + " > \"$0\"",
+         stream, test_program("hot_loop")});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+    test::command_result converted =
+        test::run_command({AREC_BINARY, "convert", "-q", "-i", stream, "-o", out});
+    ASSERT_EQ(converted.exit_code, 0) << converted.describe();
+    std::string before_err, after_err;
+    std::vector<std::string> before = sample_multiset(stream, before_err);
+    ASSERT_GE(before.size(), 100u) << before_err;
+    EXPECT_EQ(sample_multiset(out, after_err), before) << after_err;
+    test::command_result ids = test::run_command({"perf", "buildid-list", "-i", out});
+    ASSERT_EQ(ids.exit_code, 0) << ids.describe();
+    if (inject != "cat") EXPECT_NE(ids.out.find("/hot_loop"), std::string::npos) << ids.out;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Recordings, ConvertRecording,
     ::testing::Values(convert_case{"SingleFile", {}},
@@ -99,7 +135,10 @@ INSTANTIATE_TEST_SUITE_P(
                       convert_case{"SampleIdentifierDirectory",
                                    {"--threads=cpu", "--sample-identifier"}},
                       // ADDR before the id, registers after it.
-                      convert_case{"DataAddressesAndRegisters", {"-z", "-d", "-Iip"}}),
+                      convert_case{"DataAddressesAndRegisters", {"-z", "-d", "-Iip"}},
+                      // A pipe stream saved to a file: its head records stand for the header.
+                      convert_case{"PipeStream", {"-g"}, true},
+                      convert_case{"CompressedPipeStream", {"-z"}, true}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/perf_data/pipe_stream.hpp"
 #include "patchable_file.hpp"
 
 using namespace arec::io::perf;
@@ -45,12 +46,64 @@ TEST(PerfHeader, RejectsOtherByteOrder) {
             file.path() + ": offset 0: perf.data of the other byte order is not supported");
 }
 
-TEST(PerfHeader, RejectsPipeMode) {
+// A pipe stream saved to a file: its head records stand for the header.
+class PerfHeaderPipeStream : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    events_ = one_event();
+    events_.push_back(events_.front());
+    events_[1].name = "sched:sched_switch";
+    events_[1].attr.type = PERF_TYPE_TRACEPOINT;
+    events_[1].ids = {7, 8};
+    features_.set(feature_hostname, {std::byte{'h'}, std::byte{0}});
+    features_.set(feature_tracing_data, std::vector<std::byte>(13, std::byte{0x5a}));
+    head_ = pipe_stream_head(events_, features_);
+    for (std::size_t i = 0; i < head_.size(); ++i) file_.put(i, head_[i]);
+    file_.put(head_.size(), record_header{record_finished_round, 0, 8});
+  }
+
+  std::vector<event_entry> events_;
+  feature_set features_;
+  std::vector<std::byte> head_;
+  patchable_file file_;
+};
+
+TEST_F(PerfHeaderPipeStream, HeadRecordsGiveTheAttrsNamesFeaturesAndWhereDataBegins) {
+  perf_header read = read_perf_header(file_.path(), header_mode::strict);
+  EXPECT_TRUE(read.pipe);
+  ASSERT_EQ(read.events.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(read.events[i].name, events_[i].name);
+    EXPECT_EQ(read.events[i].ids, events_[i].ids);
+    EXPECT_EQ(read.events[i].attr.type, events_[i].attr.type);
+  }
+  ASSERT_NE(read.features.find(feature_hostname), nullptr);
+  EXPECT_EQ(*read.features.find(feature_hostname), *features_.find(feature_hostname));
+  ASSERT_NE(read.features.find(feature_tracing_data), nullptr);
+  EXPECT_EQ(read.features.find(feature_tracing_data)->size(), 16u) << "the blob with its padding";
+  EXPECT_TRUE(read.features.has(feature_event_desc)) << "the names are kept for a file";
+  EXPECT_EQ(read.header.data.offset, head_.size());
+  EXPECT_EQ(read.header.data.size, 8u);
+}
+
+TEST_F(PerfHeaderPipeStream, AStreamCutInItsHeadIsAnErrorOrSalvaged) {
+  std::uint64_t cut = head_.size() - 10;  // inside the tracing data's blob
+  file_.truncate(cut);
+  std::string error = error_of(file_.path());
+  EXPECT_NE(error.find("the stream ends inside the tracing data"), std::string::npos) << error;
+  perf_header salvaged = read_perf_header(file_.path(), header_mode::salvage);
+  EXPECT_EQ(salvaged.events.size(), 2u);
+  EXPECT_EQ(salvaged.header.data.size, 0u);
+  ASSERT_EQ(salvaged.salvage_notes.size(), 1u);
+}
+
+TEST(PerfHeader, RejectsAPipeStreamWithoutAttrs) {
   patchable_file file;
   file.put(0, file_magic);
   file.put(8, std::uint64_t{16});
+  file.put(16, record_header{record_finished_round, 0, 8});
   EXPECT_EQ(error_of(file.path()),
-            file.path() + ": offset 8: pipe-mode perf.data (header size 16) is not supported");
+            file.path() + ": offset 16: pipe-mode stream without HEADER_ATTR");
 }
 
 TEST(PerfHeader, RejectsTruncatedHeader) {
