@@ -18,6 +18,7 @@
 #include "io/cpu_list.hpp"
 #include "record/events/event_spec.hpp"
 #include "record/events/sample_registers.hpp"
+#include "record/session/control_channel.hpp"
 
 namespace arec::cli {
 namespace {
@@ -628,6 +629,15 @@ constexpr std::array record_table{
                 "one); -1: start disabled; RANGES like 10-20,30-40: sample only in those "
                 "stretches",
                 "at once", control, apply_delay},
+    record_spec{"control", 0, required, "fd:CTL[,ACK]|fifo:CTL[,ACK]",
+                "read commands from fd CTL (or fifo CTL): enable, disable [EVENT], ping, stop, "
+                "snapshot, evlist [-v|-g|-F]; answer each with 'ack' on ACK. With -D -1, "
+                "sampling waits for 'enable'",
+                "", control,
+                [](record_state& s, const option_use& use) {
+                  s.options.control = record::parse_control_spec(use.value);
+                  if (!s.options.control) reject(use, "expected fd:CTL[,ACK] or fifo:CTL[,ACK]");
+                }},
     record_spec{"timestamp-boundary", 0, none, "",
                 "record the times of the first and last samples (arec always does)", "", control,
                 always_so},

@@ -9,7 +9,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   -o --output
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
-  -r --realtime --synth --num-thread-synthesize -D --delay --timestamp-boundary --duration --dry-run -h --help
+  -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
@@ -46,6 +46,11 @@ _arec() {
     -e | --event)
       COMPREPLY=($(compgen -W 'cycles instructions cpu-clock task-clock page-faults
         context-switches cpu-migrations' -- "$cur"))
+      return
+      ;;
+    --control)
+      COMPREPLY=($(compgen -W 'fd: fifo:' -- "$cur"))
+      compopt -o nospace
       return
       ;;
     --synth)

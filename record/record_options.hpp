@@ -56,6 +56,16 @@ struct enable_window {
   friend bool operator==(const enable_window&, const enable_window&) = default;
 };
 
+// --control fd:CTL[,ACK] or fifo:CTL[,ACK]: where commands come from and acks go to.
+struct control_spec {
+  bool fifo = false;
+  int control_fd = -1;       // fd: an inherited descriptor
+  int ack_fd = -1;           // fd: -1 without one
+  std::string control_path;  // fifo: opened when the recording starts
+  std::string ack_path;      // fifo: empty without one
+  friend bool operator==(const control_spec&, const control_spec&) = default;
+};
+
 struct record_options {
   bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
   std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
@@ -80,9 +90,10 @@ struct record_options {
   bool dry_run = false;                        // --dry-run
   attr_options attrs;                          // what every event's attr gets
   // -D/--delay: sampling starts disabled and follows these windows; none with -D -1 (enabled
-  // only by --control, which arec does not have: then nothing is sampled, as in perf).
+  // only by an "enable" over --control; without one nothing is sampled, as in perf).
   bool delayed = false;
   std::vector<enable_window> enable_windows;
+  std::optional<control_spec> control;         // --control
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1

@@ -154,6 +154,7 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
         event.ids.push_back(fd.id());
         set.ring_owners_.try_emplace(cpu, set.fds_.size());
         set.fd_cpus_.push_back(cpu);
+        set.fd_events_.push_back(e);
         if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
         if (exclude_recorder) set.recorder_filters_.back().fds.push_back(set.fds_.size());
         set.fds_.push_back(std::move(fd));
@@ -183,6 +184,19 @@ void event_set::enable_sampling() const {
 
 void event_set::disable_sampling() const {
   for (std::size_t index : sampling_fds_) fds_[index].disable();
+}
+
+bool event_set::set_event_enabled(std::string_view name, bool enabled) const {
+  bool found = false;
+  for (std::size_t i = 0; i < fds_.size(); ++i) {
+    if (events_[fd_events_[i]].name != name) continue;
+    found = true;
+    if (enabled)
+      fds_[i].enable();
+    else
+      fds_[i].disable();
+  }
+  return found;
 }
 
 void event_set::exclude_threads(std::span<const pid_t> threads) const {

@@ -9,6 +9,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record/events/event_attrs.hpp"
@@ -56,12 +57,16 @@ class event_set {
   // the ioctl.
   void exclude_threads(std::span<const pid_t> threads) const;
   void disable_sampling() const;  // -D ranges; the tracking event goes on
+  // --control "enable NAME" / "disable NAME": every fd of the event called `name` (the
+  // tracking event's too, as perf allows); false when no event has that name.
+  bool set_event_enabled(std::string_view name, bool enabled) const;
   void disable() const;
 
  private:
   std::vector<opened_event> events_;
   std::vector<perf_event> fds_;
   std::vector<int> fd_cpus_;  // the cpu of each fd
+  std::vector<std::size_t> fd_events_;     // the index into events_ of each fd
   std::vector<std::size_t> sampling_fds_;  // indexes into fds_ of the requested events
   std::map<int, std::size_t> ring_owners_;  // cpu -> index into fds_
   struct recorder_filter {  // an --exclude-perf event: its filter and fds

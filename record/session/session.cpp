@@ -31,6 +31,7 @@
 #include "record/events/event_set.hpp"
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
+#include "record/session/control_channel.hpp"
 #include "record/session/loss_advice.hpp"
 #include "record/session/recording_output.hpp"
 #include "record/session/status_line.hpp"
@@ -329,6 +330,12 @@ class recording {
     if (to_pipe_ && directory())
       throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
+    if (options_.control) {
+      commands_.emplace(control_channel::open(
+          *options_.control, [this](const std::string& line) { say(options_, line); }));
+      // An ack reader that went away is reported, not a SIGPIPE that kills the recording.
+      if (commands_->acknowledges()) io::stop_signals::ignore_broken_pipe();
+    }
     // Everything that can fail on bad input or limits (events, ring mappings) comes before the
     // first file is created, so such a failure leaves nothing half-written.
     open_events();
@@ -538,6 +545,10 @@ class recording {
     async::spawn_detached(control_.get_executor(), keep_header_current());
     if (child_) child_->start();
     if (options_.delayed) async::spawn_detached(control_.get_executor(), follow_enable_windows());
+    // Like perf 6.1, which sleeps through -D's first delay, commands wait in their fd until
+    // the first window opens (with -D -1 they are read at once: they are what enables).
+    if (commands_ && (!options_.delayed || options_.enable_windows.empty()))
+      commands_->serve(control_.get_executor(), control_actions());
     if (options_.verbose) say(options_, "arec: recording started");
     status_.start(control_.get_executor(), [this] { return live_status(); });
     control_.run();
@@ -550,11 +561,14 @@ class recording {
     announce("arec: events disabled");
     async::timer timer(control_.get_executor());
     auto start = std::chrono::steady_clock::now();
+    bool first = true;
     for (const enable_window& window : options_.enable_windows) {
       bool on_time = co_await timer.wait_for(until(start, window.start_ms));
       if (!on_time) co_return;
       events_->enable_sampling();
       announce("arec: events enabled");
+      if (first && commands_) commands_->serve(control_.get_executor(), control_actions());
+      first = false;
       if (!window.end_ms) co_return;
       on_time = co_await timer.wait_for(until(start, *window.end_ms));
       if (!on_time) co_return;
@@ -567,6 +581,35 @@ class recording {
                                                    std::uint64_t ms) {
     return std::max<std::chrono::steady_clock::duration>(
         start + std::chrono::milliseconds(ms) - std::chrono::steady_clock::now(), {});
+  }
+  // --control's commands act on the events and the loop, from the loop's own thread.
+  record::control_actions control_actions() {
+    record::control_actions actions;
+    actions.sample_all = [this](bool on) {
+      if (on)
+        events_->enable_sampling();
+      else
+        events_->disable_sampling();
+    };
+    actions.sample_one = [this](const std::string& name, bool on) {
+      return events_->set_event_enabled(name, on);
+    };
+    actions.list_events = [this](char detail) { list_events(detail); };
+    actions.stop = [this] { control_.stop(); };
+    actions.say = [this](const std::string& line) { announce(line); };
+    return actions;
+  }
+  // "evlist": the events' names on stderr, as perf prints them whatever -q says; with -F (and
+  // -v, where perf prints every attr field) each one's frequency or period.
+  void list_events(char detail) {
+    status_.erase();
+    for (const io::perf::event_entry& entry : entries_) {
+      std::string line = entry.name;
+      if (detail == 'F' || detail == 'v')
+        line += (entry.attr.freq ? ": sample_freq=" : ": sample_period=") +
+                std::to_string(entry.attr.sample_period);
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
   }
   // A line for the user while the status line may be drawn.
   void announce(const std::string& line) {
@@ -737,6 +780,7 @@ class recording {
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;
   async::event_loop control_;
+  std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
   build_id_reader build_ids_;
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.

@@ -129,7 +129,7 @@ TEST(RecordOptions, UniqueLongPrefixIsAccepted) {
 TEST(RecordOptions, AmbiguousLongPrefixListsCandidates) {
   EXPECT_EQ(error_of({"--c", "1"}),
             "ambiguous option '--c' (could be --cpu, --clockid, --count, --call-graph, "
-            "--compression-level)");
+            "--compression-level, --control)");
   EXPECT_EQ(error_of({"--all"}),  // as in perf, which also has --all-cgroups
             "ambiguous option '--all' (could be --all-cpus, --all-user, --all-kernel)");
 }
@@ -544,6 +544,20 @@ TEST(RecordOptions, DelayTakesPerfsThreeForms) {
   EXPECT_EQ(error_of({"-D", "20-10"}), "-D 20-10: a range must end after it starts");
   EXPECT_EQ(error_of({"-D", "10-30,20-40"}),
             "-D 10-30,20-40: ranges must be in order and must not overlap");
+}
+
+TEST(RecordOptions, ControlTakesPerfsFdAndFifoForms) {
+  EXPECT_FALSE(parse({}).control);
+  std::optional<arec::record::control_spec> fds = parse({"--control", "fd:5,6"}).control;
+  ASSERT_TRUE(fds);
+  EXPECT_EQ(fds->control_fd, 5);
+  EXPECT_EQ(fds->ack_fd, 6);
+  std::optional<arec::record::control_spec> fifo = parse({"--control=fifo:/tmp/ctl"}).control;
+  ASSERT_TRUE(fifo);
+  EXPECT_TRUE(fifo->fifo);
+  EXPECT_EQ(fifo->control_path, "/tmp/ctl");
+  EXPECT_EQ(error_of({"--control", "ctl"}),
+            "--control ctl: expected fd:CTL[,ACK] or fifo:CTL[,ACK]");
 }
 
 TEST(RecordOptions, RealtimePriorityIsOneTo99) {

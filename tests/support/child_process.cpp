@@ -95,6 +95,11 @@ child_process::~child_process() {
 }
 
 child_process child_process::spawn(const std::vector<std::string>& argv) {
+  return spawn(argv, {});
+}
+
+child_process child_process::spawn(const std::vector<std::string>& argv,
+                                   const std::vector<int>& inherited) {
   if (argv.empty()) throw std::invalid_argument("child_process::spawn: empty command");
   pipe_ends out = make_pipe();
   pipe_ends err = make_pipe();
@@ -123,6 +128,10 @@ child_process child_process::spawn(const std::vector<std::string>& argv) {
                    "posix_spawn_file_actions");
   check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, err.write.get(), STDERR_FILENO),
                    "posix_spawn_file_actions");
+  // A dup2 onto itself clears close-on-exec in the child (POSIX 2024; glibc since 2.29).
+  for (int fd : inherited)
+    check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, fd, fd),
+                     "posix_spawn_file_actions");
 
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));

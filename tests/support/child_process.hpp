@@ -33,6 +33,10 @@ class child_process {
   // signal dispositions, an empty signal mask and a new process group. Throws std::system_error
   // when the pipes or the spawn fail (a missing program is an error here, not a result).
   static child_process spawn(const std::vector<std::string>& argv);
+  // The same, and the child inherits `inherited` (the test's fds, close-on-exec or not) under
+  // the same numbers: for a recorder told to use them (--control fd:N).
+  static child_process spawn(const std::vector<std::string>& argv,
+                             const std::vector<int>& inherited);
 
   child_process(child_process&& other) noexcept;
   child_process& operator=(child_process&&) = delete;
