@@ -128,8 +128,8 @@ TEST(RecordOptions, UniqueLongPrefixIsAccepted) {
 
 TEST(RecordOptions, AmbiguousLongPrefixListsCandidates) {
   EXPECT_EQ(error_of({"--c", "1"}),
-            "ambiguous option '--c' (could be --cpu, --clockid, --count, --call-graph, "
-            "--compression-level, --control)");
+            "ambiguous option '--c' (could be --cpu, --clockid, --code-page-size, --count, "
+            "--call-graph, --compression-level, --control)");
   EXPECT_EQ(error_of({"--all"}),  // as in perf, which also has --all-cgroups
             "ambiguous option '--all' (could be --all-cpus, --all-user, --all-kernel)");
 }
