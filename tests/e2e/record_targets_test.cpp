@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -273,6 +274,71 @@ TEST_F(RecordTargets, AllCgroupsSynthesizesTheCgroupsPerfDoes) {
   record(perf_, theirs, "--synth=task");
   EXPECT_TRUE(cgroup_records(data_).empty());
   EXPECT_TRUE(cgroup_records(theirs).empty());
+}
+
+// Whether any event `perf evlist -v` lists is inherited.
+bool any_inherited(const std::string& data) {
+  test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
+  EXPECT_EQ(evlist.exit_code, 0) << evlist.describe();
+  return evlist.out.find(" inherit: 1") != std::string::npos;
+}
+
+std::size_t samples_of_comm(const perf_script& script, const std::string& comm) {
+  std::size_t count = 0;
+  for (const script_sample& sample : script.samples) count += sample.comm == comm ? 1 : 0;
+  return count;
+}
+
+// --per-thread: a ring per task and no inherit, so a workload's children are not recorded;
+// without it they are.
+TEST_F(RecordTargets, PerThreadRecordsTheWorkloadButNotItsChildren) {
+  const std::string child = test_program("hot_loop") + " 1000; true";
+  auto record = [&](std::vector<std::string> args) {
+    args.insert(args.end(),
+                {"-e", "cpu-clock", "-F", "1000", "-q", "-o", data_, "--", "sh", "-c", child});
+    test::command_result run = test::run_command(rec_.command(args), 60s);
+    EXPECT_EQ(run.exit_code, 0) << rec_.describe() << ": " << run.describe();
+  };
+  record({"--per-thread"});
+  EXPECT_FALSE(any_inherited(data_));
+  perf_script alone = run_perf_script(data_);
+  ASSERT_EQ(alone.run.exit_code, 0) << alone.run.describe();
+  EXPECT_EQ(samples_of_comm(alone, "hot_loop"), 0u) << excerpt(alone.run.out);
+
+  record({});
+  EXPECT_TRUE(any_inherited(data_));
+  perf_script inherited = run_perf_script(data_);
+  ASSERT_EQ(inherited.run.exit_code, 0) << inherited.run.describe();
+  EXPECT_GE(samples_of_comm(inherited, "hot_loop"), 50u) << excerpt(inherited.run.out);
+}
+
+// --per-thread with -p: every thread of the process has its own ring, the spinning one samples.
+TEST_F(RecordTargets, PerThreadAttachesToEveryThreadOfAProcess) {
+  test::child_process spinner =
+      test::child_process::spawn({test_program("spin_in_thread"), "60000"});
+  std::optional<std::string> ready = spinner.read_stdout_line(10s);
+  ASSERT_TRUE(ready) << "spin_in_thread did not report ready";
+  int tid = 0;
+  ASSERT_EQ(std::sscanf(ready->c_str(), "ready %*d %d", &tid), 1) << *ready;
+  test::command_result run = record_for_a_second(
+      rec_, {"--per-thread", "-p", std::to_string(spinner.pid()), "-e", "cpu-clock", "-F", "1000"});
+  ASSERT_EQ(run.exit_code, 0) << rec_.describe() << ": " << run.describe();
+  EXPECT_FALSE(any_inherited(data_));
+  perf_script script = run_perf_script(data_);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  EXPECT_GE(samples_of(script, tid), 100u) << excerpt(script.run.out);
+  sample_share hot = share_in(script.samples, "hot_function", "spin_in_thread",
+                              [&](const script_sample& s) { return s.tid == tid; });
+  EXPECT_GE(hot.fraction(), 0.90) << hot.matching << " of " << hot.total;
+}
+
+TEST_F(RecordTargets, PerThreadIsNotForParallelStreaming) {
+  test::command_result run = test::run_command(
+      rec_.command({"--per-thread", "--threads", "-e", "cpu-clock", "-o", data_, "--", "true"}));
+  EXPECT_NE(run.err.find("--per-thread option is mutually exclusive to parallel streaming mode"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.exit_code, 0) << run.describe();
 }
 
 }  // namespace
