@@ -281,15 +281,17 @@ void print_summary(const record_options& options, const written_output& output,
                    static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
     }
   }
-  for (const auto& t : threads)
-    for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
-      if (stats.lost > 0)
-        if (cpu < 0)  // --per-thread: a task's ring
-          std::fprintf(stderr, "arec: a thread's ring lost %llu samples (it was full)\n",
-                       static_cast<unsigned long long>(stats.lost));
-        else
-          std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
-                       static_cast<unsigned long long>(stats.lost));
+  for (const auto& t : threads) {
+    for (const auto& [cpu, stats] : t->stream.stats_by_cpu()) {
+      if (stats.lost == 0) continue;
+      if (cpu < 0)  // --per-thread: a task's ring
+        std::fprintf(stderr, "arec: a thread's ring lost %llu samples (it was full)\n",
+                     static_cast<unsigned long long>(stats.lost));
+      else
+        std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
+                     static_cast<unsigned long long>(stats.lost));
+    }
+  }
   std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
                static_cast<unsigned long long>(total.samples),
                static_cast<unsigned long long>(total.lost),
@@ -458,6 +460,9 @@ class recording {
       sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));
+    if (options_.user && events_->ring_keys().empty())
+      throw std::runtime_error("-u: every process of user " + *options_.user +
+                               " ended before it could be recorded");
     entries_ = file_events(*events_);
     if (options_.attrs.clockid) clock_ = read_clock_reference(*options_.attrs.clockid);
   }

@@ -113,7 +113,8 @@ TEST_F(RecordTargets, UserRecordsOnlyThatUsersProcesses) {
 
   perf_script script = run_perf_script(data_);
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-  EXPECT_GE(samples_of(script, theirs.pid()), 100u) << excerpt(script.run.out);
+  // Two spinners share this machine's cores with whatever else runs: some samples, not a rate.
+  EXPECT_GE(samples_of(script, theirs.pid()), 20u) << excerpt(script.run.out);
   EXPECT_EQ(samples_of(script, root.pid()), 0u) << "root's spinner was sampled";
   sample_share hot = share_in(script.samples, "hot_function", "spin_until_killed",
                               [&](const script_sample& s) { return s.tid == theirs.pid(); });
@@ -152,7 +153,7 @@ TEST_F(RecordTargets, CgroupSamplesOnlyTheTasksInIt) {
 
   perf_script script = run_perf_script(data_);
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-  EXPECT_GE(samples_of(script, inside.pid()), 100u) << excerpt(script.run.out);
+  EXPECT_GE(samples_of(script, inside.pid()), 20u) << excerpt(script.run.out);
   EXPECT_EQ(samples_of(script, outside.pid()), 0u) << "a task outside the cgroup was sampled";
   for (const script_sample& sample : script.samples)
     EXPECT_EQ(sample.tid, inside.pid()) << sample.comm << " is not in the cgroup";
@@ -326,7 +327,7 @@ TEST_F(RecordTargets, PerThreadAttachesToEveryThreadOfAProcess) {
   EXPECT_FALSE(any_inherited(data_));
   perf_script script = run_perf_script(data_);
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-  EXPECT_GE(samples_of(script, tid), 100u) << excerpt(script.run.out);
+  EXPECT_GE(samples_of(script, tid), 50u) << excerpt(script.run.out);
   sample_share hot = share_in(script.samples, "hot_function", "spin_in_thread",
                               [&](const script_sample& s) { return s.tid == tid; });
   EXPECT_GE(hot.fraction(), 0.90) << hot.matching << " of " << hot.total;
