@@ -63,11 +63,21 @@ class scratch_cgroup {
     return scratch_cgroup(*mount + name, name);
   }
   scratch_cgroup(scratch_cgroup&& other) noexcept
-      : path_(std::move(other.path_)), name_(std::move(other.name_)) {
+      : path_(std::move(other.path_)),
+        name_(std::move(other.name_)),
+        children_(std::move(other.children_)) {
     other.path_.clear();
   }
   ~scratch_cgroup() {
-    if (!path_.empty()) ::rmdir(path_.c_str());
+    if (path_.empty()) return;
+    for (auto child = children_.rbegin(); child != children_.rend(); ++child)
+      ::rmdir((path_ + *child).c_str());
+    ::rmdir(path_.c_str());
+  }
+  // A cgroup below this one, `relative` like "/inner"; removed with it.
+  void add_child(const std::string& relative) {
+    ASSERT_EQ(::mkdir((path_ + relative).c_str(), 0755), 0) << path_ << relative;
+    children_.push_back(relative);
   }
   // Moves `pid` (all its threads) into this cgroup.
   void adopt(int pid) const {
@@ -81,6 +91,7 @@ class scratch_cgroup {
   scratch_cgroup(std::string path, std::string name)
       : path_(std::move(path)), name_(std::move(name)) {}
   std::string path_, name_;
+  std::vector<std::string> children_;
 };
 
 class RecordTargets : public ::testing::Test {
@@ -204,8 +215,9 @@ cgroup_bits cgroup_bits_of(const std::string& data) {
   return bits;
 }
 
-// The PERF_RECORD_CGROUP records of a file, "ID PATH", from perf report -D.
-std::multiset<std::string> cgroup_records(const std::string& data) {
+// The PERF_RECORD_CGROUP records of a file, "ID PATH", from perf report -D; with `below`, only
+// those of the root, of `below` and of the cgroups under it (others may come and go).
+std::multiset<std::string> cgroup_records(const std::string& data, const std::string& below = "") {
   test::command_result dump = test::run_command({"perf", "report", "-D", "-i", data});
   EXPECT_EQ(dump.exit_code, 0) << dump.describe();
   std::multiset<std::string> records;
@@ -213,7 +225,10 @@ std::multiset<std::string> cgroup_records(const std::string& data) {
   std::size_t at = 0;
   while ((at = dump.out.find(marker, at)) != std::string::npos) {
     at += marker.size();
-    records.insert(dump.out.substr(at, dump.out.find('\n', at) - at));
+    std::string record = dump.out.substr(at, dump.out.find('\n', at) - at);
+    std::string path = record.substr(record.find(' ') + 1);
+    bool kept = below.empty() || path == "/" || path == below || path.starts_with(below + "/");
+    if (kept) records.insert(record);
   }
   return records;
 }
@@ -258,6 +273,9 @@ TEST_F(RecordTargets, AllCgroupsSynthesizesTheCgroupsPerfDoes) {
   std::string why;
   std::optional<scratch_cgroup> cgroup = scratch_cgroup::make(why);
   if (!cgroup) GTEST_SKIP() << why;
+  cgroup->add_child("/inner");
+  cgroup->add_child("/inner/deeper");
+  cgroup->add_child("/second");
   const std::string theirs = dir_.file("theirs.data");
   auto record = [&](const recorder& who, const std::string& data, const char* synth) {
     test::command_result run = test::run_command(
@@ -266,9 +284,9 @@ TEST_F(RecordTargets, AllCgroupsSynthesizesTheCgroupsPerfDoes) {
   };
   record(rec_, data_, "--synth=all");
   record(perf_, theirs, "--synth=all");
-  std::multiset<std::string> records = cgroup_records(data_);
-  EXPECT_EQ(records, cgroup_records(theirs));
-  EXPECT_GE(records.size(), 2u) << "the root and " << cgroup->name();
+  std::multiset<std::string> records = cgroup_records(data_, cgroup->name());
+  EXPECT_EQ(records, cgroup_records(theirs, cgroup->name()));
+  EXPECT_EQ(records.size(), 5u) << "the root, " << cgroup->name() << " and its three below";
   EXPECT_EQ(cgroup_bits_of(data_).sampling_cgroup, cgroup_bits_of(data_).events);
 
   record(rec_, data_, "--synth=task");

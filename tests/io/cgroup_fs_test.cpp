@@ -99,7 +99,7 @@ TEST(CgroupWalk, NamesEveryCgroupParentFirstWithItsId) {
   EXPECT_EQ(seen.front().first, inode_of(scratch->mount()));
   std::vector<std::string> ours;
   for (const auto& [id, path] : seen) {
-    if (!path.starts_with(scratch->name())) continue;
+    if (path != scratch->name() && !path.starts_with(scratch->name() + "/")) continue;
     ours.push_back(path);
     EXPECT_EQ(id, inode_of(scratch->mount() + path)) << path;
     EXPECT_EQ(id, arec::io::cgroup_id((scratch->mount() + path).c_str())) << path;
