@@ -57,6 +57,7 @@ struct record_state {
   std::size_t last_events_start = 0;  // where the last -e's events begin in options.events
   std::string frequency_spelled;  // "-F" or "--freq", for the -F/-c conflict message
   std::string period_spelled;
+  std::size_t cgroups_given = 0;  // -G names so far, empty ones included (perf's nr_cgroups)
 };
 
 void apply_cpus(record_state& state, const option_use& use) {
@@ -390,6 +391,50 @@ void apply_synth(record_state& state, const option_use& use) {
   state.options.synth = synth;
 }
 
+// -G NAME[,NAME...]: perf's pairing, the Nth cgroup name (over every -G) goes to the Nth event
+// given so far; an empty name skips its event. A single name in all goes to every event.
+void apply_cgroups(record_state& state, const option_use& use) {
+  std::vector<record::event_spec>& events = state.options.events;
+  if (events.empty()) reject(use, "must define events before cgroups");
+  std::string_view rest = use.value;
+  for (;;) {
+    std::string_view name = rest.substr(0, rest.find(','));
+    std::size_t index = state.cgroups_given++;
+    if (!name.empty()) {
+      if (index >= events.size())
+        reject(use, "cgroup " + quoted(name) + " has no event: only " +
+                        std::to_string(events.size()) + " given before it with -e");
+      events[index].cgroup = std::string(name);
+    }
+    if (name.size() == rest.size()) break;
+    rest.remove_prefix(name.size() + 1);
+  }
+  if (state.cgroups_given == 1)
+    for (record::event_spec& event : events) event.cgroup = events.front().cgroup;
+}
+
+// perf's target rules: -p/-t win over -u, and -u over -C and -a, each with perf's warning.
+void settle_targets(record_state& state) {
+  record_options& options = state.options;
+  if (!options.user) return;
+  auto warn = [&](const char* text) {
+    options.notes.push_back(std::string("arec: warning: ") + text);
+  };
+  if (!options.pids.empty() || !options.tids.empty()) {
+    warn("PID/TID switch overriding UID");
+    options.user.reset();
+    return;
+  }
+  if (!options.cpus.empty()) {
+    warn("UID switch overriding CPU");
+    options.cpus.clear();
+  }
+  if (options.system_wide) {
+    warn("UID switch overriding SYSTEM");
+    options.system_wide = false;
+  }
+}
+
 // --all-user and --all-kernel contradict each other, as in perf.
 void set_privileges(record_state& state, privilege_scope scope) {
   if (state.options.attrs.privileges != privilege_scope::as_given &&
@@ -450,6 +495,23 @@ constexpr std::array record_table{
                 [](record_state& s, const option_use& use) {
                   add_task_ids(s.options.tids, use, "thread");
                 }},
+    record_spec{"uid", 'u', required, "USER",
+                "sample the processes USER (a name or uid) runs (all their threads, and the tasks "
+                "they start)",
+                "", target,
+                [](record_state& s, const option_use& use) {
+                  if (use.value.empty()) reject(use, "the user is empty");
+                  s.options.user = std::string(use.value);
+                }},
+    record_spec{"per-thread", 0, none, "",
+                "one ring buffer per task rather than per CPU (with COMMAND, -p, -t or -u; "
+                "the tasks they start are then not recorded)",
+                "", target,
+                [](record_state& s, const option_use&) { s.options.per_thread = true; }},
+    record_spec{"cgroup", 'G', required, "NAME[,NAME...]",
+                "count the Nth event given so far with -e only in the Nth cgroup NAME (a path "
+                "below the cgroup mount; one NAME: every event); with -a only",
+                "", target, apply_cgroups},
     record_spec{"no-inherit", 'i', none, "", "child tasks do not inherit the events", "", target,
                 [](record_state& s, const option_use&) { s.options.attrs.inherit = false; }},
     record_spec{"pid", 'p', required, "PID[,PID...]",
@@ -546,6 +608,11 @@ constexpr std::array record_table{
                 [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
     record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.namespaces = true; }},
+    record_spec{"all-cgroups", 0, none, "",
+                "record the cgroup of every sample and the cgroups created (CGROUP records), for "
+                "perf report --sort cgroup",
+                "", events,
+                [](record_state& s, const option_use&) { s.options.attrs.all_cgroups = true; }},
     record_spec{"filter", 0, required, "FILTER",
                 "set a tracepoint filter (e.g. 'prev_pid == 42') on the events of the -e just "
                 "before; repeated, the filters are joined with &&",
@@ -682,10 +749,14 @@ record_command parse_record_command_line(std::span<const char* const> args) {
         "--user-regs the unwinding may be unreliable, so IP and SP are added to them.");
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));
-  // perf's default target: without a workload or -p/-C, the whole system.
-  if (options.workload.empty() && options.pids.empty() && options.tids.empty() &&
+  settle_targets(state);
+  // perf's default target: without a workload or -p/-t/-u/-C, the whole system.
+  if (options.workload.empty() && options.pids.empty() && options.tids.empty() && !options.user &&
       options.cpus.empty())
     options.system_wide = true;
+  // perf's rule: the cgroup of an event is a filter on each cpu, so there must be one on each.
+  if (state.cgroups_given > 0 && !options.system_wide)
+    throw io::usage_error("cgroup monitoring only available in system-wide mode (-a)");
   return options;
 }
 

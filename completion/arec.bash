@@ -2,10 +2,10 @@
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
 
-_arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -e --event -F --freq
+_arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -u --uid --per-thread -G --cgroup -e --event -F --freq
   --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
   -P --period -d --data --phys-data --data-page-size --code-page-size -W --weight -R --raw-samples
-  --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --namespaces --filter --exclude-perf -c --count -g --call-graph
+  --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
   -o --output
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
@@ -41,6 +41,10 @@ _arec() {
       -r | --realtime | \
       --compression-level | --num-thread-synthesize | --duration)
       [[ $prev == -F || $prev == --freq ]] && COMPREPLY=($(compgen -W 'max' -- "$cur"))
+      return
+      ;;
+    -u | --uid)
+      COMPREPLY=($(compgen -u -- "$cur"))
       return
       ;;
     -e | --event)

@@ -33,6 +33,8 @@ struct attr_options {
   std::uint64_t user_regs = 0;     // --user-regs: PERF_REG_* mask sampled in user space (0: none)
   std::uint64_t intr_regs = 0;     // -I/--intr-regs: ... at the interrupt (0: none)
   bool sample_identifier = false;  // --sample-identifier: IDENTIFIER instead of ID
+  // --all-cgroups: samples carry their cgroup id, the tracking event writes CGROUP records.
+  bool all_cgroups = false;
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;
@@ -40,7 +42,7 @@ inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
 inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
 
 // --synth: what is synthesized of what already runs (perf's task, mmap and cgroup bits; the
-// kernel's maps always are). arec records no cgroups, so the cgroup bit changes nothing.
+// kernel's maps always are). The cgroup bit names the existing cgroups, with --all-cgroups only.
 struct synth_options {
   bool tasks = true;  // FORK and COMM of the running tasks
   bool mmaps = true;  // their MMAP2s (perf: "mmap" implies "task")
@@ -71,6 +73,8 @@ struct record_options {
   std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
   std::vector<int> pids;           // -p/--pid PID[,PID], repeatable; checked for existence later
   std::vector<int> tids;           // -t/--tid TID[,TID], repeatable: those threads only
+  std::optional<std::string> user;  // -u/--uid USER (name or uid): the processes it runs
+  bool per_thread = false;          // --per-thread: a ring per task (for task targets, as in perf)
   std::vector<event_spec> events;  // -e/--event, repeatable; default {cycles}
   std::optional<std::uint64_t> frequency;              // -F/--freq HZ|max
   std::optional<std::uint64_t> period;                 // -c/--count PERIOD; exclusive with -F

@@ -111,4 +111,16 @@ std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& 
   return record.finish(sample_id_size);
 }
 
+std::span<const std::byte> encode_cgroup(record_buffer& out, std::uint64_t id,
+                                         std::string_view path, std::size_t sample_id_size) {
+  check_sample_id_size(sample_id_size);
+  if (path.size() >= PATH_MAX)
+    throw std::invalid_argument("cgroup path of " + std::to_string(path.size()) +
+                                " bytes is longer than PATH_MAX");
+  record_writer record{out, PERF_RECORD_CGROUP, 0};
+  record.put(id);
+  record.put_string(path);
+  return record.finish(sample_id_size);
+}
+
 }  // namespace arec::io::perf

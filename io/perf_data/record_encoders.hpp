@@ -1,6 +1,6 @@
-// record_encoders: the side-band records arec writes itself (COMM, FORK, MMAP, MMAP2), built
-// byte for byte as the kernel lays them out, each with a zero sample_id trailer.
-// Layouts: docs/perf-data-format.md, "Kernel record bodies" and "sample_id trailer".
+// record_encoders: the side-band records arec writes itself (COMM, FORK, MMAP, MMAP2, CGROUP),
+// built byte for byte as the kernel lays them out, each with a zero sample_id trailer. Layouts:
+// docs/perf-data-format.md, "Kernel record bodies" and "sample_id trailer".
 #pragma once
 
 #include <linux/limits.h>
@@ -59,5 +59,10 @@ std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fi
                                        std::string_view filename, std::size_t sample_id_size);
 std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& fields,
                                         std::string_view filename, std::size_t sample_id_size);
+// A cgroup that existed before recording (--all-cgroups): its id (the kernel's, as samples'
+// PERF_SAMPLE_CGROUP carry it) and its path below the cgroup mount ("/" for the root). A path
+// of PATH_MAX bytes or more throws std::invalid_argument.
+std::span<const std::byte> encode_cgroup(record_buffer& out, std::uint64_t id,
+                                         std::string_view path, std::size_t sample_id_size);
 
 }  // namespace arec::io::perf

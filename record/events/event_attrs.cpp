@@ -36,6 +36,9 @@ perf_event_attr base_attr(const sampling_config& config) {
     attr.use_clockid = 1;
     attr.clockid = *config.attrs.clockid;
   }
+  // --all-cgroups, on every event as perf sets it: CGROUP comes after the id in a sample, so
+  // the shared layout up to ID and CPU stays the same.
+  if (config.attrs.all_cgroups) attr.sample_type |= PERF_SAMPLE_CGROUP;
   return attr;
 }
 
@@ -165,6 +168,7 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.bpf_event = 1;
   attr.context_switch = config.attrs.switch_events ? 1 : 0;
   attr.namespaces = config.attrs.namespaces ? 1 : 0;
+  attr.cgroup = config.attrs.all_cgroups ? 1 : 0;  // CGROUP records for cgroups created
   return attr;
 }
 

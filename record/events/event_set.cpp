@@ -2,9 +2,10 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <array>
+#include <cerrno>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -113,15 +114,31 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
 }
 
 perf_event open_with_fallbacks(opened_event& event, const std::optional<event_spec>& software_twin,
-                               const sampling_config& config, pid_t task, int cpu,
-                               const event_set::notice_fn& notice) {
+                               const sampling_config& config, pid_t task, int cpu, int cgroup_fd,
+                               bool skip_gone, const event_set::notice_fn& notice) {
   for (;;) {
     try {
-      return perf_event::open(event.attr, task, cpu, event.name);
+      return perf_event::open(event.attr, task, cpu, event.name, cgroup_fd);
     } catch (const std::system_error& error) {
+      if (skip_gone && task != -1 && error.code().value() == ESRCH) throw;  // the caller skips it
       if (!apply_fallback(error, event, software_twin, config, task, notice))
         explain_and_rethrow(error, event, task);
     }
+  }
+}
+
+// One fd of `event`; nullopt for a task that is gone when the target allows that (-u).
+std::optional<perf_event> open_task(opened_event& event,
+                                    const std::optional<event_spec>& software_twin,
+                                    const sampling_config& config, pid_t task, int cpu,
+                                    int cgroup_fd, const event_target& target,
+                                    const event_set::notice_fn& notice) {
+  try {
+    return open_with_fallbacks(event, software_twin, config, task, cpu, cgroup_fd,
+                               target.skip_gone_tasks, notice);
+  } catch (const std::system_error& error) {
+    if (target.skip_gone_tasks && task != -1 && error.code().value() == ESRCH) return std::nullopt;
+    throw;
   }
 }
 
@@ -143,17 +160,22 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
         event.tracking ? std::nullopt : software_fallback(events[e]);
     bool exclude_recorder = !event.tracking && events[e].exclude_recorder;
     if (exclude_recorder) set.recorder_filters_.push_back({events[e].filter, event.name, {}});
+    int cgroup_fd = event.tracking || e >= target.cgroup_fds.size() ? -1 : target.cgroup_fds[e];
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
-        perf_event fd = open_with_fallbacks(event, software_twin, config, task, cpu, notice);
+        std::optional<perf_event> opened =
+            open_task(event, software_twin, config, task, cpu, cgroup_fd, target, notice);
+        if (!opened) continue;
+        perf_event fd = std::move(*opened);
         // Before anything is enabled, so no sample escapes the filter (perf sets it likewise).
         // The kernel takes one filter per event: an --exclude-perf one is set whole by
         // exclude_threads, once the threads to name are known.
         if (!event.tracking && !events[e].filter.empty() && !exclude_recorder)
           fd.set_filter(events[e].filter, event.name);
         event.ids.push_back(fd.id());
-        set.ring_owners_.try_emplace(cpu, set.fds_.size());
-        set.fd_cpus_.push_back(cpu);
+        int ring = target.ring_per_task ? task : cpu;
+        set.ring_owners_.try_emplace(ring, set.fds_.size());
+        set.fd_rings_.push_back(ring);
         set.fd_events_.push_back(e);
         if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
         if (exclude_recorder) set.recorder_filters_.back().fds.push_back(set.fds_.size());
@@ -165,15 +187,21 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
   return set;
 }
 
-const perf_event& event_set::ring_owner(int cpu) const {
-  auto owner = ring_owners_.find(cpu);
-  if (owner == ring_owners_.end()) throw std::out_of_range("no ring on cpu " + std::to_string(cpu));
+std::vector<int> event_set::ring_keys() const {
+  std::vector<int> keys;
+  for (const auto& [key, owner] : ring_owners_) keys.push_back(key);
+  return keys;
+}
+
+const perf_event& event_set::ring_owner(int key) const {
+  auto owner = ring_owners_.find(key);
+  if (owner == ring_owners_.end()) throw std::out_of_range("no ring for " + std::to_string(key));
   return fds_[owner->second];
 }
 
 void event_set::redirect_into_rings() const {
   for (std::size_t i = 0; i < fds_.size(); ++i) {
-    std::size_t owner = ring_owners_.at(fd_cpus_[i]);
+    std::size_t owner = ring_owners_.at(fd_rings_[i]);
     if (owner != i) fds_[i].redirect_output_to(fds_[owner]);
   }
 }

@@ -22,6 +22,13 @@ namespace arec::record {
 struct event_target {
   std::vector<int> cpus;       // monitored cpus; one ring each
   std::vector<pid_t> tasks{-1};  // -1: every task on the cpu; else the workload or -p tasks
+  // -G: per requested event, the fd of the cgroup it counts in, or -1. Only with tasks {-1}.
+  std::vector<int> cgroup_fds;
+  // -u: a task that ended between the /proc scan and its open is left out (perf's
+  // ignore_missing_thread) rather than failing the recording.
+  bool skip_gone_tasks = false;
+  // --per-thread: one ring per task (cpus is {-1}) rather than one per cpu.
+  bool ring_per_task = false;
 };
 
 // One attr as it goes into the file: its name and the ids of all its fds.
@@ -44,8 +51,10 @@ class event_set {
                         const event_target& target, const notice_fn& notice);
 
   std::span<const opened_event> events() const { return events_; }
-  // The event whose ring receives everything recorded on `cpu`.
-  const perf_event& ring_owner(int cpu) const;
+  // What each ring is for, in order: its cpu, or with ring_per_task its task.
+  std::vector<int> ring_keys() const;
+  // The event whose ring receives everything recorded on the cpu (or for the task) `key`.
+  const perf_event& ring_owner(int key) const;
   // Sends every other event into its cpu's ring. The rings must be mapped first: the kernel
   // redirects only into an existing buffer.
   void redirect_into_rings() const;
@@ -65,10 +74,10 @@ class event_set {
  private:
   std::vector<opened_event> events_;
   std::vector<perf_event> fds_;
-  std::vector<int> fd_cpus_;  // the cpu of each fd
+  std::vector<int> fd_rings_;              // the ring key (cpu, or task) of each fd
   std::vector<std::size_t> fd_events_;     // the index into events_ of each fd
   std::vector<std::size_t> sampling_fds_;  // indexes into fds_ of the requested events
-  std::map<int, std::size_t> ring_owners_;  // cpu -> index into fds_
+  std::map<int, std::size_t> ring_owners_;  // ring key -> index into fds_
   struct recorder_filter {  // an --exclude-perf event: its filter and fds
     std::string filter;
     std::string name;

@@ -39,6 +39,8 @@ struct event_spec {
   // --exclude-perf: `filter` excludes arec's main thread as perf's excludes perf; event_set
   // also excludes the threads that drain the rings, which perf does in its main thread.
   bool exclude_recorder = false;
+  // -G/--cgroup: the cgroup (a path below the cgroup mount) the event counts in; "" = any.
+  std::string cgroup;
 
   friend bool operator==(const event_spec&, const event_spec&) = default;
 };

@@ -9,11 +9,19 @@
 namespace arec::record {
 
 perf_event perf_event::open(const perf_event_attr& attr, pid_t pid, int cpu,
-                            const std::string& name) {
-  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+                            const std::string& name, int cgroup_fd) {
+  unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+  if (cgroup_fd >= 0) {  // the kernel takes the cgroup's directory fd in place of the pid
+    pid = cgroup_fd;
+    flags |= PERF_FLAG_PID_CGROUP;
+  }
+  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags);
   if (fd < 0) {
     std::string target = name;
-    target += pid == -1 ? " on cpu " + std::to_string(cpu) : " for pid " + std::to_string(pid);
+    if (cgroup_fd >= 0)
+      target += " in its cgroup on cpu " + std::to_string(cpu);
+    else
+      target += pid == -1 ? " on cpu " + std::to_string(cpu) : " for pid " + std::to_string(pid);
     io::throw_errno("perf_event_open", target);
   }
   io::unique_fd owner{static_cast<int>(fd)};

@@ -14,6 +14,7 @@
 #include "async/executor_thread.hpp"
 #include "async/timer.hpp"
 #include "io/append_writer.hpp"
+#include "io/cgroup_fs.hpp"
 #include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
@@ -27,6 +28,7 @@
 #include "io/system_error.hpp"
 #include "io/tracefs.hpp"
 #include "io/usage_error.hpp"
+#include "io/users.hpp"
 #include "model/machine.hpp"
 #include "record/events/event_set.hpp"
 #include "record/layout/stream_layout.hpp"
@@ -43,6 +45,7 @@
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
 #include "record/synthesis/build_id_table.hpp"
+#include "record/synthesis/cgroups.hpp"
 #include "record/synthesis/kernel_map.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "record/synthesis/target_tasks.hpp"
@@ -166,6 +169,24 @@ void write_finished_init(io::record_sink& sink) {
   sink.write(std::as_bytes(std::span{&finished_init, 1}));
 }
 
+// --all-cgroups: the cgroups that exist, named before any sample refers to them. As in perf, a
+// failure only costs the names (samples keep their ids), with perf's warning.
+void synthesize_existing_cgroups(const record_options& options, io::record_sink& sink) {
+  if (!options.attrs.all_cgroups || !options.synth.cgroups) return;
+  std::string problem;
+  try {
+    std::optional<std::string> mount = io::perf_event_cgroup_mount();
+    if (mount)
+      synthesize_cgroups(sink, *mount, sample_id_trailer_size);
+    else
+      problem = "no cgroup file system is mounted";
+  } catch (const std::system_error& error) {
+    problem = error.what();
+  }
+  if (!problem.empty())
+    say(options, "arec: warning: Couldn't synthesize cgroup events (" + problem + ")");
+}
+
 // What runs already. Its records have time 0: perf applies them as it reads them, so they only
 // have to come before the first FINISHED_ROUND after the samples that need them.
 void synthesize(const record_options& options, const std::vector<pid_t>& processes,
@@ -183,6 +204,7 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
   model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
+  synthesize_existing_cgroups(options, sink);
   // Without --synth's task bit, what runs is known only from the records that come; the
   // workload is named all the same, as perf does (its exec's COMM comes later than its start).
   if (!processes.empty()) {
@@ -266,11 +288,17 @@ void print_summary(const record_options& options, const written_output& output,
                    static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
     }
   }
-  for (const auto& t : threads)
-    for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
-      if (stats.lost > 0)
+  for (const auto& t : threads) {
+    for (const auto& [cpu, stats] : t->stream.stats_by_cpu()) {
+      if (stats.lost == 0) continue;
+      if (cpu < 0)  // --per-thread: a task's ring
+        std::fprintf(stderr, "arec: a thread's ring lost %llu samples (it was full)\n",
+                     static_cast<unsigned long long>(stats.lost));
+      else
         std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
                      static_cast<unsigned long long>(stats.lost));
+    }
+  }
   std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
                static_cast<unsigned long long>(total.samples),
                static_cast<unsigned long long>(total.lost),
@@ -329,6 +357,8 @@ class recording {
         options_.output_path == "-" || (!options_.output_given && io::is_pipe(STDOUT_FILENO));
     if (to_pipe_ && directory())
       throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
+    if (per_thread_rings() && directory())
+      throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     if (options_.control) {
       commands_.emplace(control_channel::open(
@@ -355,7 +385,9 @@ class recording {
   }
 
  private:
-  bool has_targets() const { return !options_.pids.empty() || !options_.tids.empty(); }
+  bool has_targets() const {
+    return !options_.pids.empty() || !options_.tids.empty() || options_.user.has_value();
+  }
   bool per_task() const {
     return has_targets() ||
            (!options_.workload.empty() && !options_.system_wide && options_.cpus.empty());
@@ -364,6 +396,8 @@ class recording {
   // (`arec -a -- cmd`, `arec -p PID -- cmd`): then its events are enabled by its exec.
   bool workload_is_target() const { return !has_targets() && per_task() && child_; }
   bool directory() const { return options_.threads_spec.has_value(); }
+  // --per-thread, where perf takes it: for tasks (a workload, -p, -t, -u), not with -a or -C.
+  bool per_thread_rings() const { return options_.per_thread && per_task(); }
   // perf's pipe mode: -o -, or no -o while standard output is a pipe.
   bool to_pipe() const { return to_pipe_; }
 
@@ -391,7 +425,17 @@ class recording {
     if (!options_.workload.empty()) child_.emplace(workload::prepare(options_.workload, to_pipe()));
     event_target target;
     target.cpus = cpus_;
-    if (has_targets()) {
+    if (per_thread_rings()) {
+      target.cpus = {-1};
+      target.ring_per_task = true;
+    }
+    std::vector<io::unique_fd> cgroups = open_cgroups(specs);
+    for (const io::unique_fd& fd : cgroups) target.cgroup_fds.push_back(fd.get());
+    if (options_.user) {
+      target_processes_ = user_processes(*options_.user);
+      target.tasks = threads_of_processes(target_processes_, true);
+      target.skip_gone_tasks = true;
+    } else if (has_targets()) {
       // -t threads stand for their processes where a process is meant: synthesis, and the
       // exits that end the recording; only those threads are sampled.
       std::vector<pid_t> pid_processes = processes_of(options_.pids);
@@ -408,9 +452,12 @@ class recording {
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a
     // data file, an io_uring and its eventfd.
-    ensure_fd_limit(cpus_.size() * target.tasks.size() * (specs.size() + 1) +
+    ensure_fd_limit(target.cpus.size() * target.tasks.size() * (specs.size() + 1) +
                     3 * layout_.threads.size() + 64);
     sampling_config sampling = make_sampling_config(options_, workload_is_target());
+    // The kernel maps no ring of an inherited per-task event: as perf, --per-thread records
+    // only the tasks it opens, not the children they start.
+    if (per_thread_rings()) sampling.attrs.inherit = false;
     if (options_.buildid_mmap)
       say(options_,
           "arec: warning: --buildid-mmap: while arec records, the kernel marks the "
@@ -426,8 +473,43 @@ class recording {
       sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));
+    if (options_.user && events_->ring_keys().empty())
+      throw std::runtime_error("-u: every process of user " + *options_.user +
+                               " ended before it could be recorded");
     entries_ = file_events(*events_);
     if (options_.attrs.clockid) clock_ = read_clock_reference(*options_.attrs.clockid);
+  }
+
+  // -u: what the user runs now (its children follow through inherit), arec itself left out.
+  static std::vector<pid_t> user_processes(const std::string& user) {
+    uid_t uid = io::resolve_user(user);
+    std::vector<pid_t> processes = processes_of_user(uid, ::getpid());
+    if (processes.empty())
+      throw std::runtime_error("-u: user " + user + " (uid " + std::to_string(uid) +
+                               ") runs no process to record");
+    return processes;
+  }
+
+  // -G: each event's cgroup opened (one fd per event, -1 for none), in perf's words on failure.
+  static std::vector<io::unique_fd> open_cgroups(std::span<const event_spec> specs) {
+    std::vector<io::unique_fd> fds(specs.size());
+    if (std::all_of(specs.begin(), specs.end(),
+                    [](const event_spec& spec) { return spec.cgroup.empty(); }))
+      return fds;
+    std::optional<std::string> mount = io::perf_event_cgroup_mount();
+    if (!mount)
+      throw io::usage_error(
+          "-G: no cgroup file system is mounted (cgroup2, or cgroup with perf_event)");
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].cgroup.empty()) continue;
+      try {
+        fds[i] = io::open_cgroup(*mount, specs[i].cgroup);
+      } catch (const std::system_error& error) {
+        throw io::usage_error("no access to cgroup " + *mount + "/" + specs[i].cgroup + ": " +
+                              error.code().message());
+      }
+    }
+    return fds;
   }
 
   void create_output() {
@@ -473,6 +555,11 @@ class recording {
         threads_.back()->thread.set_realtime_priority(*options_.realtime_priority);
       if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
         say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
+      if (per_thread_rings()) {  // --per-thread: one thread (no --threads), a ring per task
+        for (int task : events_->ring_keys())
+          threads_.back()->stream.add_ring(-1, events_->ring_owner(task), ring_pages());
+        continue;
+      }
       for (int cpu : layout_.threads[i].cpus)
         threads_.back()->stream.add_ring(cpu, events_->ring_owner(cpu), ring_pages());
     }

@@ -1,5 +1,7 @@
 #include "record/synthesis/target_tasks.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -31,11 +33,12 @@ std::vector<pid_t> processes_of(std::span<const int> ids, std::string_view optio
   return processes;
 }
 
-std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
+std::vector<pid_t> threads_of_processes(std::span<const int> pids, bool skip_gone) {
   std::vector<pid_t> threads;
   for (int pid : pids) {
     std::string path = "/proc/" + std::to_string(pid) + "/task";
     io::unique_fd directory = io::open_directory_if_present(AT_FDCWD, path.c_str());
+    if (!directory && skip_gone) continue;
     if (!directory) throw io::usage_error("-p: pid " + std::to_string(pid) + " does not exist");
     io::dir_reader tasks{std::move(directory)};
     while (auto entry = tasks.next()) {
@@ -46,6 +49,26 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids) {
     }
   }
   return threads;
+}
+
+std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root) {
+  io::unique_fd proc = io::open_directory_if_present(AT_FDCWD, proc_root);
+  if (!proc) io::throw_system_error(ENOENT, "open", proc_root);
+  io::dir_reader entries{std::move(proc)};
+  std::vector<pid_t> processes;
+  while (auto entry = entries.next()) {
+    pid_t pid = 0;
+    auto name = entry->name;
+    if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc{} ||
+        pid == except)
+      continue;
+    struct stat status {};
+    // A process that ended since the listing is simply not there any more.
+    if (::fstatat(entries.fd(), name.data(), &status, 0) == 0 && status.st_uid == uid)
+      processes.push_back(pid);
+  }
+  std::sort(processes.begin(), processes.end());
+  return processes;
 }
 
 }  // namespace arec::record

@@ -17,7 +17,13 @@ namespace arec::record {
 std::vector<pid_t> processes_of(std::span<const int> ids, std::string_view option = "-p");
 
 // Every thread of every process in `pids`, read from /proc/PID/task. Throws usage_error
-// ("pid 123 does not exist") for a process that is not there.
-std::vector<pid_t> threads_of_processes(std::span<const int> pids);
+// ("pid 123 does not exist") for a process that is not there, unless `skip_gone` (-u: a
+// process of the user may end between the scan and this).
+std::vector<pid_t> threads_of_processes(std::span<const int> pids, bool skip_gone = false);
+
+// -u: the processes `uid` owns (the owner of /proc/PID, as perf reads it), sorted, without
+// `except` (arec itself: recording its own draining would feed on itself). Allocates nothing
+// per /proc entry but the result. Throws std::system_error when /proc cannot be read.
+std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root = "/proc");
 
 }  // namespace arec::record

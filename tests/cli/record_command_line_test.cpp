@@ -122,16 +122,17 @@ TEST(RecordOptions, RequiredValueMayStartWithDash) {
 }
 
 TEST(RecordOptions, UniqueLongPrefixIsAccepted) {
-  EXPECT_TRUE(parse({"--all-c", "--", "x"}).system_wide);
+  EXPECT_TRUE(parse({"--all-cp", "--", "x"}).system_wide);
   EXPECT_EQ(parse({"--outp", "f.data"}).output_path, "f.data");
 }
 
 TEST(RecordOptions, AmbiguousLongPrefixListsCandidates) {
   EXPECT_EQ(error_of({"--c", "1"}),
-            "ambiguous option '--c' (could be --cpu, --clockid, --code-page-size, --count, "
-            "--call-graph, --compression-level, --control)");
-  EXPECT_EQ(error_of({"--all"}),  // as in perf, which also has --all-cgroups
-            "ambiguous option '--all' (could be --all-cpus, --all-user, --all-kernel)");
+            "ambiguous option '--c' (could be --cpu, --cgroup, --clockid, --code-page-size, "
+            "--count, --call-graph, --compression-level, --control)");
+  EXPECT_EQ(error_of({"--all"}),  // as in perf
+            "ambiguous option '--all' (could be --all-cpus, --all-user, --all-kernel, "
+            "--all-cgroups)");
 }
 
 TEST(RecordOptions, UnknownOptionIsNamed) {
@@ -592,6 +593,73 @@ TEST(RecordOptions, SynthTakesPerfsWords) {
   EXPECT_EQ(parse({"--synth=all"}).synth, (synth_options{true, true, true}));
   EXPECT_EQ(error_of({"--synth=some"}),
             "--synth=some: expected no, all, task, mmap or cgroup (comma-separated)");
+}
+
+// ---- targets: -u, -G, --all-cgroups ----------------------------------------------------------
+
+TEST(RecordOptions, UserIsATargetLikePid) {
+  record_options options = parse({"-u", "nobody"});
+  EXPECT_EQ(options.user, "nobody");
+  EXPECT_FALSE(options.system_wide);  // -u is a target: no default -a
+  EXPECT_EQ(parse({"--uid=65534", "--", "x"}).user, "65534");
+  EXPECT_FALSE(parse({}).user);
+}
+
+// perf's target__validate: -p/-t win over -u, -u over -C and -a, each with perf's warning.
+TEST(RecordOptions, UserOverridesAsPerfsTargetRules) {
+  record_options pid = parse({"-u", "nobody", "-p", "1"});
+  EXPECT_FALSE(pid.user);
+  EXPECT_EQ(pid.notes, strings{"arec: warning: PID/TID switch overriding UID"});
+  record_options cpu = parse({"-u", "nobody", "-C", "0"});
+  EXPECT_TRUE(cpu.cpus.empty());
+  EXPECT_EQ(cpu.notes, strings{"arec: warning: UID switch overriding CPU"});
+  record_options system = parse({"-a", "-u", "nobody"});
+  EXPECT_FALSE(system.system_wide);
+  EXPECT_EQ(system.notes, strings{"arec: warning: UID switch overriding SYSTEM"});
+}
+
+std::vector<std::string> cgroups_of(const record_options& options) {
+  std::vector<std::string> names;
+  for (const event_spec& event : options.events) names.push_back(event.cgroup);
+  return names;
+}
+
+// perf's parse_cgroups: the Nth name goes to the Nth event given so far; empty names skip one.
+TEST(RecordOptions, CgroupsPairWithEventsInOrder) {
+  EXPECT_EQ(cgroups_of(parse({"-a", "-e", "cpu-clock,task-clock", "-G", "/a,/b"})),
+            (strings{"/a", "/b"}));
+  EXPECT_EQ(
+      cgroups_of(parse({"-a", "-e", "cpu-clock", "-e", "task-clock", "-e", "faults", "-G", ",/b"})),
+      (strings{"", "/b", ""}));
+  // Repeated -G continue the count.
+  EXPECT_EQ(cgroups_of(parse({"-a", "-e", "cpu-clock", "-G", "/a", "-e", "faults", "-G", "/b"})),
+            (strings{"/a", "/b"}));
+}
+
+TEST(RecordOptions, OneCgroupGoesToEveryEventGivenBeforeIt) {
+  EXPECT_EQ(cgroups_of(parse({"-a", "-e", "cpu-clock", "-e", "faults", "--cgroup=/a"})),
+            (strings{"/a", "/a"}));
+  EXPECT_EQ(cgroups_of(parse({"-a", "-e", "cpu-clock", "-G", "/a", "-e", "faults"})),
+            (strings{"/a", ""}));
+}
+
+TEST(RecordOptions, CgroupsNeedEventsBeforeThemAndSystemWideMode) {
+  EXPECT_EQ(error_of({"-a", "-G", "/"}), "-G /: must define events before cgroups");
+  EXPECT_EQ(error_of({"-a", "-e", "cpu-clock", "-G", "/,/b"}),
+            "-G /,/b: cgroup '/b' has no event: only 1 given before it with -e");
+  EXPECT_EQ(error_of({"-e", "cpu-clock", "-G", "/", "--", "x"}),
+            "cgroup monitoring only available in system-wide mode (-a)");
+  EXPECT_EQ(error_of({"-e", "cpu-clock", "-C", "0", "-G", "/"}),
+            "cgroup monitoring only available in system-wide mode (-a)");
+  EXPECT_EQ(error_of({"-a", "-u", "nobody", "-e", "cpu-clock", "-G", "/"}),
+            "cgroup monitoring only available in system-wide mode (-a)");
+  // Without a workload or target, -a is the default, as in perf.
+  EXPECT_EQ(cgroups_of(parse({"-e", "cpu-clock", "-G", "/"})), strings{"/"});
+}
+
+TEST(RecordOptions, AllCgroups) {
+  EXPECT_FALSE(parse({}).attrs.all_cgroups);
+  EXPECT_TRUE(parse({"--all-cgroups"}).attrs.all_cgroups);
 }
 
 // Flags whose effect arec always has are accepted so that perf command lines run unchanged.
