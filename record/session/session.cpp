@@ -177,7 +177,8 @@ void synthesize_existing_cgroups(const record_options& options, io::record_sink&
   try {
     std::optional<std::string> mount = io::perf_event_cgroup_mount();
     if (mount)
-      synthesize_cgroups(sink, *mount, sample_id_trailer_size);
+      synthesize_cgroups(sink, *mount,
+                         io::perf::sample_id_trailer_size(shared_sample_type(options.attrs)));
     else
       problem = "no cgroup file system is mounted";
   } catch (const std::system_error& error) {
