@@ -114,10 +114,10 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
 
 perf_event open_with_fallbacks(opened_event& event, const std::optional<event_spec>& software_twin,
                                const sampling_config& config, pid_t task, int cpu,
-                               const event_set::notice_fn& notice) {
+                               const event_set::notice_fn& notice, const perf_event* leader) {
   for (;;) {
     try {
-      return perf_event::open(event.attr, task, cpu, event.name);
+      return perf_event::open(event.attr, task, cpu, event.name, leader);
     } catch (const std::system_error& error) {
       if (!apply_fallback(error, event, software_twin, config, task, notice))
         explain_and_rethrow(error, event, task);
@@ -135,17 +135,36 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
     requested.push_back({.name = spec.name,
                          .attr = sampling_attr(spec, config),
                          .precise_max = spec.precise_max});
-  requested.push_back({"dummy:u", tracking_attr(config), {}, true});
+  // Each member's leader, by index into `events` (a leader and a lone event lead themselves).
+  std::vector<std::size_t> leaders(events.size());
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    leaders[e] = events[e].group_member && e > 0 ? leaders[e - 1] : e;
+    if (leaders[e] != e) make_group_member(requested[e].attr, requested[leaders[e]].attr);
+  }
+  perf_event_attr tracking = tracking_attr(config);
+  // An event's own call-graph=dwarf needs the data mappings too (the unwinder's stack and heap).
+  for (const opened_event& event : requested)
+    if (event.attr.sample_type & PERF_SAMPLE_STACK_USER) tracking.mmap_data = 1;
+  requested.push_back({"dummy:u", tracking, {}, true});
 
+  // Where each event's fds start in fds_: a member's fd for the n-th (cpu, task) is opened in
+  // the group of its leader's n-th fd.
+  std::vector<std::size_t> first_fd;
   for (std::size_t e = 0; e < requested.size(); ++e) {
     opened_event& event = requested[e];
+    first_fd.push_back(set.fds_.size());
+    bool member = !event.tracking && leaders[e] != e;
     std::optional<event_spec> software_twin =
         event.tracking ? std::nullopt : software_fallback(events[e]);
     bool exclude_recorder = !event.tracking && events[e].exclude_recorder;
     if (exclude_recorder) set.recorder_filters_.push_back({events[e].filter, event.name, {}});
+    std::size_t instance = 0;
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
-        perf_event fd = open_with_fallbacks(event, software_twin, config, task, cpu, notice);
+        const perf_event* leader = member ? &set.fds_[first_fd[leaders[e]] + instance] : nullptr;
+        ++instance;
+        perf_event fd =
+            open_with_fallbacks(event, software_twin, config, task, cpu, notice, leader);
         // Before anything is enabled, so no sample escapes the filter (perf sets it likewise).
         // The kernel takes one filter per event: an --exclude-perf one is set whole by
         // exclude_threads, once the threads to name are known.

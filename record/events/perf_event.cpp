@@ -9,8 +9,9 @@
 namespace arec::record {
 
 perf_event perf_event::open(const perf_event_attr& attr, pid_t pid, int cpu,
-                            const std::string& name) {
-  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+                            const std::string& name, const perf_event* leader) {
+  int group_fd = leader ? leader->fd() : -1;
+  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
   if (fd < 0) {
     std::string target = name;
     target += pid == -1 ? " on cpu " + std::to_string(cpu) : " for pid " + std::to_string(pid);
