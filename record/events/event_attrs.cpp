@@ -36,6 +36,13 @@ void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampli
   call_graph_mode mode = config.call_graph;
   std::uint32_t stack_size = config.dwarf_stack_size;
   if (event.terms.call_graph_given()) {
+    // perf resets -g dwarf's sample bits for the event but leaves its other fields, so even a
+    // frame-pointer chain then stops at the kernel (exclude_callchain_user).
+    if (mode == call_graph_mode::dwarf) {
+      attr.exclude_callchain_user = 1;
+      attr.sample_regs_user = x86_64_user_regs;
+      attr.sample_stack_user = stack_size;
+    }
     mode = event.terms.call_graph.value_or(event.terms.max_stack ? call_graph_mode::fp
                                                                  : call_graph_mode::none);
     stack_size = event.terms.stack_size.value_or(default_dwarf_stack_size);

@@ -95,6 +95,12 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     perf_event_attr twin = sampling_attr(*software_twin, config);
     twin.exclude_kernel |= event.attr.exclude_kernel;  // keep what an earlier fallback decided
     twin.exclude_hv |= event.attr.exclude_hv;
+    // What membership of a group decided (make_group_member) stays as it was.
+    twin.disabled = event.attr.disabled;
+    twin.enable_on_exec = event.attr.enable_on_exec;
+    twin.freq = event.attr.freq;
+    twin.sample_period = event.attr.sample_period;
+    twin.sample_type = event.attr.sample_type;
     event.attr = twin;
     event.name = software_twin->name;
     event.precise_tried = false;  // a new event: its precision is tried afresh

@@ -172,6 +172,18 @@ TEST(EventAttrs, EventTermsOverrideTheCommandLineForThatEventOnly) {
   EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock/freq=99/"), {.period = 5}).sample_freq, 99u);
 }
 
+// perf 6.1's evsel__reset_callgraph clears -g dwarf's sample bits but keeps its other fields.
+TEST(EventAttrs, EventCallGraphOverDwarfKeepsWhatPerfKeeps) {
+  sampling_config config;
+  config.call_graph = call_graph_mode::dwarf;
+  perf_event_attr fp = sampling_attr(parse_event_spec("cpu-clock/max-stack=5/"), config);
+  EXPECT_EQ(fp.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER), 0u);
+  EXPECT_NE(fp.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  EXPECT_EQ(fp.exclude_callchain_user, 1u);
+  EXPECT_EQ(fp.sample_stack_user, default_dwarf_stack_size);
+  EXPECT_EQ(fp.sample_max_stack, 5u);
+}
+
 TEST(EventAttrs, GroupMembersFollowTheirLeader) {
   event_spec leader_spec = parse_event_spec("cpu-clock");
   leader_spec.group_size = 2;
