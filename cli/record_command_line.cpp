@@ -16,6 +16,7 @@
 #include "cli/option_table.hpp"
 #include "cli/option_values.hpp"
 #include "io/cpu_list.hpp"
+#include "record/events/event_list.hpp"
 #include "record/events/event_spec.hpp"
 #include "record/events/sample_registers.hpp"
 #include "record/session/control_channel.hpp"
@@ -27,27 +28,6 @@ using record::call_graph_mode;
 using record::privilege_scope;
 using record::record_options;
 
-// Splits "a,b" at commas outside perf's "pmu/terms,.../" and "{group}" syntax, so that such
-// an event is reported whole rather than cut at a comma.
-std::vector<std::string_view> split_event_list(std::string_view text) {
-  std::vector<std::string_view> parts;
-  bool in_terms = false;
-  int braces = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '/') in_terms = !in_terms;
-    if (c == '{') ++braces;
-    if (c == '}') --braces;
-    if (c == ',' && !in_terms && braces == 0) {
-      parts.push_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
 // What the handlers fill in; a --help or --version request stops the parsing.
 struct record_state {
   record_options options;
@@ -58,6 +38,7 @@ struct record_state {
   std::string frequency_spelled;  // "-F" or "--freq", for the -F/-c conflict message
   std::string period_spelled;
   std::size_t cgroups_given = 0;  // -G names so far, empty ones included (perf's nr_cgroups)
+  bool group = false;  // --group: applied once every -e is known
 };
 
 void apply_cpus(record_state& state, const option_use& use) {
@@ -86,13 +67,11 @@ void add_task_ids(std::vector<int>& ids, const option_use& use, std::string_view
 
 void apply_events(record_state& state, const option_use& use) {
   state.last_events_start = state.options.events.size();
-  for (std::string_view name : split_event_list(use.value)) {
-    try {
-      for (record::event_spec& event : record::parse_event_specs(name))
-        state.options.events.push_back(std::move(event));
-    } catch (const io::usage_error& error) {
-      reject(use, error.what());
-    }
+  try {
+    for (record::event_spec& event : record::parse_event_list(use.value))
+      state.options.events.push_back(std::move(event));
+  } catch (const io::usage_error& error) {
+    reject(use, error.what());
   }
 }
 
@@ -521,10 +500,14 @@ constexpr std::array record_table{
                 }},
     record_spec{"event", 'e', required, "EVENT[,EVENT...]",
                 "event to sample, repeatable: a hardware or software event (cycles, cpu-clock, "
-                "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P modifiers, a "
-                "tracepoint SYSTEM:EVENT (either part may be a * or ? glob) or a raw rHEX; see "
-                "'perf list'",
+                "page-faults, ...) with optional :u/:k/:h/:G/:H/:I/:D/:e/:p/:P/:S modifiers, a "
+                "tracepoint SYSTEM:EVENT (either part may be a * or ? glob) or a raw rHEX; "
+                "EVENT/TERMS/ or PMU/TERMS/ sets perf's terms for one event (period=N, freq=N, "
+                "call-graph=fp|dwarf|no, stack-size=N, max-stack=N, name=NAME, inherit, "
+                "no-inherit, config=N); {EVENT,EVENT...}[:MODIFIERS] is a group; see 'perf list'",
                 "cycles, or cpu-clock where there is no hardware PMU", events, apply_events},
+    record_spec{"group", 0, none, "", "put all events in one group, led by the first", "", events,
+                [](record_state& s, const option_use&) { s.group = true; }},
     record_spec{"freq", 'F', required, "HZ|max",
                 "sample HZ times a second; 'max' is kernel.perf_event_max_sample_rate", "4000 Hz",
                 events, apply_frequency},
@@ -749,6 +732,7 @@ record_command parse_record_command_line(std::span<const char* const> args) {
         "--user-regs the unwinding may be unreliable, so IP and SP are added to them.");
   for (std::size_t i = workload; i < args.size(); ++i) options.workload.emplace_back(args[i]);
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));
+  if (state.group) record::group_all_events(options.events);
   settle_targets(state);
   // perf's default target: without a workload or -p/-t/-u/-C, the whole system.
   if (options.workload.empty() && options.pids.empty() && options.tids.empty() && !options.user &&

@@ -2,7 +2,7 @@
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
 
-_arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -u --uid --per-thread -G --cgroup -e --event -F --freq
+_arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -u --uid --per-thread -G --cgroup -e --event --group -F --freq
   --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
   -P --period -d --data --phys-data --data-page-size --code-page-size -W --weight -R --raw-samples
   --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph

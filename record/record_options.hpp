@@ -11,8 +11,6 @@
 
 namespace arec::record {
 
-enum class call_graph_mode { none, fp, dwarf };
-
 // --all-user / --all-kernel: one privilege level for every event, overriding :u/:k.
 enum class privilege_scope { as_given, user_only, kernel_only };
 

@@ -77,6 +77,17 @@ perf_event_attr attr_for_file(const perf_event_attr& attr) {
   return out;
 }
 
+std::vector<std::byte> group_desc_payload(std::span<const group_entry> groups) {
+  feature_encoder out;
+  out.u32(static_cast<std::uint32_t>(groups.size()));
+  for (const group_entry& group : groups) {
+    out.string(group.name.empty() ? "{anon_group}" : group.name);
+    out.u32(group.leader_index);
+    out.u32(group.members);
+  }
+  return out.take();
+}
+
 std::vector<std::byte> event_desc_payload(std::span<const event_entry> events) {
   feature_encoder out;
   out.u32(static_cast<std::uint32_t>(events.size()));

@@ -69,6 +69,15 @@ class feature_set {
 // EVENT_DESC: u32 nr, u32 attr_size (128), then per event the attr, u32 nr_ids, its name as a
 // perf string and its ids. Each attr is written with size forced to attr_size_written.
 std::vector<std::byte> event_desc_payload(std::span<const event_entry> events);
+// One event group of GROUP_DESC: its leader's index among the file's events and its size.
+struct group_entry {
+  std::string name;  // "foo" of foo{a,b}; empty for an anonymous group
+  std::uint32_t leader_index = 0;
+  std::uint32_t members = 0;  // the leader included
+};
+// GROUP_DESC: u32 nr, then per group its name as a perf string ("{anon_group}" for an anonymous
+// one, as perf writes it), u32 leader index, u32 number of members.
+std::vector<std::byte> group_desc_payload(std::span<const group_entry> groups);
 // SAMPLE_TIME: u64 first, u64 last sample time.
 std::vector<std::byte> sample_time_payload(std::uint64_t first_ns, std::uint64_t last_ns);
 // DIR_FORMAT: u64 1, "data.* files present".

@@ -9,17 +9,17 @@ namespace {
 
 // The user registers sampled: --user-regs's, and what a DWARF unwinder needs; with --user-regs,
 // as perf, only the registers it cannot do without are added (record_command_line warns).
-std::uint64_t user_registers(const sampling_config& config) {
-  if (config.call_graph != call_graph_mode::dwarf) return config.attrs.user_regs;
-  return config.attrs.user_regs ? config.attrs.user_regs | dwarf_minimal_registers
-                                : default_sample_registers;
+std::uint64_t user_registers(call_graph_mode mode, std::uint64_t asked) {
+  if (mode != call_graph_mode::dwarf) return asked;
+  return asked ? asked | dwarf_minimal_registers : default_sample_registers;
 }
 
 perf_event_attr base_attr(const sampling_config& config) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
   attr.sample_type = shared_sample_type(config.attrs);
-  attr.sample_regs_user = config.attrs.user_regs ? user_registers(config) : 0;
+  attr.sample_regs_user =
+      config.attrs.user_regs ? user_registers(config.call_graph, config.attrs.user_regs) : 0;
   attr.sample_regs_intr = config.attrs.intr_regs;
   attr.sample_id_all = 1;
   attr.inherit = config.attrs.inherit ? 1 : 0;
@@ -40,6 +40,61 @@ perf_event_attr base_attr(const sampling_config& config) {
   // the shared layout up to ID and CPU stays the same.
   if (config.attrs.all_cgroups) attr.sample_type |= PERF_SAMPLE_CGROUP;
   return attr;
+}
+
+// The call graph of one event: its own terms replace -g/--call-graph entirely, as perf's do
+// (stack-size alone then means none, max-stack alone frame pointers).
+void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampling_config& config) {
+  call_graph_mode mode = config.call_graph;
+  std::uint32_t stack_size = config.dwarf_stack_size;
+  if (event.terms.call_graph_given()) {
+    // perf resets -g dwarf's sample bits for the event but leaves its other fields, so even a
+    // frame-pointer chain then stops at the kernel (exclude_callchain_user).
+    if (mode == call_graph_mode::dwarf) {
+      attr.exclude_callchain_user = 1;
+      attr.sample_regs_user = user_registers(mode, config.attrs.user_regs);
+      attr.sample_stack_user = stack_size;
+    }
+    mode = event.terms.call_graph.value_or(event.terms.max_stack ? call_graph_mode::fp
+                                                                 : call_graph_mode::none);
+    stack_size = event.terms.stack_size.value_or(default_dwarf_stack_size);
+    if (mode != call_graph_mode::none) attr.sample_max_stack = event.terms.max_stack.value_or(0);
+  }
+  switch (mode) {
+    case call_graph_mode::none:
+      break;
+    case call_graph_mode::fp:
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+      break;
+    case call_graph_mode::dwarf:
+      attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+      attr.exclude_callchain_user = 1;
+      attr.sample_regs_user = user_registers(mode, config.attrs.user_regs);
+      attr.sample_stack_user = stack_size;
+      break;
+  }
+}
+
+// What the event's own terms set over the command line's -c/-F and -i, and :S.
+void apply_own_settings(perf_event_attr& attr, const event_spec& event) {
+  attr.config1 = event.config1;
+  attr.config2 = event.config2;
+  if (event.terms.inherit) attr.inherit = *event.terms.inherit ? 1 : 0;
+  if (const auto& rate = event.terms.rate) {
+    attr.freq = rate->frequency ? 1 : 0;
+    attr.sample_period = rate->value;  // sample_freq shares the field
+  }
+  if (event.group_size > 1 || event.group_member) attr.read_format |= group_read_format;
+  if (event.sample_read) {
+    // As perf's leader sampling: each sample carries the counts, with group ones read whole
+    // (which the kernel allows only without inherit).
+    attr.sample_type |= PERF_SAMPLE_READ;
+    attr.read_format |= group_read_format;
+    if (event.group_size > 1 || event.group_member) {
+      attr.read_format |= PERF_FORMAT_GROUP;
+      attr.inherit = 0;
+    }
+  }
 }
 
 }  // namespace
@@ -123,23 +178,24 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
     attr.freq = 1;
     attr.sample_freq = config.frequency;
   }
+  apply_own_settings(attr, event);
   // -n: as perf, the period or frequency is cleared (freq stays): the event counts but never
   // samples, and the tracking event's side-band records are all that is recorded.
   if (config.attrs.no_samples) attr.sample_period = 0;
-  switch (config.call_graph) {
-    case call_graph_mode::none:
-      break;
-    case call_graph_mode::fp:
-      attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-      break;
-    case call_graph_mode::dwarf:
-      attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-      attr.exclude_callchain_user = 1;
-      attr.sample_regs_user = user_registers(config);
-      attr.sample_stack_user = config.dwarf_stack_size;
-      break;
-  }
+  set_call_graph(attr, event, config);
   return attr;
+}
+
+void make_group_member(perf_event_attr& member, const perf_event_attr& leader) {
+  // The leader enables and disables the whole group.
+  member.disabled = 0;
+  member.enable_on_exec = 0;
+  if (leader.sample_type & PERF_SAMPLE_READ) {
+    // Leader sampling: members only count; their counts come in the leader's samples.
+    member.freq = 0;
+    member.sample_period = 0;
+    member.sample_type = leader.sample_type;
+  }
 }
 
 perf_event_attr tracking_attr(const sampling_config& config) {

@@ -29,6 +29,9 @@ std::uint64_t shared_sample_type(const attr_options& attrs);
 // PERF_FORMAT_LOST (Linux 6.0), spelled out for older kernel headers.
 inline constexpr std::uint64_t read_format_lost = 1u << 4;
 
+// The read_format perf gives the events of a group: each count with its id and lost samples.
+inline constexpr std::uint64_t group_read_format = PERF_FORMAT_ID | read_format_lost;
+
 // The highest precise_ip the ABI knows; a 'P' event starts there and is lowered on refusal.
 inline constexpr std::uint8_t max_precise_ip = 3;
 
@@ -53,5 +56,9 @@ std::string limit_frequency(sampling_config& config, bool given_by_user, std::ui
                             bool strict = false);
 perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
 perf_event_attr tracking_attr(const sampling_config& config);
+// Turns `member`, made by sampling_attr, into a member of the group `leader` leads, as perf
+// sets group members: enabled with their leader, and only counting when the leader samples
+// their counts (:S).
+void make_group_member(perf_event_attr& member, const perf_event_attr& leader);
 
 }  // namespace arec::record

@@ -96,6 +96,12 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     perf_event_attr twin = sampling_attr(*software_twin, config);
     twin.exclude_kernel |= event.attr.exclude_kernel;  // keep what an earlier fallback decided
     twin.exclude_hv |= event.attr.exclude_hv;
+    // What membership of a group decided (make_group_member) stays as it was.
+    twin.disabled = event.attr.disabled;
+    twin.enable_on_exec = event.attr.enable_on_exec;
+    twin.freq = event.attr.freq;
+    twin.sample_period = event.attr.sample_period;
+    twin.sample_type = event.attr.sample_type;
     event.attr = twin;
     event.name = software_twin->name;
     event.precise_tried = false;  // a new event: its precision is tried afresh
@@ -115,10 +121,11 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
 
 perf_event open_with_fallbacks(opened_event& event, const std::optional<event_spec>& software_twin,
                                const sampling_config& config, pid_t task, int cpu, int cgroup_fd,
-                               bool skip_gone, const event_set::notice_fn& notice) {
+                               const perf_event* leader, bool skip_gone,
+                               const event_set::notice_fn& notice) {
   for (;;) {
     try {
-      return perf_event::open(event.attr, task, cpu, event.name, cgroup_fd);
+      return perf_event::open(event.attr, task, cpu, event.name, cgroup_fd, leader);
     } catch (const std::system_error& error) {
       if (skip_gone && task != -1 && error.code().value() == ESRCH) throw;  // the caller skips it
       if (!apply_fallback(error, event, software_twin, config, task, notice))
@@ -131,10 +138,11 @@ perf_event open_with_fallbacks(opened_event& event, const std::optional<event_sp
 std::optional<perf_event> open_task(opened_event& event,
                                     const std::optional<event_spec>& software_twin,
                                     const sampling_config& config, pid_t task, int cpu,
-                                    int cgroup_fd, const event_target& target,
+                                    int cgroup_fd, const perf_event* leader,
+                                    const event_target& target,
                                     const event_set::notice_fn& notice) {
   try {
-    return open_with_fallbacks(event, software_twin, config, task, cpu, cgroup_fd,
+    return open_with_fallbacks(event, software_twin, config, task, cpu, cgroup_fd, leader,
                                target.skip_gone_tasks, notice);
   } catch (const std::system_error& error) {
     if (target.skip_gone_tasks && task != -1 && error.code().value() == ESRCH) return std::nullopt;
@@ -152,10 +160,25 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
     requested.push_back({.name = spec.name,
                          .attr = sampling_attr(spec, config),
                          .precise_max = spec.precise_max});
-  requested.push_back({"dummy:u", tracking_attr(config), {}, true});
+  // Each member's leader, by index into `events` (a leader and a lone event lead themselves).
+  std::vector<std::size_t> leaders(events.size());
+  for (std::size_t e = 0; e < events.size(); ++e) {
+    leaders[e] = events[e].group_member && e > 0 ? leaders[e - 1] : e;
+    if (leaders[e] != e) make_group_member(requested[e].attr, requested[leaders[e]].attr);
+  }
+  perf_event_attr tracking = tracking_attr(config);
+  // An event's own call-graph=dwarf needs the data mappings too (the unwinder's stack and heap).
+  for (const opened_event& event : requested)
+    if (event.attr.sample_type & PERF_SAMPLE_STACK_USER) tracking.mmap_data = 1;
+  requested.push_back({"dummy:u", tracking, {}, true});
 
+  // Each event's fd (index into fds_) for the n-th (cpu, task), no_fd where the task was gone:
+  // a member's fd for the n-th is opened in the group of its leader's n-th fd.
+  constexpr std::size_t no_fd = ~std::size_t{0};
+  std::vector<std::vector<std::size_t>> instance_fds(requested.size());
   for (std::size_t e = 0; e < requested.size(); ++e) {
     opened_event& event = requested[e];
+    bool member = !event.tracking && leaders[e] != e;
     std::optional<event_spec> software_twin =
         event.tracking ? std::nullopt : software_fallback(events[e]);
     bool exclude_recorder = !event.tracking && events[e].exclude_recorder;
@@ -163,8 +186,16 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
     int cgroup_fd = event.tracking || e >= target.cgroup_fds.size() ? -1 : target.cgroup_fds[e];
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
+        std::size_t instance = instance_fds[e].size();
+        instance_fds[e].push_back(no_fd);
+        const perf_event* leader = nullptr;
+        if (member) {
+          std::size_t leader_fd = instance_fds[leaders[e]][instance];
+          if (leader_fd == no_fd) continue;  // the leader's task was gone: so is this one
+          leader = &set.fds_[leader_fd];
+        }
         std::optional<perf_event> opened =
-            open_task(event, software_twin, config, task, cpu, cgroup_fd, target, notice);
+            open_task(event, software_twin, config, task, cpu, cgroup_fd, leader, target, notice);
         if (!opened) continue;
         perf_event fd = std::move(*opened);
         // Before anything is enabled, so no sample escapes the filter (perf sets it likewise).
@@ -179,6 +210,7 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
         set.fd_events_.push_back(e);
         if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
         if (exclude_recorder) set.recorder_filters_.back().fds.push_back(set.fds_.size());
+        instance_fds[e].back() = set.fds_.size();
         set.fds_.push_back(std::move(fd));
       }
     }

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "io/tracefs.hpp"
+#include "record/events/event_terms.hpp"
 
 namespace arec::record {
 namespace {
@@ -84,20 +85,31 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
   return std::nullopt;
 }
 
-// Applies perf's modifier letters: naming any of u/k/h first excludes all three, then each
-// letter re-includes its own privilege level; G/H do the same for guest and host; each 'p'
-// raises the precision by one. Until G or H is named, 'u' and 'p' exclude guests (as perf on a
-// host that is not a guest).
-void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name) {
+}  // namespace
+
+// perf's get_event_modifier: naming any of u/k/h first excludes all three, then each letter
+// re-includes its own privilege level; G/H do the same for guest and host; each 'p' raises the
+// precision by one. Until G or H is named, 'u' and 'p' exclude guests (as perf on a host that is
+// not a guest). An event's own modifiers start from nothing; a group's add to what each member
+// already has (`add`), which is why `{cpu-clock:k,task-clock}:u` samples cpu-clock everywhere.
+void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name,
+                     bool add) {
   if (modifiers.empty()) throw io::usage_error("empty modifier in event " + quoted(name));
-  bool excluding = false;
-  bool guest_or_host_named = false;
-  event.exclude_guest = false;
+  if (!add) {
+    event_spec fresh;
+    event.exclude_user = event.exclude_kernel = event.exclude_hv = false;
+    event.exclude_guest = event.exclude_host = fresh.exclude_host;
+    event.exclude_idle = event.pinned = event.exclusive = event.guest_host_named = false;
+    event.precise_ip = 0;
+  }
+  bool excluding = event.exclude_user || event.exclude_kernel || event.exclude_hv;
+  event.precise_max = false;
+  event.sample_read = false;
   for (char letter : modifiers) {
-    if ((letter == 'u' || letter == 'p') && !guest_or_host_named) event.exclude_guest = true;
+    if ((letter == 'u' || letter == 'p') && !event.guest_host_named) event.exclude_guest = true;
     if (letter == 'G' || letter == 'H') {
-      if (!guest_or_host_named) event.exclude_guest = event.exclude_host = true;
-      guest_or_host_named = true;
+      if (!event.guest_host_named) event.exclude_guest = event.exclude_host = true;
+      event.guest_host_named = true;
       if (letter == 'G') event.exclude_guest = false;
       if (letter == 'H') event.exclude_host = false;
     } else if (letter == 'I') {
@@ -106,6 +118,8 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       event.pinned = true;
     } else if (letter == 'e') {
       event.exclusive = true;
+    } else if (letter == 'S') {
+      event.sample_read = true;
     } else if (letter == 'u' || letter == 'k' || letter == 'h') {
       if (!excluding) event.exclude_user = event.exclude_kernel = event.exclude_hv = true;
       excluding = true;
@@ -119,10 +133,12 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       event.precise_max = true;
     } else {
       throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                            quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P)");
+                            quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P, S)");
     }
   }
 }
+
+namespace {
 
 // Tracepoint systems and events are C identifiers in practice; refusing '/' and dots also
 // keeps the name from walking out of tracefs' events directory. `glob` also lets perf's wildcard
@@ -183,10 +199,43 @@ std::vector<std::string> matching_directories(std::string_view root, const std::
   return names;
 }
 
+// "NAME/TERMS/MODIFIERS": NAME a symbolic event or a PMU of /sys/bus/event_source/devices.
+event_spec parse_pmu_syntax(std::string_view name) {
+  auto first = name.find('/'), last = name.rfind('/');
+  auto syntax_error = [&](const std::string& problem) {
+    throw io::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
+  };
+  if (first == last) syntax_error("parser error");
+  std::string_view head = name.substr(0, first);
+  std::string_view pmu;
+  event_spec event;
+  if (auto named = find_named_event(head)) {
+    event.type = named->type;
+    event.config = named->config;
+  } else if (auto type = find_pmu_type(head)) {
+    event.type = *type;
+    pmu = head;
+  } else {
+    syntax_error("Cannot find PMU `" + std::string(head) + "'. Missing kernel support?");
+  }
+  event.name = std::string(name);
+  apply_event_terms(event, name.substr(first + 1, last - first - 1), pmu, name);
+  std::string_view modifiers = name.substr(last + 1);
+  if (!modifiers.empty()) {
+    if (modifiers.front() == ':') syntax_error("parser error");  // perf: "cycles/.../u", no ':'
+    apply_modifiers(event, modifiers, name, false);
+  }
+  return event;
+}
+
 }  // namespace
 
 event_spec parse_event_spec(std::string_view name) {
   if (name.empty()) throw io::usage_error("empty event name");
+  // A ':' before the first '/' is no PMU syntax ("sched:../x" is an unknown tracepoint).
+  if (auto slash = name.find('/');
+      slash != std::string_view::npos && name.substr(0, slash).find(':') == std::string_view::npos)
+    return parse_pmu_syntax(name);
   auto colon = name.rfind(':');
   std::string_view base = name.substr(0, colon);
   std::optional<event_spec> event = find_symbolic_event(base);
@@ -195,7 +244,8 @@ event_spec parse_event_spec(std::string_view name) {
                                name.find_first_not_of("ukhpP", colon + 1) == std::string_view::npos;
   if (event && (event->type != PERF_TYPE_RAW || modifier_letters_only)) {
     event->name = std::string(name);
-    if (colon != std::string_view::npos) apply_modifiers(*event, name.substr(colon + 1), name);
+    if (colon != std::string_view::npos)
+      apply_modifiers(*event, name.substr(colon + 1), name, false);
     return *event;
   }
   if (colon != std::string_view::npos) {

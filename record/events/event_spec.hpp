@@ -14,10 +14,34 @@
 
 namespace arec::record {
 
+enum class call_graph_mode { none, fp, dwarf };
+
+// What perf's PMU term syntax ("cpu-clock/period=1000,call-graph=fp/") sets for one event,
+// over what -c, -F, -g and -i set for all of them.
+struct event_terms {
+  struct sampling_rate {
+    bool frequency = false;  // freq=N rather than period=N; the last of the two wins, as in perf
+    std::uint64_t value = 0;
+    friend bool operator==(const sampling_rate&, const sampling_rate&) = default;
+  };
+  std::optional<sampling_rate> rate;
+  // call-graph=fp|dwarf|no, stack-size=N, max-stack=N. Any of them replaces -g for this event,
+  // as in perf: stack-size alone then means no call graph, max-stack alone a frame-pointer one.
+  std::optional<call_graph_mode> call_graph;
+  std::optional<std::uint32_t> stack_size;  // rounded up to a multiple of 8
+  std::optional<std::uint16_t> max_stack;
+  bool call_graph_given() const { return call_graph || stack_size || max_stack; }
+  std::optional<bool> inherit;  // inherit, no-inherit
+  friend bool operator==(const event_terms&, const event_terms&) = default;
+};
+
 struct event_spec {
   std::string name;          // as the user wrote it, modifiers included: "cycles:u"
   std::uint32_t type = 0;    // PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT or _RAW
   std::uint64_t config = 0;  // the event within its type; the tracepoint id for tracepoints
+  std::uint64_t config1 = 0;  // config1=, config2= terms (PMU formats may place bits there)
+  std::uint64_t config2 = 0;
+  event_terms terms;
   // From the modifiers :u :k :h as perf sets them: naming any of u/k/h excludes the others.
   bool exclude_user = false;
   bool exclude_kernel = false;
@@ -30,6 +54,8 @@ struct event_spec {
   bool pinned = false;          // :D, always on the PMU
   bool exclusive = false;       // :e, alone on the PMU
   std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
+  bool guest_host_named = false;  // G or H was given (perf's exclude_GH), for group modifiers
+  bool sample_read = false;       // :S, the leader's samples carry the counts of its group
   // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it
   // until the kernel accepts, as perf does; explicit 'p's are never lowered.
   bool precise_max = false;
@@ -41,6 +67,11 @@ struct event_spec {
   bool exclude_recorder = false;
   // -G/--cgroup: the cgroup (a path below the cgroup mount) the event counts in; "" = any.
   std::string cgroup;
+  // Event groups ({a,b}, --group): the members of a group follow their leader in the event
+  // list; the leader holds the group's size (itself included, 2 or more) and name.
+  std::uint32_t group_size = 0;  // on a leader; 0 on members and on events outside groups
+  bool group_member = false;
+  std::string group_name;  // "foo" of "foo{a,b}"; empty for an anonymous group
 
   friend bool operator==(const event_spec&, const event_spec&) = default;
 };
@@ -51,8 +82,9 @@ struct event_spec {
 // idle-cycles-backend. Software: cpu-clock, task-clock, page-faults/faults,
 // context-switches/cs, cpu-migrations/migrations, minor-faults, major-faults,
 // alignment-faults, emulation-faults, dummy, bpf-output, cgroup-switches. Raw: "rHEX".
-// These take modifiers after a ':' made only of the letters u, k, h, G, H, I, D, e, P and up
-// to three p's.
+// These take modifiers after a ':' made only of the letters u, k, h, G, H, I, D, e, S, P and up
+// to three p's. "NAME/TERMS/MODIFIERS" (NAME a symbolic event or a PMU of
+// /sys/bus/event_source/devices) takes perf's terms: see event_terms.hpp.
 // Anything else of the form "system:event" is a tracepoint whose id is read from tracefs.
 // Throws usage_error: "unknown event 'foo'", "tracepoint 'sched:nope' does not exist",
 // "tracefs is not mounted and arec cannot mount it ...", "unknown modifier 'x' in event 'cycles:x'
@@ -72,6 +104,12 @@ std::vector<event_spec> parse_event_specs(std::string_view name);
 // pattern must match in every system. Throws usage_error naming the pattern otherwise.
 std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view system,
                                          std::string_view event);
+
+// Applies perf's modifier letters (u, k, h, G, H, I, D, e, p, P, S) to `event`; `name` is for
+// messages. An event's own modifiers (`add` false) start from an unmodified event; a group's
+// ("{a,b}:u", `add` true) add to what each member already has, as perf's do.
+void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name,
+                     bool add);
 
 // Adds a tracepoint filter to those `event` has, as perf joins them: "(OLD) && (NEW)".
 void add_filter(event_spec& event, std::string_view filter);

@@ -9,13 +9,14 @@
 namespace arec::record {
 
 perf_event perf_event::open(const perf_event_attr& attr, pid_t pid, int cpu,
-                            const std::string& name, int cgroup_fd) {
+                            const std::string& name, int cgroup_fd, const perf_event* leader) {
   unsigned long flags = PERF_FLAG_FD_CLOEXEC;
   if (cgroup_fd >= 0) {  // the kernel takes the cgroup's directory fd in place of the pid
     pid = cgroup_fd;
     flags |= PERF_FLAG_PID_CGROUP;
   }
-  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags);
+  int group_fd = leader ? leader->fd() : -1;
+  long fd = ::syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags);
   if (fd < 0) {
     std::string target = name;
     if (cgroup_fd >= 0)

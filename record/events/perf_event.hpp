@@ -14,10 +14,11 @@ namespace arec::record {
 class perf_event {
  public:
   // Opens `attr` for task `pid` (-1: all tasks) on `cpu` (-1: any cpu); with `cgroup_fd` >= 0
-  // (-G) for the tasks of that cgroup on `cpu` instead. `name` is used in messages. Throws
-  // std::system_error naming perf_event_open, the event and the target.
+  // (-G) for the tasks of that cgroup on `cpu` instead; in the group `leader` leads (nullptr: a
+  // group of its own). `name` is used in messages. Throws std::system_error naming
+  // perf_event_open, the event and the target.
   static perf_event open(const perf_event_attr& attr, pid_t pid, int cpu, const std::string& name,
-                         int cgroup_fd = -1);
+                         int cgroup_fd = -1, const perf_event* leader = nullptr);
 
   int fd() const { return fd_.get(); }
   // The kernel's id of this event, as samples carry it (PERF_EVENT_IOC_ID).

@@ -131,6 +131,23 @@ std::vector<io::perf::event_entry> file_events(const event_set& events) {
   return entries;
 }
 
+// Whether any event records DWARF call graphs: -g dwarf, or its own call-graph=dwarf term.
+bool records_dwarf(const record_options& options) {
+  return options.call_graph == call_graph_mode::dwarf ||
+         std::any_of(options.events.begin(), options.events.end(), [](const event_spec& spec) {
+           return spec.terms.call_graph == call_graph_mode::dwarf;
+         });
+}
+
+// The event groups, by index among the file's events (the requested ones come first, in order).
+std::vector<io::perf::group_entry> event_groups(std::span<const event_spec> events) {
+  std::vector<io::perf::group_entry> groups;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].group_size > 1)
+      groups.push_back({events[i].group_name, static_cast<std::uint32_t>(i), events[i].group_size});
+  return groups;
+}
+
 io::perf::feature_set final_features(const record_options& options,
                                      std::span<const io::perf::event_entry> entries,
                                      const stream_stats& stats, bool directory,
@@ -139,6 +156,8 @@ io::perf::feature_set final_features(const record_options& options,
   io::perf::add_host_features(features);
   features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(entries));
   features.set(io::perf::feature_cmdline, io::perf::cmdline_payload(command_line));
+  if (auto groups = event_groups(options.events); !groups.empty())
+    features.set(io::perf::feature_group_desc, io::perf::group_desc_payload(groups));
   if (stats.samples > 0)
     features.set(io::perf::feature_sample_time,
                  io::perf::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
@@ -197,8 +216,8 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
   // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
   // dwarf is in event_attrs.cpp).
-  synthesis.data_mmaps = options.call_graph == call_graph_mode::dwarf ||
-                         (options.attrs.sample_fields & PERF_SAMPLE_ADDR) != 0;
+  synthesis.data_mmaps =
+      records_dwarf(options) || (options.attrs.sample_fields & PERF_SAMPLE_ADDR) != 0;
   synthesis.task_mmaps = options.synth.mmaps;
   synthesis.model = &machine;
   synthesis.threads = options.synthesize_threads.value_or(
@@ -470,7 +489,7 @@ class recording {
       say(options_, warning);
     // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
     // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
-    if (options_.call_graph == call_graph_mode::dwarf)
+    if (records_dwarf(options_))
       sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
     events_.emplace(event_set::open(specs, sampling, target,
                                     [&](const std::string& line) { say(options_, line); }));

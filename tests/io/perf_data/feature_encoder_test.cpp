@@ -102,6 +102,20 @@ TEST(FeatureSet, RejectsReservedAndOutOfBitmapBits) {
   EXPECT_EQ(set.size(), 0u);
 }
 
+TEST(FeatureBuilders, GroupDescNamesEachGroupItsLeaderAndSize) {
+  std::vector<group_entry> groups{{"", 0, 2}, {"foo", 3, 3}};
+  auto payload = group_desc_payload(groups);
+  ASSERT_EQ(payload.size(), 4 + (4 + 64 + 8) * 2);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 0), 2u);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 4), 64u);
+  EXPECT_EQ(std::memcmp(payload.data() + 8, "{anon_group}", 13), 0);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 72), 0u);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 76), 2u);
+  EXPECT_EQ(std::memcmp(payload.data() + 84, "foo", 4), 0);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 148), 3u);
+  EXPECT_EQ(read_at<std::uint32_t>(payload, 152), 3u);
+}
+
 TEST(FeatureBuilders, EventDescHoldsAttrNameAndIdsPerEvent) {
   event_entry clock;
   clock.attr.type = PERF_TYPE_SOFTWARE;

@@ -180,5 +180,83 @@ TEST(EventAttrs, DelayedSamplingIsNotEnabledAtExec) {
   EXPECT_EQ(tracking_attr(config).enable_on_exec, 1u) << "what runs is tracked from the exec";
 }
 
+TEST(EventAttrs, EventTermsOverrideTheCommandLineForThatEventOnly) {
+  sampling_config config;  // -F 4000 -g
+  config.call_graph = call_graph_mode::fp;
+  perf_event_attr period = sampling_attr(parse_event_spec("cpu-clock/period=100000/"), config);
+  EXPECT_EQ(period.freq, 0u);
+  EXPECT_EQ(period.sample_period, 100000u);
+  EXPECT_NE(period.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  perf_event_attr plain = sampling_attr(parse_event_spec("cpu-clock"), config);
+  EXPECT_EQ(plain.freq, 1u);
+  EXPECT_EQ(plain.sample_freq, 4000u);
+  perf_event_attr no_graph = sampling_attr(parse_event_spec("cpu-clock/call-graph=no/"), config);
+  EXPECT_EQ(no_graph.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  // As perf: stack-size alone replaces -g with no call graph at all.
+  perf_event_attr size_only = sampling_attr(parse_event_spec("cpu-clock/stack-size=4096/"), config);
+  EXPECT_EQ(size_only.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  perf_event_attr max_stack = sampling_attr(parse_event_spec("cpu-clock/max-stack=3/"), {});
+  EXPECT_NE(max_stack.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  EXPECT_EQ(max_stack.sample_max_stack, 3u);
+  perf_event_attr dwarf =
+      sampling_attr(parse_event_spec("cpu-clock/call-graph=dwarf,stack-size=4096/"), {});
+  EXPECT_EQ(dwarf.sample_stack_user, 4096u);
+  EXPECT_EQ(dwarf.exclude_callchain_user, 1u);
+  // Per-event call graphs add only fields after CPU: the layout up to ID/CPU stays common.
+  EXPECT_EQ(dwarf.sample_type & ~(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+                                  PERF_SAMPLE_STACK_USER | PERF_SAMPLE_PERIOD),
+            common_sample_type);
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock/no-inherit/"), {}).inherit, 0u);
+  EXPECT_EQ(sampling_attr(parse_event_spec("cpu-clock/freq=99/"), {.period = 5}).sample_freq, 99u);
+}
+
+// perf 6.1's evsel__reset_callgraph clears -g dwarf's sample bits but keeps its other fields.
+TEST(EventAttrs, EventCallGraphOverDwarfKeepsWhatPerfKeeps) {
+  sampling_config config;
+  config.call_graph = call_graph_mode::dwarf;
+  perf_event_attr fp = sampling_attr(parse_event_spec("cpu-clock/max-stack=5/"), config);
+  EXPECT_EQ(fp.sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER), 0u);
+  EXPECT_NE(fp.sample_type & PERF_SAMPLE_CALLCHAIN, 0u);
+  EXPECT_EQ(fp.exclude_callchain_user, 1u);
+  EXPECT_EQ(fp.sample_stack_user, default_dwarf_stack_size);
+  EXPECT_EQ(fp.sample_max_stack, 5u);
+}
+
+TEST(EventAttrs, GroupMembersFollowTheirLeader) {
+  event_spec leader_spec = parse_event_spec("cpu-clock");
+  leader_spec.group_size = 2;
+  event_spec member_spec = parse_event_spec("task-clock");
+  member_spec.group_member = true;
+  sampling_config config;
+  config.workload = true;
+  perf_event_attr leader = sampling_attr(leader_spec, config);
+  perf_event_attr member = sampling_attr(member_spec, config);
+  make_group_member(member, leader);
+  EXPECT_EQ(leader.disabled, 1u);
+  EXPECT_EQ(leader.enable_on_exec, 1u);
+  EXPECT_EQ(member.disabled, 0u);
+  EXPECT_EQ(member.enable_on_exec, 0u);
+  EXPECT_EQ(leader.read_format, group_read_format);
+  EXPECT_EQ(member.read_format, group_read_format);
+  EXPECT_EQ(member.sample_freq, 4000u) << "members sample on their own without :S";
+}
+
+TEST(EventAttrs, LeaderSamplingReadsTheGroupInEachSample) {
+  event_spec leader_spec = parse_event_spec("cpu-clock:S");
+  leader_spec.group_size = 2;
+  event_spec member_spec = parse_event_spec("task-clock:S");
+  member_spec.group_member = true;
+  perf_event_attr leader = sampling_attr(leader_spec, {});
+  perf_event_attr member = sampling_attr(member_spec, {});
+  make_group_member(member, leader);
+  EXPECT_NE(leader.sample_type & PERF_SAMPLE_READ, 0u);
+  EXPECT_EQ(leader.read_format, group_read_format | PERF_FORMAT_GROUP);
+  EXPECT_EQ(leader.inherit, 0u);
+  EXPECT_EQ(member.inherit, 0u);
+  EXPECT_EQ(member.freq, 0u);
+  EXPECT_EQ(member.sample_period, 0u);
+  EXPECT_EQ(member.sample_type, leader.sample_type);
+}
+
 }  // namespace
 }  // namespace arec::record

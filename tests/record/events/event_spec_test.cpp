@@ -234,8 +234,9 @@ TEST(EventSpec, IdlePinnedAndExclusiveModifiers) {
 }
 
 TEST(EventSpec, UnknownModifierOfKnownEventIsNamed) {
-  EXPECT_EQ(usage_message("cycles:x"),
-            "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, G, H, I, D, e, p, P)");
+  EXPECT_EQ(
+      usage_message("cycles:x"),
+      "unknown modifier 'x' in event 'cycles:x' (supported: u, k, h, G, H, I, D, e, p, P, S)");
   EXPECT_EQ(usage_message("cycles:"), "empty modifier in event 'cycles:'");
 }
 
