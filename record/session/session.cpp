@@ -51,6 +51,7 @@
 #include "record/synthesis/build_id_table.hpp"
 #include "record/synthesis/cgroups.hpp"
 #include "record/synthesis/kernel_map.hpp"
+#include "record/synthesis/known_tasks.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "record/synthesis/target_tasks.hpp"
 
@@ -586,9 +587,9 @@ class recording {
     }
     if (options_.max_size) {
       config.size_limit = options_.max_size;
-      config.on_size_limit = [this] {
-        async::post(control_.get_executor(), [this] {
-          announce("arec: size limit reached (" + std::to_string(options_.max_size / 1024) +
+      config.on_size_limit = [this](std::uint64_t written) {
+        async::post(control_.get_executor(), [this, written] {
+          announce("arec: size limit reached (" + std::to_string(written / 1024) +
                    " KB), stopping the recording");
           control_.stop();
         });
@@ -742,7 +743,12 @@ class recording {
         io::make_append_writer(output_->stream_fd(0), output_->stream_path(0), data_offset_);
     streamer& stream = threads_.front()->stream;
     // Waits only for the writes already under way; the rings drain into the new file.
-    output_cut cut = stream.switch_output(std::move(writer)).get();
+    std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
+    output_cut cut =
+        stream
+            .switch_output(std::move(writer),
+                           [this, trailer] { return encode_known_tasks(machine_, trailer); })
+            .get();
     finish_file(old_header, cut);
     rotated_bytes_ += old_output.total_bytes();
     ++switches_;

@@ -173,11 +173,15 @@ output_cut streamer::last_output() const {
   return result;
 }
 
-std::future<output_cut> streamer::switch_output(std::unique_ptr<io::append_writer> writer) {
+std::future<output_cut> streamer::switch_output(std::unique_ptr<io::append_writer> writer,
+                                                std::function<std::vector<std::byte>()> prelude) {
   auto promise = std::make_shared<std::promise<output_cut>>();
   std::future<output_cut> result = promise->get_future();
   auto next = std::make_shared<std::unique_ptr<io::append_writer>>(std::move(writer));
-  async::post(thread_.executor(), [this, next, promise] {
+  async::post(thread_.executor(), [this, next, promise, prelude = std::move(prelude)] {
+    // Taken before any drain into the new file: the model holds what the old file made.
+    auto first = std::make_shared<std::vector<std::byte>>();
+    if (prelude) *first = prelude();
     // The cut: a drain that chose the old output before this point writes there, every drain
     // after it goes to the new one. A ring's bytes are consumed only once written, so each
     // record lands in exactly one file.
@@ -186,6 +190,7 @@ std::future<output_cut> streamer::switch_output(std::unique_ptr<io::append_write
     published_.store(current_.get(), std::memory_order_release);
     rounds_held_ = true;
     bytes_since_round_ = 0;
+    if (!first->empty()) async::spawn(thread_.executor(), write_owned(first), thread_.completion());
     if (stopping_) current_->stream->close();  // the final drain goes on into the old file
     async::spawn(thread_.executor(), cut(std::move(old), promise), thread_.completion());
   });
@@ -261,6 +266,11 @@ async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
   count_output_bytes(use.get(), bytes.size());
 }
 
+async::task<void> streamer::write_owned(std::shared_ptr<std::vector<std::byte>> bytes) {
+  co_await write_external(*bytes);
+  co_return;
+}
+
 // --switch-output=SIZE and --max-size look at what the files took, as perf counts its writes.
 void streamer::count_output_bytes(output& out, std::uint64_t bytes) {
   out.bytes += bytes;
@@ -272,7 +282,7 @@ void streamer::count_output_bytes(output& out, std::uint64_t bytes) {
   }
   if (config_.size_limit && all_output_bytes_ >= config_.size_limit && !size_limit_reported_) {
     size_limit_reported_ = true;
-    if (config_.on_size_limit) config_.on_size_limit();
+    if (config_.on_size_limit) config_.on_size_limit(all_output_bytes_);
   }
 }
 

@@ -44,9 +44,10 @@ struct streamer_config {
   // when the current output took `output_size` bytes. 0: never.
   std::uint64_t output_size = 0;
   std::function<void()> on_output_full;
-  // --max-size: `on_size_limit` runs once when all outputs together took `size_limit` bytes.
+  // --max-size: `on_size_limit` runs once when all outputs together took `size_limit` bytes,
+  // with the bytes they took.
   std::uint64_t size_limit = 0;
-  std::function<void()> on_size_limit;
+  std::function<void(std::uint64_t)> on_size_limit;
 };
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
@@ -107,8 +108,11 @@ class streamer {
   // --switch-output: from the next drain on, records go through `writer` (a fresh file); the
   // drains already started finish on the old one. Holds rounds back again (the new file needs
   // its synthesized records first: release_rounds). The future is ready once nothing more
-  // goes to the old file; it carries the old file's error, if a write failed.
-  std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer);
+  // goes to the old file; it carries the old file's error, if a write failed. `prelude` runs on
+  // the streaming thread at the cut (it sees the model as the old file left it) and returns
+  // records the new file gets before anything drained.
+  std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer,
+                                        std::function<std::vector<std::byte>()> prelude = {});
 
   async::executor_thread& thread() { return thread_; }
   // Valid after the thread was joined.
@@ -154,6 +158,7 @@ class streamer {
   void count_output_bytes(output& out, std::uint64_t bytes);
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);
+  async::task<void> write_owned(std::shared_ptr<std::vector<std::byte>> bytes);
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
   void on_stop();
