@@ -438,8 +438,6 @@ class recording {
       throw io::usage_error(
           "--switch-output and --timestamp-filename are not available with --threads (parallel "
           "streaming) yet");
-    if (options_.switch_max_files && !options_.switch_output)
-      throw io::usage_error("--switch-max-files needs --switch-output");
   }
 
   // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
