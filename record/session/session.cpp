@@ -195,11 +195,12 @@ void synthesize_existing_cgroups(const record_options& options, io::record_sink&
 
 // What runs already. Its records have time 0: perf applies them as it reads them, so they only
 // have to come before the first FINISHED_ROUND after the samples that need them.
-// `workload_runs`: at an output switch the workload has its own maps by now, which the new
-// file must describe as perf does (record__synthesize_workload), not only its name.
+// `switched`: for a file after an output switch, whose tasks came from the model at the cut
+// (encode_known_tasks): /proc would only repeat them, or worse, describe a task that is exiting
+// by its parent's maps (a FORK) after the model described it right.
 void synthesize(const record_options& options, const std::vector<pid_t>& processes,
                 const std::optional<workload>& child, bool per_task, io::record_sink& sink,
-                model::machine& machine, std::size_t online_cpus, bool workload_runs = false) {
+                model::machine& machine, std::size_t online_cpus, bool switched = false) {
   synthesis_config synthesis;
   synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
   // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
@@ -213,15 +214,16 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
   synthesize_existing_cgroups(options, sink);
+  if (switched) {
+    write_finished_init(sink);
+    return;
+  }
   // Without --synth's task bit, what runs is known only from the records that come; the
   // workload is named all the same, as perf does (its exec's COMM comes later than its start).
   if (!processes.empty()) {
     if (options.synth.tasks) synthesize_processes(sink, processes, synthesis);
   } else if (options.synth.tasks && !per_task) {
     synthesize_all_tasks(sink, synthesis);
-  } else if (child && workload_runs && options.synth.tasks) {
-    std::array<int, 1> pid{child->pid()};
-    synthesize_processes(sink, pid, synthesis);
   } else if (child) {
     synthesize_workload_comm(sink, child->pid(), options.workload.front(),
                              synthesis.sample_id_size);

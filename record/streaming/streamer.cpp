@@ -178,23 +178,40 @@ std::future<output_cut> streamer::switch_output(std::unique_ptr<io::append_write
   auto promise = std::make_shared<std::promise<output_cut>>();
   std::future<output_cut> result = promise->get_future();
   auto next = std::make_shared<std::unique_ptr<io::append_writer>>(std::move(writer));
-  async::post(thread_.executor(), [this, next, promise, prelude = std::move(prelude)] {
-    // Taken before any drain into the new file: the model holds what the old file made.
-    auto first = std::make_shared<std::vector<std::byte>>();
-    if (prelude) *first = prelude();
-    // The cut: a drain that chose the old output before this point writes there, every drain
-    // after it goes to the new one. A ring's bytes are consumed only once written, so each
-    // record lands in exactly one file.
-    std::unique_ptr<output> old = std::move(current_);
-    current_ = make_output(std::move(*next));
-    published_.store(current_.get(), std::memory_order_release);
-    rounds_held_ = true;
-    bytes_since_round_ = 0;
-    if (!first->empty()) async::spawn(thread_.executor(), write_owned(first), thread_.completion());
-    if (stopping_) current_->stream->close();  // the final drain goes on into the old file
-    async::spawn(thread_.executor(), cut(std::move(old), promise), thread_.completion());
+  async::post(thread_.executor(), [this, next, promise, prelude = std::move(prelude)]() mutable {
+    async::spawn(thread_.executor(),
+                 switch_when_drained(std::move(*next), std::move(prelude), promise),
+                 thread_.completion());
   });
   return result;
+}
+
+// Every ring is drained first, all in one pass: the old file then holds each ring up to about
+// the same instant, so a sample there finds the MMAP or COMM another cpu's ring recorded just
+// before it (a ring waiting for its watermark could otherwise hold such a record back, for the
+// new file, for as long as a round).
+async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_writer> writer,
+                                                std::function<std::vector<std::byte>()> prelude,
+                                                std::shared_ptr<std::promise<output_cut>> promise) {
+  std::uint64_t round = ++round_;
+  for (auto& ring : rings_) request_drain(*ring);
+  co_await wait_for_round_acks(round);
+  // Taken before any drain into the new file: the model holds what the old file made.
+  auto first = std::make_shared<std::vector<std::byte>>();
+  if (prelude) *first = prelude();
+  // The cut: a drain that chose the old output before this point writes there, every drain
+  // after it goes to the new one. A ring's bytes are consumed only once written, so each
+  // record lands in exactly one file.
+  std::unique_ptr<output> old = std::move(current_);
+  current_ = make_output(std::move(writer));
+  published_.store(current_.get(), std::memory_order_release);
+  rounds_held_ = true;
+  bytes_since_round_ = 0;
+  if (!first->empty()) async::spawn(thread_.executor(), write_owned(first), thread_.completion());
+  // After the last ring's final drain nothing would close the new stream (finish_stream did).
+  if (rings_running_ == 0) current_->stream->close();
+  co_await cut(std::move(old), promise);
+  co_return;
 }
 
 // Ends the old output once the writes that chose it finished; the rings meanwhile drain into

@@ -155,6 +155,9 @@ class streamer {
   std::unique_ptr<output> make_output(std::unique_ptr<io::append_writer> writer);
   async::task<void> pump(output& out);
   async::task<void> cut(std::unique_ptr<output> old, std::shared_ptr<std::promise<output_cut>>);
+  async::task<void> switch_when_drained(std::unique_ptr<io::append_writer> writer,
+                                        std::function<std::vector<std::byte>()> prelude,
+                                        std::shared_ptr<std::promise<output_cut>> promise);
   void count_output_bytes(output& out, std::uint64_t bytes);
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);

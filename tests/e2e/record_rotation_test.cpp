@@ -41,10 +41,10 @@ std::vector<std::string> rotated_files(const std::string& dir, const std::string
   return files;
 }
 
-// Each sample's thread and time (ns): what would repeat if a record went to two files.
+// Each sample's thread, cpu and time (ns): what would repeat if a record went to two files.
 std::vector<std::string> sample_times(const std::string& data) {
   test::command_result run =
-      test::run_command({"perf", "script", "-i", data, "-F", "tid,time", "--ns"}, 120s);
+      test::run_command({"perf", "script", "-i", data, "-F", "tid,cpu,time", "--ns"}, 120s);
   EXPECT_EQ(run.exit_code, 0) << run.describe();
   std::vector<std::string> times;
   std::size_t start = 0;
@@ -58,20 +58,22 @@ std::vector<std::string> sample_times(const std::string& data) {
 }
 
 // perf report and perf script read `data` alone, without warnings; returns its sample count.
-std::size_t expect_readable_alone(const std::string& data) {
+// `program`'s samples all resolve: the file has the tasks and mmaps they need.
+std::size_t expect_readable_alone(const std::string& data,
+                                  const std::string& program = "hot_loop") {
   perf_report report = run_perf_report(data);
   EXPECT_EQ(report.run.exit_code, 0) << data << ": " << report.run.describe();
   EXPECT_FALSE(has_warning(report.run)) << data << ": " << report.run.err;
   perf_script script = run_perf_script(data);
   EXPECT_EQ(script.run.exit_code, 0) << data << ": " << script.run.describe();
   // The synthesized maps are in every file: the workload's own samples resolve to hot_loop.
-  std::size_t resolved = 0;
+  // No sample of the program lacks its mapping (perf shows "[unknown]" for the dso then).
+  std::size_t unresolved = 0;
   for (const script_sample& s : script.samples)
-    if (sampled_in(s, "hot_function", "hot_loop")) ++resolved;
-  // (A file cut within milliseconds of the previous one may hold no sample at all.)
-  EXPECT_TRUE(script.samples.empty() || resolved > 0)
-      << data << " has no sample resolved in hot_loop:\n"
-      << excerpt(script.run.out);
+    if (program.starts_with(s.comm) && !s.frames.empty() && s.frames[0].dso == "[unknown]")
+      ++unresolved;
+  EXPECT_EQ(unresolved, 0u) << data << ": samples of " << program << " without a mapping:\n"
+                            << excerpt(script.run.out);
   return script.samples.size();
 }
 
@@ -88,11 +90,12 @@ class RecordRotation : public ::testing::Test {
   // Every file whole on its own, each sample in exactly one of them, all counted in arec's
   // summary.
   void expect_split_without_loss(const std::vector<std::string>& files,
-                                 const test::command_result& run) {
+                                 const test::command_result& run,
+                                 const std::string& program = "hot_loop") {
     std::size_t samples = 0;
     std::set<std::string> seen;
     for (const std::string& file : files) {
-      samples += expect_readable_alone(file);
+      samples += expect_readable_alone(file, program);
       for (const std::string& time : sample_times(file))
         EXPECT_TRUE(seen.insert(time).second) << time << " appears twice, again in " << file;
     }
@@ -118,6 +121,30 @@ TEST_F(RecordRotation, SizeSwitchesSplitEverySampleIntoCompleteFiles) {
   expect_split_without_loss(files, run);
   if (rec_.is_arec())
     EXPECT_NE(run.err.find("arec: dump " + files.back() + "\n"), std::string::npos) << run.err;
+}
+
+TEST_F(RecordRotation, SystemWideFilesAreCompleteToo) {
+  test::command_result run = record({"-a", "--switch-output=100K"}, "1500");
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  EXPECT_GE(files.size(), 2u) << run.err;
+  expect_split_without_loss(files, run);
+}
+
+TEST_F(RecordRotation, AttachedProcessFilesAreCompleteToo) {
+  test::child_process spinner =
+      test::child_process::spawn({test_program("spin_until_killed"), "1500"});
+  std::optional<std::string> ready = spinner.read_stdout_line(10s);
+  ASSERT_TRUE(ready) << "spin_until_killed did not report ready";
+  // -p ends the recording when the process exits.
+  test::command_result run = test::run_command(
+      rec_.command({"-e", "cpu-clock", "-F", "4000", "-p", std::to_string(spinner.pid()),
+                    "--switch-output=20K", "-o", data_}),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  EXPECT_GE(files.size(), 2u) << run.err;
+  expect_split_without_loss(files, run, "spin_until_killed");
 }
 
 TEST_F(RecordRotation, CompressedFilesEachDecodeOnTheirOwn) {
