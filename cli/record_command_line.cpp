@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string_view>
 
 #include "cli/option_table.hpp"
@@ -223,6 +224,57 @@ void apply_mmap_flush(record_state& state, const option_use& use) {
   if (!bytes) reject(use, "expected a number of bytes, optionally with a K, M or G suffix");
   if (*bytes == 0) reject(use, "the flush size must be at least 1 byte");
   state.options.mmap_flush = *bytes;
+}
+
+// perf's tagged values: digits and one unit letter from `units`, nothing else ("100K", "30s").
+struct value_unit {
+  char tag;
+  std::uint64_t factor;
+};
+std::optional<std::uint64_t> parse_tagged(std::string_view text,
+                                          std::span<const value_unit> units) {
+  if (text.size() < 2) return std::nullopt;
+  for (const value_unit& unit : units) {
+    if (text.back() != unit.tag) continue;
+    std::optional<std::uint64_t> count = parse_unsigned(text.substr(0, text.size() - 1));
+    if (!count || *count > std::numeric_limits<std::uint64_t>::max() / unit.factor)
+      return std::nullopt;
+    return *count * unit.factor;
+  }
+  return std::nullopt;
+}
+constexpr std::array<value_unit, 4> size_units{
+    {{'B', 1}, {'K', 1u << 10}, {'M', 1u << 20}, {'G', 1u << 30}}};
+constexpr std::array<value_unit, 4> time_units{{{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}}};
+
+// --switch-output: bare or "signal" switches on SIGUSR2; a size or a time switches by itself.
+void apply_switch_output(record_state& state, const option_use& use) {
+  record_options::output_switch mode;
+  if (use.value.empty() || use.value == "signal") {
+    mode.on_signal = true;
+  } else if (std::optional<std::uint64_t> bytes = parse_tagged(use.value, size_units)) {
+    mode.size = *bytes;
+  } else if (std::optional<std::uint64_t> seconds = parse_tagged(use.value, time_units)) {
+    mode.time_s = *seconds;
+  } else {
+    reject(use, "expected signal, a size like 100M (B, K, M, G) or a time like 30s (s, m, h, d)");
+  }
+  if (!mode.on_signal && mode.size == 0 && mode.time_s == 0)
+    reject(use, "the size or time must be more than 0");
+  state.options.switch_output = mode;
+  state.options.timestamp_filename = true;  // as in perf: every file gets its time
+}
+
+void apply_switch_max_files(record_state& state, const option_use& use) {
+  std::optional<std::uint64_t> count = parse_unsigned(use.value);
+  if (!count) reject(use, "expected a number of files");
+  state.options.switch_max_files = static_cast<std::size_t>(*count);
+}
+
+void apply_max_size(record_state& state, const option_use& use) {
+  std::optional<std::uint64_t> bytes = parse_tagged(use.value, size_units);
+  if (!bytes || *bytes == 0) reject(use, "expected a size like 100M (B, K, M, G suffix)");
+  state.options.max_size = *bytes;
 }
 
 void apply_synthesize_threads(record_state& state, const option_use& use) {
@@ -623,6 +675,21 @@ constexpr std::array record_table{
                   s.options.compression_level =
                       use.value.empty() ? 1 : parse_compression_level(use);
                 }},
+    record_spec{"switch-output", 0, optional, "signal|SIZE|TIME",
+                "finish the output and go on into a fresh one on SIGUSR2 (signal, the "
+                "default), once it holds SIZE (B, K, M, G) or every TIME (s, m, h, d); each "
+                "finished file is renamed FILE.<timestamp>; implies --timestamp-filename",
+                "one output", output, apply_switch_output},
+    record_spec{"switch-max-files", 0, required, "N",
+                "with --switch-output: keep only the newest N finished files", "all", output,
+                apply_switch_max_files},
+    record_spec{"timestamp-filename", 0, none, "",
+                "append the time the recording ended to the output name: FILE.YYYYmmddHHMMSScc", "",
+                output,
+                [](record_state& s, const option_use&) { s.options.timestamp_filename = true; }},
+    record_spec{"max-size", 0, required, "SIZE",
+                "stop recording once the output holds SIZE bytes (B, K, M, G suffix)", "no limit",
+                output, apply_max_size},
     record_spec{"buildid-mmap", 0, none, "",
                 "let the kernel put build-ids in MMAP2 records; beware: the kernel then marks "
                 "the MMAP2 records of every other perf session on the machine as holding "

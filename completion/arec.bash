@@ -6,7 +6,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
   -P --period -d --data --phys-data --data-page-size --code-page-size -W --weight -R --raw-samples
   --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
-  -o --output
+  -o --output --switch-output --switch-max-files --timestamp-filename --max-size
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run -h --help
@@ -39,7 +39,7 @@ _arec() {
       ;;
     -C | --cpu | -c | --count | -F | --freq | -m | --mmap-pages | --mmap-flush | -D | --delay | \
       -r | --realtime | \
-      --compression-level | --num-thread-synthesize | --duration)
+      --compression-level | --num-thread-synthesize | --duration | --switch-max-files | --max-size)
       [[ $prev == -F || $prev == --freq ]] && COMPREPLY=($(compgen -W 'max' -- "$cur"))
       return
       ;;

@@ -88,6 +88,17 @@ struct record_options {
   std::optional<std::string> threads_spec;     // --threads[=SPEC]; bare --threads is ""
   int compression_level = 0;                   // 0 = off; -z/--compress = 1; 1..22
   std::uint64_t mmap_flush = 1;                // --mmap-flush BYTES, >= 1
+  // --switch-output[=signal|SIZE|TIME]: finish the output and go on into a fresh one on
+  // SIGUSR2, after SIZE bytes or every TIME; implies timestamp_filename (as in perf).
+  struct output_switch {
+    bool on_signal = false;
+    std::uint64_t size = 0;    // bytes, 0 for none
+    std::uint64_t time_s = 0;  // seconds, 0 for none
+  };
+  std::optional<output_switch> switch_output;
+  std::size_t switch_max_files = 0;  // --switch-max-files N: rotated files kept, 0 for all
+  bool timestamp_filename = false;   // --timestamp-filename: the final output is PATH.<time>
+  std::uint64_t max_size = 0;        // --max-size SIZE: stop once the output holds SIZE; 0 none
   bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
   attr_options attrs;                          // what every event's attr gets

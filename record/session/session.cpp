@@ -5,7 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <deque>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -47,6 +51,7 @@
 #include "record/synthesis/build_id_table.hpp"
 #include "record/synthesis/cgroups.hpp"
 #include "record/synthesis/kernel_map.hpp"
+#include "record/synthesis/known_tasks.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "record/synthesis/target_tasks.hpp"
 
@@ -209,9 +214,12 @@ void synthesize_existing_cgroups(const record_options& options, io::record_sink&
 
 // What runs already. Its records have time 0: perf applies them as it reads them, so they only
 // have to come before the first FINISHED_ROUND after the samples that need them.
+// `switched`: for a file after an output switch, whose tasks came from the model at the cut
+// (encode_known_tasks): /proc would only repeat them, or worse, describe a task that is exiting
+// by its parent's maps (a FORK) after the model described it right.
 void synthesize(const record_options& options, const std::vector<pid_t>& processes,
                 const std::optional<workload>& child, bool per_task, io::record_sink& sink,
-                model::machine& machine, std::size_t online_cpus) {
+                model::machine& machine, std::size_t online_cpus, bool switched = false) {
   synthesis_config synthesis;
   synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
   // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
@@ -225,6 +233,10 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   model_feed_sink kernel_sink{machine, sink};
   synthesize_kernel_maps(kernel_sink, synthesis);
   synthesize_existing_cgroups(options, sink);
+  if (switched) {
+    write_finished_init(sink);
+    return;
+  }
   // Without --synth's task bit, what runs is known only from the records that come; the
   // workload is named all the same, as perf does (its exec's COMM comes later than its start).
   if (!processes.empty()) {
@@ -280,6 +292,18 @@ std::string converted_name(const std::string& path) {
   if (path.size() > suffix.size() && path.ends_with(suffix))
     return path.substr(0, path.size() - suffix.size()) + ".converted.data";
   return path + ".converted.data";
+}
+
+// perf's output suffix: local time to the centisecond, YYYYmmddHHMMSScc.
+std::string output_timestamp() {
+  timespec now{};
+  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &now), "clock_gettime", "CLOCK_REALTIME");
+  tm local{};
+  if (::localtime_r(&now.tv_sec, &local) == nullptr) io::throw_errno("localtime_r", "now");
+  std::array<char, 32> text{};
+  std::size_t length = std::strftime(text.data(), text.size(), "%Y%m%d%H%M%S", &local);
+  std::snprintf(text.data() + length, text.size() - length, "%02ld", now.tv_nsec / 10'000'000);
+  return text.data();
 }
 
 // Where the recording went, for the summary: a file or directory, or standard output.
@@ -379,6 +403,7 @@ class recording {
       throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
     if (per_thread_rings() && directory())
       throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
+    check_output_switching();
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     if (options_.control) {
       commands_.emplace(control_channel::open(
@@ -398,6 +423,7 @@ class recording {
     start_streaming();
     wait_for_stop();
     std::exception_ptr failure = stop_streaming();
+    if (!failure) failure = switch_failure_;
     finalize();  // before waiting for the workload: the file is complete however that ends
     int status = reap_workload();
     if (failure) std::rethrow_exception(failure);
@@ -420,6 +446,20 @@ class recording {
   bool per_thread_rings() const { return options_.per_thread && per_task(); }
   // perf's pipe mode: -o -, or no -o while standard output is a pipe.
   bool to_pipe() const { return to_pipe_; }
+
+  bool timestamped() const { return options_.timestamp_filename; }
+
+  // Rotation is for one file written by one streaming thread for now.
+  void check_output_switching() const {
+    bool rotation = options_.switch_output || options_.timestamp_filename;
+    if (rotation && to_pipe())
+      throw io::usage_error(
+          "--switch-output and --timestamp-filename are not available in pipe mode");
+    if (rotation && directory())
+      throw io::usage_error(
+          "--switch-output and --timestamp-filename are not available with --threads (parallel "
+          "streaming) yet");
+  }
 
   // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
   // thread drains is not recorded at all (an event there would have no ring).
@@ -558,6 +598,22 @@ class recording {
                             ? 1
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
+    if (options_.switch_output && options_.switch_output->size) {
+      config.output_size = options_.switch_output->size;
+      config.on_output_full = [this] {
+        async::post(control_.get_executor(), [this] { switch_output(); });
+      };
+    }
+    if (options_.max_size) {
+      config.size_limit = options_.max_size;
+      config.on_size_limit = [this](std::uint64_t written) {
+        async::post(control_.get_executor(), [this, written] {
+          announce("arec: size limit reached (" + std::to_string(written / 1024) +
+                   " KB), stopping the recording");
+          control_.stop();
+        });
+      };
+    }
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
@@ -646,6 +702,10 @@ class recording {
     std::vector<io::unique_fd> target_exits = open_pidfds(target_processes_);
     stop_sources sources{.duration_s = options_.duration_s};
     if (child_) sources.workload_exit_fd = child_->exit_fd();
+    if (options_.switch_output && options_.switch_output->on_signal)
+      sources.switch_output = [this] { switch_output(); };
+    if (options_.switch_output && options_.switch_output->time_s)
+      async::spawn_detached(control_.get_executor(), switch_output_every_period());
     for (const io::unique_fd& fd : target_exits) sources.target_exit_fds.push_back(fd.get());
     stop_conditions stop(control_, std::move(sources),
                          [this](const std::string& line) { say(options_, line); });
@@ -660,6 +720,98 @@ class recording {
     status_.start(control_.get_executor(), [this] { return live_status(); });
     control_.run();
     status_.clear();  // before anything else is said
+  }
+
+  // --switch-output=TIME: a switch every period, counted from the recording's start.
+  async::task<void> switch_output_every_period() {
+    async::timer timer(control_.get_executor());
+    for (;;) {
+      bool elapsed = co_await timer.wait_for(std::chrono::seconds(options_.switch_output->time_s));
+      if (!elapsed) co_return;
+      switch_output();
+    }
+    co_return;
+  }
+
+  // --switch-output: the file is renamed PATH.<time> and finished, while the streaming thread
+  // goes on into a fresh PATH. Runs on the control thread, as does everything else that
+  // touches the header.
+  void switch_output() {
+    if (switch_failure_ || failed_) return;
+    try {
+      rotate_output();
+    } catch (...) {
+      // The recording ends; what is on disk stays readable (docs/crash-safety.md).
+      switch_failure_ = std::current_exception();
+      control_.stop();
+    }
+  }
+
+  void rotate_output() {
+    std::string rotated = timestamped_name();
+    // Renamed first: the open fd keeps writing into it, and PATH is free for the new file.
+    // A crash from here on leaves PATH.<time> as salvageable as PATH was.
+    io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
+                      options_.output_path + " to " + rotated);
+    recording_output old_output = std::move(*output_);
+    io::perf::perf_file_writer old_header = std::move(*header_);
+    output_.emplace(recording_output::create(options_.output_path, false, 1));
+    header_.emplace(output_->header_fd(), output_->header_path());
+    header_->write_prologue(entries_);  // same events: the same data offset
+    auto [writer, choice] =
+        io::make_append_writer(output_->stream_fd(0), output_->stream_path(0), data_offset_);
+    streamer& stream = threads_.front()->stream;
+    // Waits only for the writes already under way; the rings drain into the new file.
+    std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
+    output_cut cut =
+        stream
+            .switch_output(std::move(writer),
+                           [this, trailer] { return encode_known_tasks(machine_, trailer); })
+            .get();
+    finish_file(old_header, cut);
+    rotated_bytes_ += old_output.total_bytes();
+    ++switches_;
+    say(options_, "arec: dump " + rotated);
+    keep_only_newest(rotated);
+    // What runs now, for the new file's samples; then its rounds may flow.
+    stream_sink sink(stream);
+    synthesize(options_, target_processes_, child_, per_task(), sink, machine_, online_cpu_count_,
+               true);
+    sink.flush();
+    stream.release_rounds();
+    header_->update_data_size(stream.durable_offset() - data_offset_);
+  }
+
+  // The features of a file that is finished: its own samples' times, the build-ids seen so far.
+  void finish_file(io::perf::perf_file_writer& header, const output_cut& cut) {
+    io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
+    if (!options_.no_buildid)
+      set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+    header.write_epilogue(cut.data_end - data_offset_, set);
+  }
+
+  // PATH.<time>, a time no earlier file of this recording has: two switches within one
+  // centisecond wait for the next one rather than overwrite.
+  std::string timestamped_name() {
+    std::string stamp = output_timestamp();
+    while (stamp <= last_timestamp_) {
+      ::usleep(1000);
+      stamp = output_timestamp();
+    }
+    last_timestamp_ = stamp;
+    return options_.output_path + "." + stamp;
+  }
+
+  // --switch-max-files: as in perf, the final file counts among the N kept.
+  void keep_only_newest(const std::string& path) {
+    kept_files_.push_back(path);
+    if (options_.switch_max_files == 0) return;
+    while (kept_files_.size() > options_.switch_max_files) {
+      if (::unlink(kept_files_.front().c_str()) != 0 && errno != ENOENT)
+        say(options_,
+            "arec: warning: cannot remove " + kept_files_.front() + ": " + std::strerror(errno));
+      kept_files_.pop_front();
+    }
   }
 
   // -D: sampling starts disabled and follows the windows, timed from the workload's start (or
@@ -837,7 +989,17 @@ class recording {
 
   written_output output_written() const {
     if (to_pipe()) return {"-", threads_.front()->stream.durable_offset()};
-    return {output_->path(), output_->total_bytes()};
+    return {final_path_.empty() ? output_->path() : final_path_,
+            rotated_bytes_ + output_->total_bytes()};
+  }
+
+  // --timestamp-filename: the finished file takes its time, as every rotated one did.
+  void name_final_output() {
+    final_path_ = timestamped_name();
+    io::check_syscall(::rename(options_.output_path.c_str(), final_path_.c_str()), "rename",
+                      options_.output_path + " to " + final_path_);
+    say(options_, "arec: dump " + final_path_);
+    keep_only_newest(final_path_);
   }
 
   void finalize() {
@@ -860,6 +1022,10 @@ class recording {
     }
     try {
       io::perf::feature_set final_set = features(total_, compression_);
+      if (switches_ > 0) {  // this file's own samples and ratio
+        output_cut last = threads_.front()->stream.last_output();
+        final_set = features(last.stats, {last.compressed_in, last.compressed_out});
+      }
       add_build_ids(final_set);
       header_->write_epilogue(data_end - data_offset_, final_set);
     } catch (const std::system_error&) {
@@ -867,6 +1033,7 @@ class recording {
       // The disk is full: no room for the features, but the data size fits in place.
       header_->update_data_size(data_end - data_offset_);
     }
+    if (timestamped()) name_final_output();
     print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
   }
 
@@ -896,6 +1063,13 @@ class recording {
   // On a terminal's stderr while recording (not with -q); redrawn from control_.
   status_line status_{STDERR_FILENO, !options_.quiet};
   bool failed_ = false;
+  // --switch-output and --timestamp-filename.
+  std::exception_ptr switch_failure_;
+  unsigned switches_ = 0;
+  std::uint64_t rotated_bytes_ = 0;     // what the finished files took
+  std::string last_timestamp_;          // of the newest file named
+  std::deque<std::string> kept_files_;  // for --switch-max-files, oldest first
+  std::string final_path_;              // the final file's name once timestamped
   stream_stats total_;
   compression_totals compression_;
 };

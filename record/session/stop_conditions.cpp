@@ -11,9 +11,14 @@ namespace arec::record {
 
 bool stop_conditions::act_on_signals() {
   io::stop_signals::arrivals now = io::stop_signals::arrived();
-  if (now.switches > switches_seen_) {
-    switches_seen_ = now.switches;
-    notice_("arec: SIGUSR2 ignored: switching output files (--switch-output) is not supported yet");
+  // One switch per SIGUSR2 counted, so that N signals make N files even when they come
+  // faster than a switch takes.
+  while (now.switches > switches_seen_ && !stopping_) {
+    ++switches_seen_;
+    if (switch_output_)
+      switch_output_();
+    else
+      notice_("arec: SIGUSR2 ignored: switch output files with --switch-output");
   }
   if (now.stops > 0 && !stopping_) {
     stopping_ = true;
@@ -67,7 +72,8 @@ stop_conditions::stop_conditions(async::event_loop& control, stop_sources source
     : control_(control),
       timer_(control.get_executor()),
       recheck_timer_(control.get_executor()),
-      notice_(std::move(notice)) {
+      notice_(std::move(notice)),
+      switch_output_(std::move(sources.switch_output)) {
   async::executor on = control.get_executor();
   signals_ = std::make_unique<async::readiness>(on, io::stop_signals::wakeup_fd());
   async::spawn_detached(on, await_signals(*this));

@@ -1,7 +1,8 @@
 // stop_conditions: what ends a recording, awaited on the control thread's io_context: a stop
 // signal (SIGINT/SIGTERM/SIGHUP, caught since arec started: io/stop_signals), --duration, the
-// exit of the workload, or the exit of every -p/-t target. With both a workload and targets (as
-// in `-p PID -- sleep 5`) whichever ends first ends the recording, as in perf.
+// exit of the workload, or the exit of every -p/-t target; and SIGUSR2, perf's output switch. With
+// both a workload and targets (as in `-p PID -- sleep 5`) whichever ends first ends the recording,
+// as in perf.
 #pragma once
 
 #include <functional>
@@ -21,6 +22,8 @@ struct stop_sources {
   std::optional<double> duration_s;
   int workload_exit_fd = -1;         // a pidfd, or -1 without a workload
   std::vector<int> target_exit_fds;  // pidfds of the -p targets; all must exit
+  // --switch-output (signal mode): what SIGUSR2 does; without it SIGUSR2 is only noted.
+  std::function<void()> switch_output;
 };
 
 class stop_conditions {
@@ -48,6 +51,7 @@ class stop_conditions {
   std::vector<std::unique_ptr<async::readiness>> watched_;
   std::size_t targets_ = 0;
   std::size_t targets_exited_ = 0;
+  std::function<void()> switch_output_;
   unsigned switches_seen_ = 0;
   bool stopping_ = false;
 };

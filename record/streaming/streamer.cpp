@@ -49,6 +49,36 @@ struct streamer::ring_state {
   std::unique_ptr<std::byte[]> mended;
 };
 
+// One data file: its stream, its zstd stream (a reader decodes a file's COMPRESSED records as
+// one zstd stream, so each file has its own), and what went into it. `active` counts the
+// coroutines writing to it: a switch waits for them before the file is handed back.
+struct streamer::output {
+  explicit output(const async::executor& executor) : idle(executor) {}
+  std::unique_ptr<data_stream> stream;
+  std::optional<compression_stage> compression;
+  stream_stats stats;
+  std::uint64_t bytes = 0;
+  std::size_t active = 0;
+  bool pumping = true;
+  bool full_reported = false;
+  async::event idle;  // set when `active` drops to 0 or the pump ends
+};
+
+// A coroutine's claim on the output it writes to, from choosing it until its write is counted.
+class streamer::output_use {
+ public:
+  explicit output_use(output& out) : out_(out) { ++out_.active; }
+  ~output_use() {
+    if (--out_.active == 0) out_.idle.set();
+  }
+  output_use(const output_use&) = delete;
+  output_use& operator=(const output_use&) = delete;
+  output& get() { return out_; }
+
+ private:
+  output& out_;
+};
+
 streamer::streamer(async::executor_thread& thread, const streamer_config& config,
                    std::function<void()> on_failure)
     : thread_(thread),
@@ -83,9 +113,10 @@ std::vector<int> streamer::cpus() const {
   return cpus;
 }
 
-void streamer::start(std::unique_ptr<io::append_writer> writer) {
+std::unique_ptr<streamer::output> streamer::make_output(std::unique_ptr<io::append_writer> writer) {
   auto executor = thread_.executor();
-  stream_.emplace(executor, std::move(writer), [this] {
+  auto out = std::make_unique<output>(executor);
+  out->stream = std::make_unique<data_stream>(executor, std::move(writer), [this] {
     on_stop();
     if (on_failure_) on_failure_();
   });
@@ -94,16 +125,137 @@ void streamer::start(std::unique_ptr<io::append_writer> writer) {
     std::size_t largest_ring = 0;
     for (const auto& ring : rings_)
       largest_ring = std::max(largest_ring, ring->ring.reader().capacity());
-    compression_.emplace(executor, config_.compression_level, largest_ring, rings_.size(),
-                         [this](std::span<const stream_stats> by_ring, std::uint64_t bytes) {
-                           count_segment(by_ring, bytes);
-                         });
+    output* target = out.get();
+    out->compression.emplace(
+        executor, config_.compression_level, largest_ring, rings_.size(),
+        [this, target](std::span<const stream_stats> by_ring, std::uint64_t bytes) {
+          count_segment(*target, by_ring, bytes);
+        });
   }
+  async::spawn(executor, pump(*out), thread_.completion());
+  return out;
+}
+
+async::task<void> streamer::pump(output& out) {
+  co_await out.stream->pump();
+  out.pumping = false;
+  out.idle.set();
+  co_return;
+}
+
+void streamer::start(std::unique_ptr<io::append_writer> writer) {
+  auto executor = thread_.executor();
+  current_ = make_output(std::move(writer));
+  published_.store(current_.get(), std::memory_order_release);
   rings_running_ = rings_.size();
-  async::spawn(executor, stream_->pump(), thread_.completion());
   for (auto& ring : rings_) async::spawn(executor, drain_ring(*ring), thread_.completion());
   async::spawn(executor, run_rounds(), thread_.completion());
-  if (rings_.empty()) stream_->close();
+  if (rings_.empty()) current_->stream->close();
+}
+
+std::uint64_t streamer::durable_offset() const {
+  return published_.load(std::memory_order_acquire)->stream->durable_offset();
+}
+
+std::uint64_t streamer::durable_samples() const {
+  return samples_in_cut_outputs_.load(std::memory_order_relaxed) +
+         published_.load(std::memory_order_acquire)->stream->durable_samples();
+}
+
+output_cut streamer::last_output() const {
+  output_cut result;
+  result.data_end = current_->stream->durable_offset();
+  result.stats = current_->stats;
+  if (current_->compression) {
+    result.compressed_in = current_->compression->totals().bytes_in();
+    result.compressed_out = current_->compression->totals().bytes_out();
+  }
+  return result;
+}
+
+std::future<output_cut> streamer::switch_output(std::unique_ptr<io::append_writer> writer,
+                                                std::function<std::vector<std::byte>()> prelude) {
+  auto promise = std::make_shared<std::promise<output_cut>>();
+  std::future<output_cut> result = promise->get_future();
+  auto next = std::make_shared<std::unique_ptr<io::append_writer>>(std::move(writer));
+  async::post(thread_.executor(), [this, next, promise, prelude = std::move(prelude)]() mutable {
+    async::spawn(thread_.executor(),
+                 switch_when_drained(std::move(*next), std::move(prelude), promise),
+                 thread_.completion());
+  });
+  return result;
+}
+
+// Every ring is drained first, all in one pass: the old file then holds each ring up to about
+// the same instant, so a sample there finds the MMAP or COMM another cpu's ring recorded just
+// before it (a ring waiting for its watermark could otherwise hold such a record back, for the
+// new file, for as long as a round).
+async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_writer> writer,
+                                                std::function<std::vector<std::byte>()> prelude,
+                                                std::shared_ptr<std::promise<output_cut>> promise) {
+  std::uint64_t round = ++round_;
+  for (auto& ring : rings_) request_drain(*ring);
+  co_await wait_for_round_acks(round);
+  // Taken before any drain into the new file: the model holds what the old file made.
+  auto first = std::make_shared<std::vector<std::byte>>();
+  if (prelude) *first = prelude();
+  // The cut: a drain that chose the old output before this point writes there, every drain
+  // after it goes to the new one. A ring's bytes are consumed only once written, so each
+  // record lands in exactly one file.
+  std::unique_ptr<output> old = std::move(current_);
+  current_ = make_output(std::move(writer));
+  published_.store(current_.get(), std::memory_order_release);
+  rounds_held_ = true;
+  bytes_since_round_ = 0;
+  if (!first->empty()) async::spawn(thread_.executor(), write_owned(first), thread_.completion());
+  // After the last ring's final drain nothing would close the new stream (finish_stream did).
+  if (rings_running_ == 0) current_->stream->close();
+  co_await cut(std::move(old), promise);
+  co_return;
+}
+
+// Ends the old output once the writes that chose it finished; the rings meanwhile drain into
+// the new one.
+async::task<void> streamer::cut(std::unique_ptr<output> old,
+                                std::shared_ptr<std::promise<output_cut>> promise) {
+  std::exception_ptr failure;
+  try {
+    if (old->compression && !old->stream->failed()) {
+      output_use use(*old);
+      co_await old->compression->seal(*old->stream);
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  while (old->active > 0) {
+    old->idle.reset();
+    co_await old->idle.wait();
+  }
+  old->stream->close();
+  while (old->pumping) {
+    old->idle.reset();
+    co_await old->idle.wait();
+  }
+  output_cut result;
+  result.data_end = old->stream->durable_offset();
+  result.stats = old->stats;
+  if (old->compression) {
+    result.compressed_in = old->compression->totals().bytes_in();
+    result.compressed_out = old->compression->totals().bytes_out();
+    cut_compressed_in_ += result.compressed_in;
+    cut_compressed_out_ += result.compressed_out;
+  }
+  samples_in_cut_outputs_.fetch_add(old->stream->durable_samples(), std::memory_order_relaxed);
+  try {
+    old->stream->throw_if_failed();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (failure)
+    promise->set_exception(failure);
+  else
+    promise->set_value(result);
+  co_return;
 }
 
 void streamer::stop() {
@@ -125,8 +277,30 @@ std::future<void> streamer::write_records(std::span<const std::byte> bytes) {
 async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
   async::event written(thread_.executor());
   std::array<std::span<const std::byte>, 1> pieces{bytes};
-  co_await stream_->write(pieces, written);
+  output_use use(*current_);
+  co_await use.get().stream->write(pieces, written);
   bytes_since_round_ += bytes.size();
+  count_output_bytes(use.get(), bytes.size());
+}
+
+async::task<void> streamer::write_owned(std::shared_ptr<std::vector<std::byte>> bytes) {
+  co_await write_external(*bytes);
+  co_return;
+}
+
+// --switch-output=SIZE and --max-size look at what the files took, as perf counts its writes.
+void streamer::count_output_bytes(output& out, std::uint64_t bytes) {
+  out.bytes += bytes;
+  all_output_bytes_ += bytes;
+  if (config_.output_size && out.bytes >= config_.output_size && !out.full_reported &&
+      &out == current_.get()) {
+    out.full_reported = true;
+    if (config_.on_output_full) config_.on_output_full();
+  }
+  if (config_.size_limit && all_output_bytes_ >= config_.size_limit && !size_limit_reported_) {
+    size_limit_reported_ = true;
+    if (config_.on_size_limit) config_.on_size_limit(all_output_bytes_);
+  }
 }
 
 void streamer::release_rounds() {
@@ -169,7 +343,8 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
     }
   }
   // The final drain takes everything, whatever --mmap-flush says.
-  while (!stream_->failed() && ring.ring.reader().unread_bytes() > 0) co_await drain_once(ring, 1);
+  while (!current_->stream->failed() && ring.ring.reader().unread_bytes() > 0)
+    co_await drain_once(ring, 1);
   ring.finished = true;
   round_acked_.set();
   if (--rings_running_ == 0) co_await finish_stream();
@@ -177,12 +352,14 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
 
 // The last ring is drained: what the compression stage still holds is the end of the stream.
 async::task<void> streamer::finish_stream() {
-  if (compression_ && !stream_->failed()) co_await compression_->seal(*stream_);
-  stream_->close();
+  output_use use(*current_);
+  if (use.get().compression && !use.get().stream->failed())
+    co_await use.get().compression->seal(*use.get().stream);
+  use.get().stream->close();
 }
 
 async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
-  if (compression_) {
+  if (current_->compression) {
     co_await drain_compressed(ring, min_bytes);
     co_return;
   }
@@ -191,21 +368,29 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
-  co_await stream_->write(chunk.pieces, ring.written, drained.samples);
+  output_use use(*current_);  // chosen with the chunk, with no suspension between
+  co_await use.get().stream->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
-  count_written(ring, drained, chunk.size());
+  count_written(ring, use.get(), drained, chunk.size());
 }
 
 async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
-  co_await compression_->ready(*stream_);
-  ring_reader& reader = ring.ring.reader();
-  ring_chunk chunk = reader.unread();
-  if (chunk.empty() || chunk.size() < min_bytes) co_return;
-  note_fill(chunk.size(), reader.capacity());
-  stream_stats drained = note_drain(ring, chunk);
-  compression_->add(chunk.pieces, ring.index, drained);
-  reader.consume(chunk.end_position);  // zstd took the bytes: the ring space is free
-  if (compression_->full()) co_await compression_->seal(*stream_);
+  // A switch while waiting for a segment: the chunk goes to the output current after it.
+  for (;;) {
+    output_use use(*current_);
+    output& out = use.get();
+    co_await out.compression->ready(*out.stream);
+    if (&out != current_.get()) continue;
+    ring_reader& reader = ring.ring.reader();
+    ring_chunk chunk = reader.unread();
+    if (chunk.empty() || chunk.size() < min_bytes) co_return;
+    note_fill(chunk.size(), reader.capacity());
+    stream_stats drained = note_drain(ring, chunk);
+    out.compression->add(chunk.pieces, ring.index, drained);
+    reader.consume(chunk.end_position);  // zstd took the bytes: the ring space is free
+    if (out.compression->full()) co_await out.compression->seal(*out.stream);
+    co_return;
+  }
 }
 
 void streamer::note_cpu() {
@@ -234,9 +419,12 @@ ring_chunk streamer::mend(ring_state& ring, const ring_chunk& chunk) {
 }
 
 // Counted once on the file, so the summary never claims what a failed write lost.
-void streamer::count_written(ring_state& ring, stream_stats& drained, std::size_t bytes) {
+void streamer::count_written(ring_state& ring, output& out, stream_stats& drained,
+                             std::size_t bytes) {
   drained.bytes_out = bytes;
   ring.stats.merge(drained);
+  out.stats.merge(drained);
+  count_output_bytes(out, bytes);
   bytes_since_round_ += bytes;
   // Only this thread writes them: a relaxed add is a plain store others may read at any time.
   lost_.fetch_add(drained.lost, std::memory_order_relaxed);
@@ -268,9 +456,12 @@ streamer_progress streamer::progress() const {
 
 // A segment holds several drains of several rings: its samples count per ring, its file bytes
 // for the thread only (compressed bytes cannot be told apart by ring).
-void streamer::count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes) {
+void streamer::count_segment(output& out, std::span<const stream_stats> by_ring,
+                             std::uint64_t file_bytes) {
+  count_output_bytes(out, file_bytes);
   for (std::size_t i = 0; i < by_ring.size(); ++i) {
     rings_[i]->stats.merge(by_ring[i]);
+    out.stats.merge(by_ring[i]);
     lost_.fetch_add(by_ring[i].lost, std::memory_order_relaxed);
     ring_bytes_.fetch_add(by_ring[i].bytes_in, std::memory_order_relaxed);
   }
@@ -280,8 +471,9 @@ void streamer::count_segment(std::span<const stream_stats> by_ring, std::uint64_
 }
 
 std::pair<std::uint64_t, std::uint64_t> streamer::compression_totals() const {
-  if (!compression_) return {0, 0};
-  return {compression_->totals().bytes_in(), compression_->totals().bytes_out()};
+  if (!current_ || !current_->compression) return {cut_compressed_in_, cut_compressed_out_};
+  return {cut_compressed_in_ + current_->compression->totals().bytes_in(),
+          cut_compressed_out_ + current_->compression->totals().bytes_out()};
 }
 
 async::task<void> streamer::run_rounds() {
@@ -294,18 +486,22 @@ async::task<void> streamer::run_rounds() {
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);
     if (stopping_) break;
-    if (compression_) {
+    output_use use(*current_);
+    output& out = use.get();
+    if (out.compression) {
       // The round's drains must be on the file before its marker.
-      co_await compression_->seal(*stream_);
+      co_await out.compression->seal(*out.stream);
       if (stopping_) break;
     }
+    // A switch meanwhile held rounds back: the marker would belong to the new file.
     if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
       // Every record written after this marker is newer than all records before the previous
       // one: each ring was drained after the previous marker was written.
       bytes_since_round_ = 0;
       std::array<std::span<const std::byte>, 1> pieces{
           std::as_bytes(std::span{&finished_round_record, 1})};
-      co_await stream_->write(pieces, round_record_written_);
+      co_await out.stream->write(pieces, round_record_written_);
+      count_output_bytes(out, sizeof finished_round_record);
     }
   }
 }

@@ -40,6 +40,22 @@ struct streamer_config {
   record_fixups fixups;             // applied to every drained record before it is read
   // Where a SAMPLE's body holds its time: decided by the attrs' shared sample_type.
   std::size_t sample_time_offset = io::perf::sample_time_offset(common_sample_type);
+  // --switch-output=SIZE: `on_output_full` runs (on the streaming thread, once per output)
+  // when the current output took `output_size` bytes. 0: never.
+  std::uint64_t output_size = 0;
+  std::function<void()> on_output_full;
+  // --max-size: `on_size_limit` runs once when all outputs together took `size_limit` bytes,
+  // with the bytes they took.
+  std::uint64_t size_limit = 0;
+  std::function<void(std::uint64_t)> on_size_limit;
+};
+
+// What one output (a data file the streamer wrote until switch_output) holds in the end.
+struct output_cut {
+  std::uint64_t data_end = 0;  // the file's end: every write to it finished
+  stream_stats stats;          // its samples, for SAMPLE_TIME
+  std::uint64_t compressed_in = 0;
+  std::uint64_t compressed_out = 0;
 };
 
 // What a streaming thread has written so far, for the status line: published by the streaming
@@ -89,6 +105,14 @@ class streamer {
   // Lets FINISHED_ROUND records be written (held back while synthesized records still come:
   // perf applies those as it reads them, samples only at a round). Callable from any thread.
   void release_rounds();
+  // --switch-output: from the next drain on, records go through `writer` (a fresh file); the
+  // drains already started finish on the old one. Holds rounds back again (the new file needs
+  // its synthesized records first: release_rounds). The future is ready once nothing more
+  // goes to the old file; it carries the old file's error, if a write failed. `prelude` runs on
+  // the streaming thread at the cut (it sees the model as the old file left it) and returns
+  // records the new file gets before anything drained.
+  std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer,
+                                        std::function<std::vector<std::byte>()> prelude = {});
 
   async::executor_thread& thread() { return thread_; }
   // Valid after the thread was joined.
@@ -96,9 +120,14 @@ class streamer {
   // Each ring's own counters, by cpu; valid after the thread was joined.
   std::vector<std::pair<int, stream_stats>> stats_by_cpu() const;
   // How far the data file is completely written; readable from any thread once started.
-  std::uint64_t durable_offset() const { return stream_->durable_offset(); }
-  // Samples within that prefix; readable from any thread once started.
-  std::uint64_t durable_samples() const { return stream_->durable_samples(); }
+  // With --switch-output: of the current file.
+  std::uint64_t durable_offset() const;
+  // Samples within that prefix (and in the outputs before); readable from any thread once
+  // started.
+  std::uint64_t durable_samples() const;
+  // The current output's end and counts (the only output without --switch-output); valid
+  // after the thread was joined.
+  output_cut last_output() const;
   // Live counters; readable from any thread at any time, without locks.
   streamer_progress progress() const;
   std::size_t ring_count() const { return rings_.size(); }
@@ -110,6 +139,8 @@ class streamer {
 
  private:
   struct ring_state;
+  struct output;
+  class output_use;
 
   void adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup);
   async::task<void> drain_ring(ring_state& ring);
@@ -118,11 +149,19 @@ class streamer {
   void note_cpu();
   stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
   ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
-  void count_written(ring_state& ring, stream_stats& drained, std::size_t bytes);
-  void count_segment(std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
+  void count_written(ring_state& ring, output& out, stream_stats& drained, std::size_t bytes);
+  void count_segment(output& out, std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
   async::task<void> finish_stream();
+  std::unique_ptr<output> make_output(std::unique_ptr<io::append_writer> writer);
+  async::task<void> pump(output& out);
+  async::task<void> cut(std::unique_ptr<output> old, std::shared_ptr<std::promise<output_cut>>);
+  async::task<void> switch_when_drained(std::unique_ptr<io::append_writer> writer,
+                                        std::function<std::vector<std::byte>()> prelude,
+                                        std::shared_ptr<std::promise<output_cut>> promise);
+  void count_output_bytes(output& out, std::uint64_t bytes);
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);
+  async::task<void> write_owned(std::shared_ptr<std::vector<std::byte>> bytes);
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
   void on_stop();
@@ -135,7 +174,12 @@ class streamer {
   // Rings before the stream: the stream (its writer) dies first, and it waits for writes that
   // still read from the ring mappings.
   std::vector<std::unique_ptr<ring_state>> rings_;
-  std::optional<data_stream> stream_;
+  // The output records go to now; `published_` is the same, for readers on other threads.
+  std::unique_ptr<output> current_;
+  std::atomic<output*> published_{nullptr};
+  std::atomic<std::uint64_t> samples_in_cut_outputs_{0};
+  std::uint64_t all_output_bytes_ = 0;  // for --max-size
+  bool size_limit_reported_ = false;
   async::timer round_timer_;
   async::event round_acked_;
   async::event round_record_written_;
@@ -145,8 +189,9 @@ class streamer {
   bool stopping_ = false;
   bool rounds_held_ = true;
   std::bitset<io::max_cpus> ran_on_;
-  std::optional<compression_stage> compression_;  // one zstd stream per thread (per data file)
-  std::uint64_t compressed_file_bytes_ = 0;       // what the compressed segments took on the file
+  std::uint64_t compressed_file_bytes_ = 0;  // what the compressed segments took on the files
+  std::uint64_t cut_compressed_in_ = 0;      // compressor totals of the outputs switched from
+  std::uint64_t cut_compressed_out_ = 0;
   std::optional<model_feed> feed_;                // this thread's view into the shared model
   // Written only by the streaming thread, read by anyone (progress()).
   std::atomic<std::uint64_t> lost_{0};

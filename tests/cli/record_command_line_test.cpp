@@ -457,6 +457,45 @@ TEST(RecordOptions, CompressedRingsStayBelowTwoGigabytes) {
   EXPECT_EQ(parse({"-m", "2G"}).mmap_pages, (1ull << 31) / page) << "fine without -z";
 }
 
+TEST(RecordOptions, SwitchOutputTakesSignalSizeOrTime) {
+  record_options bare = parse({"--switch-output"});
+  ASSERT_TRUE(bare.switch_output);
+  EXPECT_TRUE(bare.switch_output->on_signal);
+  EXPECT_TRUE(bare.timestamp_filename) << "implied, as in perf";
+  EXPECT_TRUE(parse({"--switch-output=signal"}).switch_output->on_signal);
+  EXPECT_EQ(parse({"--switch-output=100K"}).switch_output->size, 100u * 1024);
+  EXPECT_EQ(parse({"--switch-output=2M"}).switch_output->size, 2u << 20);
+  EXPECT_EQ(parse({"--switch-output=512B"}).switch_output->size, 512u);
+  EXPECT_EQ(parse({"--switch-output=1G"}).switch_output->size, 1u << 30);
+  EXPECT_EQ(parse({"--switch-output=30s"}).switch_output->time_s, 30u);
+  EXPECT_EQ(parse({"--switch-output=2m"}).switch_output->time_s, 120u);
+  EXPECT_EQ(parse({"--switch-output=1h"}).switch_output->time_s, 3600u);
+  EXPECT_EQ(parse({"--switch-output=1d"}).switch_output->time_s, 86400u);
+  EXPECT_FALSE(parse({}).switch_output);
+  EXPECT_FALSE(parse({}).timestamp_filename);
+  const std::string expected =
+      ": expected signal, a size like 100M (B, K, M, G) or a time like 30s (s, m, h, d)";
+  // perf's tags: a unit is required, sizes upper case, times lower case.
+  for (const char* bad : {"foo", "100", "10X", "5q", "-1", "10k", "K", "1.5M"})
+    EXPECT_EQ(error_of({(std::string("--switch-output=") + bad).c_str()}),
+              std::string("--switch-output=") + bad + expected);
+  EXPECT_EQ(error_of({"--switch-output=0K"}),
+            "--switch-output=0K: the size or time must be more than 0");
+}
+
+TEST(RecordOptions, SwitchMaxFilesTimestampFilenameAndMaxSize) {
+  EXPECT_EQ(parse({"--switch-output", "--switch-max-files=3"}).switch_max_files, 3u);
+  EXPECT_EQ(parse({}).switch_max_files, 0u);
+  EXPECT_EQ(error_of({"--switch-max-files=x"}), "--switch-max-files=x: expected a number of files");
+  EXPECT_TRUE(parse({"--timestamp-filename"}).timestamp_filename);
+  EXPECT_EQ(parse({"--max-size=64K"}).max_size, 64u * 1024);
+  EXPECT_EQ(parse({"--max-size", "3M"}).max_size, 3u << 20);
+  EXPECT_EQ(parse({}).max_size, 0u);
+  for (const char* bad : {"64", "0K", "foo", "1s"})
+    EXPECT_EQ(error_of({(std::string("--max-size=") + bad).c_str()}),
+              std::string("--max-size=") + bad + ": expected a size like 100M (B, K, M, G suffix)");
+}
+
 TEST(RecordOptions, MmapFlushAcceptsSizes) {
   EXPECT_EQ(parse({"--mmap-flush=4096"}).mmap_flush, 4096u);
   EXPECT_EQ(parse({"--mmap-flush", "16K"}).mmap_flush, 16384u);
