@@ -12,6 +12,7 @@
 
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "side_by_side.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -84,20 +85,8 @@ std::vector<std::string> matching_lines(const std::string& text, const std::rege
   return lines;
 }
 
-class RecordEventGroups : public ::testing::Test {
+class RecordEventGroups : public side_by_side_test {
  protected:
-  void SetUp() override {
-    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
-  }
-
-  void record(const recorder& who, std::vector<std::string> args, const std::string& data,
-              std::vector<std::string> workload = {"true"}) {
-    args.insert(args.end(), {"-q", "-o", data, "--"});
-    args.insert(args.end(), workload.begin(), workload.end());
-    test::command_result run = test::run_command(who.command(args), 60s);
-    ASSERT_EQ(run.exit_code, 0) << who.describe() << ": " << run.describe();
-  }
-
   // Records `args` with both and compares every event's decided fields and the groups.
   void expect_same_events(const std::vector<std::string>& args) {
     record(rec_, args, ours_);
@@ -105,11 +94,6 @@ class RecordEventGroups : public ::testing::Test {
     EXPECT_EQ(event_fields(ours_), event_fields(theirs_));
     EXPECT_EQ(group_lines(ours_), group_lines(theirs_));
   }
-
-  recorder rec_ = recorder::from_environment();
-  recorder perf_{"perf", true};
-  test::temp_dir dir_;
-  const std::string ours_ = dir_.file("ours.data"), theirs_ = dir_.file("theirs.data");
 };
 
 TEST_F(RecordEventGroups, GroupAttrsAreSetAsPerfSetsThem) {

@@ -18,6 +18,7 @@
 
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "side_by_side.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -76,26 +77,7 @@ std::size_t count_of(const std::string& text, const std::string& word) {
   return lines_with(text, word).size();
 }
 
-class RecordPerfOptions : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
-  }
-
-  // Records `args` -- `workload` with `who` into `data`; fails the test if it does not exit 0.
-  void record(const recorder& who, std::vector<std::string> args, const std::string& data,
-              std::vector<std::string> workload = {"true"}) {
-    args.insert(args.end(), {"-q", "-o", data, "--"});
-    args.insert(args.end(), workload.begin(), workload.end());
-    test::command_result run = test::run_command(who.command(args), 60s);
-    ASSERT_EQ(run.exit_code, 0) << who.describe() << ": " << run.describe();
-  }
-
-  recorder rec_ = recorder::from_environment();
-  recorder perf_{"perf", true};
-  test::temp_dir dir_;
-  const std::string ours_ = dir_.file("ours.data"), theirs_ = dir_.file("theirs.data");
-};
+class RecordPerfOptions : public side_by_side_test {};
 
 TEST_F(RecordPerfOptions, AttrFieldsAreSetAsPerfSetsThem) {
   const std::vector<std::vector<std::string>> cases{
