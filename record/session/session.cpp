@@ -40,6 +40,7 @@
 #include "record/session/control_channel.hpp"
 #include "record/session/loss_advice.hpp"
 #include "record/session/recording_output.hpp"
+#include "record/session/rotated_files.hpp"
 #include "record/session/status_line.hpp"
 #include "record/session/stop_conditions.hpp"
 #include "record/session/workload.hpp"
@@ -292,18 +293,6 @@ std::string converted_name(const std::string& path) {
   if (path.size() > suffix.size() && path.ends_with(suffix))
     return path.substr(0, path.size() - suffix.size()) + ".converted.data";
   return path + ".converted.data";
-}
-
-// perf's output suffix: local time to the centisecond, YYYYmmddHHMMSScc.
-std::string output_timestamp() {
-  timespec now{};
-  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &now), "clock_gettime", "CLOCK_REALTIME");
-  tm local{};
-  if (::localtime_r(&now.tv_sec, &local) == nullptr) io::throw_errno("localtime_r", "now");
-  std::array<char, 32> text{};
-  std::size_t length = std::strftime(text.data(), text.size(), "%Y%m%d%H%M%S", &local);
-  std::snprintf(text.data() + length, text.size() - length, "%02ld", now.tv_nsec / 10'000'000);
-  return text.data();
 }
 
 // Where the recording went, for the summary: a file or directory, or standard output.
@@ -748,7 +737,7 @@ class recording {
   }
 
   void rotate_output() {
-    std::string rotated = timestamped_name();
+    std::string rotated = rotated_files_.next_name();
     // Renamed first: the open fd keeps writing into it, and PATH is free for the new file.
     // A crash from here on leaves PATH.<time> as salvageable as PATH was.
     io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
@@ -772,7 +761,7 @@ class recording {
     rotated_bytes_ += old_output.total_bytes();
     ++switches_;
     say(options_, "arec: dump " + rotated);
-    keep_only_newest(rotated);
+    rotated_files_.keep(rotated);
     // What runs now, for the new file's samples; then its rounds may flow.
     stream_sink sink(stream);
     synthesize(options_, target_processes_, child_, per_task(), sink, machine_, online_cpu_count_,
@@ -788,30 +777,6 @@ class recording {
     if (!options_.no_buildid)
       set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
     header.write_epilogue(cut.data_end - data_offset_, set);
-  }
-
-  // PATH.<time>, a time no earlier file of this recording has: two switches within one
-  // centisecond wait for the next one rather than overwrite.
-  std::string timestamped_name() {
-    std::string stamp = output_timestamp();
-    while (stamp <= last_timestamp_) {
-      ::usleep(1000);
-      stamp = output_timestamp();
-    }
-    last_timestamp_ = stamp;
-    return options_.output_path + "." + stamp;
-  }
-
-  // --switch-max-files: as in perf, the final file counts among the N kept.
-  void keep_only_newest(const std::string& path) {
-    kept_files_.push_back(path);
-    if (options_.switch_max_files == 0) return;
-    while (kept_files_.size() > options_.switch_max_files) {
-      if (::unlink(kept_files_.front().c_str()) != 0 && errno != ENOENT)
-        say(options_,
-            "arec: warning: cannot remove " + kept_files_.front() + ": " + std::strerror(errno));
-      kept_files_.pop_front();
-    }
   }
 
   // -D: sampling starts disabled and follows the windows, timed from the workload's start (or
@@ -995,11 +960,11 @@ class recording {
 
   // --timestamp-filename: the finished file takes its time, as every rotated one did.
   void name_final_output() {
-    final_path_ = timestamped_name();
+    final_path_ = rotated_files_.next_name();
     io::check_syscall(::rename(options_.output_path.c_str(), final_path_.c_str()), "rename",
                       options_.output_path + " to " + final_path_);
     say(options_, "arec: dump " + final_path_);
-    keep_only_newest(final_path_);
+    rotated_files_.keep(final_path_);
   }
 
   void finalize() {
@@ -1067,8 +1032,8 @@ class recording {
   std::exception_ptr switch_failure_;
   unsigned switches_ = 0;
   std::uint64_t rotated_bytes_ = 0;     // what the finished files took
-  std::string last_timestamp_;          // of the newest file named
-  std::deque<std::string> kept_files_;  // for --switch-max-files, oldest first
+  rotated_files rotated_files_{options_.output_path, options_.switch_max_files,
+                               [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;              // the final file's name once timestamped
   stream_stats total_;
   compression_totals compression_;
