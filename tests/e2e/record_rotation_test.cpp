@@ -122,8 +122,9 @@ TEST_F(RecordRotation, SizeSwitchesSplitEverySampleIntoCompleteFiles) {
   // --switch-output implies --timestamp-filename: the final file is named too.
   EXPECT_NE(::access(data_.c_str(), F_OK), 0) << data_ << " stayed without a timestamp";
   expect_split_without_loss(files, run);
-  if (rec_.is_arec())
+  if (rec_.is_arec()) {
     EXPECT_NE(run.err.find("arec: dump " + files.back() + "\n"), std::string::npos) << run.err;
+  }
 }
 
 TEST_F(RecordRotation, SystemWideFilesAreCompleteToo) {
@@ -208,10 +209,10 @@ TEST_F(RecordRotation, MaxSizeStopsWithACompleteFileNearTheSize) {
   // At most what the rings held beyond the limit, plus the features.
   EXPECT_LT(st.st_size, limit + 4 * 1024 * 1024);
   expect_readable_alone(data_);
-  if (rec_.is_arec())
+  if (rec_.is_arec()) {
     EXPECT_NE(run.err.find("arec: size limit reached ("), std::string::npos) << run.err;
-  if (rec_.is_arec())
     EXPECT_NE(run.err.find(" KB), stopping the recording\n"), std::string::npos) << run.err;
+  }
 }
 
 // Signal mode: each SIGUSR2 makes one more file; the test waits for each to appear.
@@ -236,6 +237,41 @@ TEST_F(RecordRotation, EverySigusr2SwitchesOnce) {
   std::vector<std::string> files = rotated_files(dir_.path(), base_);
   EXPECT_EQ(files.size(), switches + 1) << run.err;
   expect_split_without_loss(files, run);
+}
+
+// kill -9 at spread moments after a switch was asked for: every file left is read by perf
+// report as it is, or, for the one being finished or written, by arec convert --salvage.
+TEST_F(RecordRotation, KillNineDuringASwitchLeavesEveryFileReadableOrSalvageable) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "arec's rotation and salvage";
+  constexpr int tries = 12;
+  for (int attempt = 0; attempt < tries && !HasFailure(); ++attempt) {
+    SCOPED_TRACE("try " + std::to_string(attempt));
+    test::temp_dir dir;
+    const std::string data = dir.file(base_);
+    test::child_process recording = test::child_process::spawn(
+        rec_.command({"-v", "-e", "cpu-clock", "--switch-output", "-o", data, "--",
+                      test_program("hot_loop"), "60000"}));
+    ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
+    recording.send_signal(SIGUSR2);
+    // From at once to well after the switch: 0 to 22 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * attempt));
+    recording.send_signal(SIGKILL);
+    test::command_result run = recording.wait(60s);
+    ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
+    std::vector<std::string> files = rotated_files(dir.path(), base_);
+    if (::access(data.c_str(), F_OK) == 0) files.push_back(data);
+    ASSERT_FALSE(files.empty());
+    for (const std::string& file : files) {
+      test::command_result report =
+          test::run_command({"perf", "report", "--stdio", "-i", file}, 120s);
+      if (report.exit_code == 0) continue;
+      test::command_result salvage = test::run_command(
+          {AREC_BINARY, "convert", "-q", "--salvage", "-i", file, "-o", file + ".salvaged"}, 120s);
+      EXPECT_EQ(salvage.exit_code, 0) << file << " is neither readable nor salvageable:\n"
+                                      << report.describe() << "\n"
+                                      << salvage.describe();
+    }
+  }
 }
 
 TEST_F(RecordRotation, PipeModeAndThreadsAreRefused) {
