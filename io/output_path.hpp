@@ -15,6 +15,16 @@ namespace arec::io {
 void keep_previous_output(const std::string& path);
 // Creates a new file for reading and writing; fails if anything exists at `path`.
 unique_fd create_output_file(const std::string& path);
+// A file that gets a name only when publish_output_file() gives it `path`, so that a crash
+// before that leaves nothing behind (an O_TMPFILE in path's directory). Where the file
+// system has no O_TMPFILE, the file is created at `path` at once, as create_output_file does.
+struct pending_output {
+  unique_fd fd;
+  bool named = false;  // created at `path` already
+};
+pending_output create_pending_output_file(const std::string& path);
+// Gives the pending file its name; fails if anything exists at `path` by then.
+void publish_output_file(pending_output& file, const std::string& path);
 // Creates a new directory (0700); fails if anything exists at `path`.
 void create_output_directory(const std::string& path);
 // Writes all of `bytes` at `offset`, retrying short writes; throws naming `path`.

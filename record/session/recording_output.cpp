@@ -15,12 +15,12 @@ recording_output recording_output::create(const std::string& path, bool director
   output.path_ = path;
   if (!directory) {
     output.header_path_ = path;
-    output.header_ = io::create_output_file(path);
+    output.header_ = io::create_pending_output_file(path);
     return output;
   }
   io::create_output_directory(path);
   output.header_path_ = path + "/data";
-  output.header_ = io::create_output_file(output.header_path_);
+  output.header_ = io::create_pending_output_file(output.header_path_);
   for (std::size_t i = 0; i < streams; ++i) {
     output.stream_paths_.push_back(path + "/data." + std::to_string(i));
     output.streams_.push_back(io::create_output_file(output.stream_paths_.back()));
@@ -28,8 +28,10 @@ recording_output recording_output::create(const std::string& path, bool director
   return output;
 }
 
+void recording_output::publish() { io::publish_output_file(header_, header_path_); }
+
 int recording_output::stream_fd(std::size_t index) const {
-  return directory_ ? streams_.at(index).get() : header_.get();
+  return directory_ ? streams_.at(index).get() : header_.fd.get();
 }
 
 const std::string& recording_output::stream_path(std::size_t index) const {
@@ -43,7 +45,7 @@ std::uint64_t recording_output::total_bytes() const {
     io::check_syscall(::fstat(fd, &st), "stat", name);
     total += static_cast<std::uint64_t>(st.st_size);
   };
-  add(header_.get(), header_path_);
+  add(header_.fd.get(), header_path_);
   for (std::size_t i = 0; i < streams_.size(); ++i) add(streams_[i].get(), stream_paths_[i]);
   return total;
 }

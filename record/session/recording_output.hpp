@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/output_path.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::record {
@@ -14,12 +15,15 @@ namespace arec::record {
 class recording_output {
  public:
   // Keeps an existing PATH as PATH.old and creates the new files (0600, never following a
-  // symlink planted at the path).
+  // symlink planted at the path). The header file has no name until publish(): a crash
+  // before its prologue is written leaves no empty file that no reader opens.
   static recording_output create(const std::string& path, bool directory, std::size_t streams);
+  // Names the header file, once its prologue is written.
+  void publish();
 
   bool is_directory() const { return directory_; }
   const std::string& path() const { return path_; }
-  int header_fd() const { return header_.get(); }
+  int header_fd() const { return header_.fd.get(); }
   const std::string& header_path() const { return header_path_; }
   // The file streaming thread `index` appends to: the header file itself in single-file mode.
   int stream_fd(std::size_t index) const;
@@ -31,7 +35,7 @@ class recording_output {
   bool directory_ = false;
   std::string path_;
   std::string header_path_;
-  io::unique_fd header_;
+  io::pending_output header_;
   std::vector<std::string> stream_paths_;
   std::vector<io::unique_fd> streams_;
 };

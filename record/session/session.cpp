@@ -575,6 +575,7 @@ class recording {
         recording_output::create(options_.output_path, directory(), layout_.threads.size()));
     header_.emplace(output_->header_fd(), output_->header_path());
     data_offset_ = header_->write_prologue(entries_);
+    output_->publish();
   }
 
   streamer_config stream_config() {
@@ -747,6 +748,7 @@ class recording {
     output_.emplace(recording_output::create(options_.output_path, false, 1));
     header_.emplace(output_->header_fd(), output_->header_path());
     header_->write_prologue(entries_);  // same events: the same data offset
+    output_->publish();
     auto [writer, choice] =
         io::make_append_writer(output_->stream_fd(0), output_->stream_path(0), data_offset_);
     streamer& stream = threads_.front()->stream;
