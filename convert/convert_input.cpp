@@ -28,6 +28,11 @@ std::uint64_t file_size(const std::string& path) {
   return static_cast<std::uint64_t>(status.st_size);
 }
 
+bool is_empty_directory(const std::string& directory) {
+  io::dir_reader reader(io::unique_fd::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  return !reader.next();
+}
+
 // The numbers N of the regular files "data.N" in `directory`, sorted.
 std::vector<unsigned> data_file_numbers(const std::string& directory) {
   io::dir_reader reader(io::unique_fd::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -80,6 +85,12 @@ convert_input open_convert_input(const std::string& path, bool salvage) {
   input.path = path;
   input.directory = is_directory(path);
   input.header_path = input.directory ? path + "/data" : path;
+  // A recording creates a directory's `data` right after the directory, then its data.N.
+  if (input.directory && ::access(input.header_path.c_str(), F_OK) != 0 && errno == ENOENT &&
+      is_empty_directory(path))
+    throw format_error(path, 0,
+                       "an empty data directory: the recording was stopped as it created it, "
+                       "before anything was recorded there");
   io::perf::perf_header read = io::perf::read_perf_header(
       input.header_path, salvage ? io::perf::header_mode::salvage : io::perf::header_mode::strict);
   input.header = read.header;

@@ -13,6 +13,7 @@ recording_output recording_output::create(const std::string& path, bool director
   recording_output output;
   output.directory_ = directory;
   output.path_ = path;
+  output.streams_wanted_ = streams;
   if (!directory) {
     output.header_path_ = path;
     output.header_ = io::create_pending_output_file(path);
@@ -21,14 +22,18 @@ recording_output recording_output::create(const std::string& path, bool director
   io::create_output_directory(path);
   output.header_path_ = path + "/data";
   output.header_ = io::create_pending_output_file(output.header_path_);
-  for (std::size_t i = 0; i < streams; ++i) {
-    output.stream_paths_.push_back(path + "/data." + std::to_string(i));
-    output.streams_.push_back(io::create_output_file(output.stream_paths_.back()));
-  }
   return output;
 }
 
-void recording_output::publish() { io::publish_output_file(header_, header_path_); }
+// A directory's data.N come after its header file: a directory is empty or has `data`.
+void recording_output::publish() {
+  io::publish_output_file(header_, header_path_);
+  if (!directory_) return;
+  for (std::size_t i = 0; i < streams_wanted_; ++i) {
+    stream_paths_.push_back(path_ + "/data." + std::to_string(i));
+    streams_.push_back(io::create_output_file(stream_paths_.back()));
+  }
+}
 
 int recording_output::stream_fd(std::size_t index) const {
   return directory_ ? streams_.at(index).get() : header_.fd.get();

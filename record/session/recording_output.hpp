@@ -18,7 +18,8 @@ class recording_output {
   // symlink planted at the path). The header file has no name until publish(): a crash
   // before its prologue is written leaves no empty file that no reader opens.
   static recording_output create(const std::string& path, bool directory, std::size_t streams);
-  // Names the header file, once its prologue is written.
+  // Names the header file, once its prologue is written; then creates a directory's data.N
+  // (stream_fd() is valid from here on).
   void publish();
 
   bool is_directory() const { return directory_; }
@@ -33,6 +34,7 @@ class recording_output {
 
  private:
   bool directory_ = false;
+  std::size_t streams_wanted_ = 0;
   std::string path_;
   std::string header_path_;
   io::pending_output header_;

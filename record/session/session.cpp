@@ -438,16 +438,12 @@ class recording {
 
   bool timestamped() const { return options_.timestamp_filename; }
 
-  // Rotation is for one file written by one streaming thread for now.
+  // A pipe has no file to rename; with --threads each rotation is a whole data directory.
   void check_output_switching() const {
     bool rotation = options_.switch_output || options_.timestamp_filename;
     if (rotation && to_pipe())
       throw io::usage_error(
           "--switch-output and --timestamp-filename are not available in pipe mode");
-    if (rotation && directory())
-      throw io::usage_error(
-          "--switch-output and --timestamp-filename are not available with --threads (parallel "
-          "streaming) yet");
   }
 
   // User masks need not cover every monitored cpu; as perf does, a cpu that no streaming
@@ -588,31 +584,32 @@ class recording {
                             ? 1
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
-    if (options_.switch_output && options_.switch_output->size) {
-      config.output_size = options_.switch_output->size;
-      config.on_output_full = [this] {
-        async::post(control_.get_executor(), [this] { switch_output(); });
-      };
-    }
-    if (options_.max_size) {
-      config.size_limit = options_.max_size;
-      config.on_size_limit = [this](std::uint64_t written) {
-        async::post(control_.get_executor(), [this, written] {
-          announce("arec: size limit reached (" + std::to_string(written / 1024) +
-                   " KB), stopping the recording");
-          control_.stop();
-        });
-      };
-    }
+    config.meter = meter_ ? &*meter_ : nullptr;
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
     return config;
   }
+  // --switch-output=SIZE and --max-size count the bytes of every streaming thread together.
+  void make_output_meter() {
+    std::uint64_t switch_size = options_.switch_output ? options_.switch_output->size : 0;
+    if (!switch_size && !options_.max_size) return;
+    meter_.emplace(
+        switch_size, [this] { async::post(control_.get_executor(), [this] { switch_output(); }); },
+        options_.max_size,
+        [this](std::uint64_t written) {
+          async::post(control_.get_executor(), [this, written] {
+            announce("arec: size limit reached (" + std::to_string(written / 1024) +
+                     " KB), stopping the recording");
+            control_.stop();
+          });
+        });
+  }
   std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
   std::size_t ring_bytes() const { return ring_pages() * page_size_; }
 
   void map_rings() {
+    make_output_meter();
     for (std::size_t i = 0; i < layout_.threads.size(); ++i) {
       auto stop_recording = [this] { async::post(control_.get_executor(), [this] { control_.stop(); }); };
       threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(),
@@ -660,11 +657,7 @@ class recording {
   // streaming thread that owns the file's end, between its drains.
   void synthesize_what_runs() {
     if (directory()) {
-      auto sink = std::make_unique<io::file_sink>(output_->header_fd(), data_offset_,
-                                                  output_->header_path());
-      synthesize(options_, target_processes_, child_, per_task(), *sink, machine_,
-                 online_cpu_count_);
-      header_end_ = sink->flush();
+      synthesize_into_header(false);
     } else {
       stream_sink sink(threads_.front()->stream);
       synthesize(options_, target_processes_, child_, per_task(), sink, machine_,
@@ -672,6 +665,24 @@ class recording {
       sink.flush();
     }
     for (auto& t : threads_) t->stream.release_rounds();
+  }
+
+  // After a switch (`switched`) the tasks the model knows come first: with several streaming
+  // threads no single moment is the cut, so they are taken once every thread has cut.
+  void synthesize_into_header(bool switched) {
+    std::uint64_t offset = data_offset_;
+    if (switched) {
+      std::vector<std::byte> tasks = encode_known_tasks(
+          machine_, io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs)));
+      io::write_all_at(output_->header_fd(), tasks.data(), tasks.size(), offset,
+                       output_->header_path());
+      offset += tasks.size();
+    }
+    auto sink =
+        std::make_unique<io::file_sink>(output_->header_fd(), offset, output_->header_path());
+    synthesize(options_, target_processes_, child_, per_task(), *sink, machine_, online_cpu_count_,
+               switched);
+    header_end_ = sink->flush();
   }
 
   // From here on, a crash leaves files perf reads. A directory's header file is complete once
@@ -739,38 +750,63 @@ class recording {
 
   void rotate_output() {
     std::string rotated = rotated_files_.next_name();
-    // Renamed first: the open fd keeps writing into it, and PATH is free for the new file.
+    if (meter_) meter_->start_output();
+    // Renamed first: the open fds keep writing into it, and PATH is free for the new output.
     // A crash from here on leaves PATH.<time> as salvageable as PATH was.
     io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
                       options_.output_path + " to " + rotated);
     recording_output old_output = std::move(*output_);
     io::perf::perf_file_writer old_header = std::move(*header_);
-    output_.emplace(recording_output::create(options_.output_path, false, 1));
+    std::uint64_t old_header_end = header_end_;
+    output_.emplace(recording_output::create(options_.output_path, directory(), threads_.size()));
     header_.emplace(output_->header_fd(), output_->header_path());
     header_->write_prologue(entries_);  // same events: the same data offset
     output_->publish();
-    auto [writer, choice] =
-        io::make_append_writer(output_->stream_fd(0), output_->stream_path(0), data_offset_);
-    streamer& stream = threads_.front()->stream;
-    // Waits only for the writes already under way; the rings drain into the new file.
-    std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
-    output_cut cut =
-        stream
-            .switch_output(std::move(writer),
-                           [this, trailer] { return encode_known_tasks(machine_, trailer); })
-            .get();
+    output_cut cut = cut_every_stream();
+    if (directory()) cut.data_end = old_header_end;  // the header file's own records
     finish_file(old_header, cut);
     rotated_bytes_ += old_output.total_bytes();
     ++switches_;
     say(options_, "arec: dump " + rotated);
     rotated_files_.keep(rotated);
-    // What runs now, for the new file's samples; then its rounds may flow.
+    // What runs now, for the new output's samples; then its rounds may flow.
+    if (directory()) {
+      synthesize_into_header(true);
+      for (auto& t : threads_) t->stream.release_rounds();
+      make_recoverable();
+      return;
+    }
+    streamer& stream = threads_.front()->stream;
     stream_sink sink(stream);
     synthesize(options_, target_processes_, child_, per_task(), sink, machine_, online_cpu_count_,
                true);
     sink.flush();
     stream.release_rounds();
     header_->update_data_size(stream.durable_offset() - data_offset_);
+  }
+
+  // Every streaming thread goes on into its file of the new output (output_) at its next
+  // drain; waits only for the writes already under way. A single file gets the tasks the model
+  // knows at the cut from its thread; a directory's come into its header file after the cuts.
+  output_cut cut_every_stream() {
+    std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
+    std::vector<std::future<output_cut>> pending;
+    for (std::size_t i = 0; i < threads_.size(); ++i) {
+      auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
+                                                     directory() ? 0 : data_offset_);
+      std::function<std::vector<std::byte>()> prelude;
+      if (!directory()) prelude = [this, trailer] { return encode_known_tasks(machine_, trailer); };
+      pending.push_back(threads_[i]->stream.switch_output(std::move(writer), std::move(prelude)));
+    }
+    output_cut all;
+    for (std::future<output_cut>& one : pending) {
+      output_cut cut = one.get();
+      all.data_end = cut.data_end;
+      all.stats.merge(cut.stats);
+      all.compressed_in += cut.compressed_in;
+      all.compressed_out += cut.compressed_out;
+    }
+    return all;
   }
 
   // The features of a file that is finished: its own samples' times, the build-ids seen so far.
@@ -989,8 +1025,14 @@ class recording {
     }
     try {
       io::perf::feature_set final_set = features(total_, compression_);
-      if (switches_ > 0) {  // this file's own samples and ratio
-        output_cut last = threads_.front()->stream.last_output();
+      if (switches_ > 0) {  // this output's own samples and ratio
+        output_cut last;
+        for (const auto& t : threads_) {
+          output_cut own = t->stream.last_output();
+          last.stats.merge(own.stats);
+          last.compressed_in += own.compressed_in;
+          last.compressed_out += own.compressed_out;
+        }
         final_set = features(last.stats, {last.compressed_in, last.compressed_out});
       }
       add_build_ids(final_set);
@@ -1034,6 +1076,7 @@ class recording {
   std::exception_ptr switch_failure_;
   unsigned switches_ = 0;
   std::uint64_t rotated_bytes_ = 0;     // what the finished files took
+  std::optional<output_meter> meter_;   // --switch-output=SIZE, --max-size
   rotated_files rotated_files_{options_.output_path, options_.switch_max_files,
                                [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;              // the final file's name once timestamped

@@ -57,10 +57,8 @@ struct streamer::output {
   std::unique_ptr<data_stream> stream;
   std::optional<compression_stage> compression;
   stream_stats stats;
-  std::uint64_t bytes = 0;
   std::size_t active = 0;
   bool pumping = true;
-  bool full_reported = false;
   async::event idle;  // set when `active` drops to 0 or the pump ends
 };
 
@@ -280,7 +278,7 @@ async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
   output_use use(*current_);
   co_await use.get().stream->write(pieces, written);
   bytes_since_round_ += bytes.size();
-  count_output_bytes(use.get(), bytes.size());
+  count_output_bytes(bytes.size());
 }
 
 async::task<void> streamer::write_owned(std::shared_ptr<std::vector<std::byte>> bytes) {
@@ -289,18 +287,8 @@ async::task<void> streamer::write_owned(std::shared_ptr<std::vector<std::byte>> 
 }
 
 // --switch-output=SIZE and --max-size look at what the files took, as perf counts its writes.
-void streamer::count_output_bytes(output& out, std::uint64_t bytes) {
-  out.bytes += bytes;
-  all_output_bytes_ += bytes;
-  if (config_.output_size && out.bytes >= config_.output_size && !out.full_reported &&
-      &out == current_.get()) {
-    out.full_reported = true;
-    if (config_.on_output_full) config_.on_output_full();
-  }
-  if (config_.size_limit && all_output_bytes_ >= config_.size_limit && !size_limit_reported_) {
-    size_limit_reported_ = true;
-    if (config_.on_size_limit) config_.on_size_limit(all_output_bytes_);
-  }
+void streamer::count_output_bytes(std::uint64_t bytes) {
+  if (config_.meter) config_.meter->add(bytes);
 }
 
 void streamer::release_rounds() {
@@ -424,7 +412,7 @@ void streamer::count_written(ring_state& ring, output& out, stream_stats& draine
   drained.bytes_out = bytes;
   ring.stats.merge(drained);
   out.stats.merge(drained);
-  count_output_bytes(out, bytes);
+  count_output_bytes(bytes);
   bytes_since_round_ += bytes;
   // Only this thread writes them: a relaxed add is a plain store others may read at any time.
   lost_.fetch_add(drained.lost, std::memory_order_relaxed);
@@ -458,7 +446,7 @@ streamer_progress streamer::progress() const {
 // for the thread only (compressed bytes cannot be told apart by ring).
 void streamer::count_segment(output& out, std::span<const stream_stats> by_ring,
                              std::uint64_t file_bytes) {
-  count_output_bytes(out, file_bytes);
+  count_output_bytes(file_bytes);
   for (std::size_t i = 0; i < by_ring.size(); ++i) {
     rings_[i]->stats.merge(by_ring[i]);
     out.stats.merge(by_ring[i]);
@@ -501,7 +489,7 @@ async::task<void> streamer::run_rounds() {
       std::array<std::span<const std::byte>, 1> pieces{
           std::as_bytes(std::span{&finished_round_record, 1})};
       co_await out.stream->write(pieces, round_record_written_);
-      count_output_bytes(out, sizeof finished_round_record);
+      count_output_bytes(sizeof finished_round_record);
     }
   }
 }

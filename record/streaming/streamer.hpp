@@ -25,6 +25,7 @@
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/data_stream.hpp"
 #include "record/streaming/model_feed.hpp"
+#include "record/streaming/output_meter.hpp"
 #include "record/streaming/record_scan.hpp"
 #include "record/streaming/ring_buffer.hpp"
 #include "record/streaming/stream_stats.hpp"
@@ -40,14 +41,9 @@ struct streamer_config {
   record_fixups fixups;             // applied to every drained record before it is read
   // Where a SAMPLE's body holds its time: decided by the attrs' shared sample_type.
   std::size_t sample_time_offset = io::perf::sample_time_offset(common_sample_type);
-  // --switch-output=SIZE: `on_output_full` runs (on the streaming thread, once per output)
-  // when the current output took `output_size` bytes. 0: never.
-  std::uint64_t output_size = 0;
-  std::function<void()> on_output_full;
-  // --max-size: `on_size_limit` runs once when all outputs together took `size_limit` bytes,
-  // with the bytes they took.
-  std::uint64_t size_limit = 0;
-  std::function<void(std::uint64_t)> on_size_limit;
+  // --switch-output=SIZE and --max-size: what this thread writes is counted there, with the
+  // other streaming threads' (not owned; outlives the streamer).
+  output_meter* meter = nullptr;
 };
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
@@ -158,7 +154,7 @@ class streamer {
   async::task<void> switch_when_drained(std::unique_ptr<io::append_writer> writer,
                                         std::function<std::vector<std::byte>()> prelude,
                                         std::shared_ptr<std::promise<output_cut>> promise);
-  void count_output_bytes(output& out, std::uint64_t bytes);
+  void count_output_bytes(std::uint64_t bytes);
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);
   async::task<void> write_owned(std::shared_ptr<std::vector<std::byte>> bytes);
@@ -178,8 +174,6 @@ class streamer {
   std::unique_ptr<output> current_;
   std::atomic<output*> published_{nullptr};
   std::atomic<std::uint64_t> samples_in_cut_outputs_{0};
-  std::uint64_t all_output_bytes_ = 0;  // for --max-size
-  bool size_limit_reported_ = false;
   async::timer round_timer_;
   async::event round_acked_;
   async::event round_record_written_;

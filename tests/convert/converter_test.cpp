@@ -192,6 +192,17 @@ TEST(Convert, SalvageDropsTheCutRecordOfADataFile) {
   EXPECT_TRUE(std::is_sorted(back.sample_times.begin(), back.sample_times.end()));
 }
 
+TEST(Convert, AnEmptyDataDirectoryIsSaidToHoldNothing) {
+  test::temp_dir input;
+  test::temp_dir dir;
+  std::string message = input.path() +
+                        ": offset 0: an empty data directory: the recording was stopped as it "
+                        "created it, before anything was recorded there";
+  EXPECT_EQ(convert_error(input.path(), dir), message);
+  EXPECT_EQ(convert_error(input.path(), dir, true), message);
+  EXPECT_TRUE(entries(dir).empty());
+}
+
 TEST(Convert, RefusesToOverwriteItsInput) {
   convert_options options;
   options.input = fixture("valid.data");
