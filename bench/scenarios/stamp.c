@@ -1,10 +1,11 @@
 // stamp: the workload bench/compare runs inside a recorder. It writes the CLOCK_MONOTONIC times
 // at which it started and ended to a file, so the recorder's start-up (launch to workload start)
 // and tail (workload end to recorder exit) can be told apart from the recording period.
-//   stamp FILE [--release FIFO] [--wait-pid PID] [--sleep SECONDS]
+//   stamp FILE [--release FIFO]... [--wait-pid PID] [--sleep SECONDS]
 // --release writes one byte to FIFO (lets a workload that runs OUTSIDE the recorder begin once
-// the recorder's events are enabled), --wait-pid waits for that process to exit (pidfd), and
-// --sleep sleeps; in that order. With no option it behaves like `true`.
+// the recorder's events are enabled, or tells the harness the recording runs); it may be given
+// up to four times. --wait-pid waits for that process to exit (pidfd), and --sleep sleeps; in
+// that order. With no option it behaves like `true`.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -24,20 +25,21 @@ static long long now_ns(void) {
 int main(int argc, char** argv) {
   long long start = now_ns();
   if (argc < 2) {
-    fprintf(stderr, "usage: stamp FILE [--release FIFO] [--wait-pid PID] [--sleep SECONDS]\n");
+    fprintf(stderr, "usage: stamp FILE [--release FIFO]... [--wait-pid PID] [--sleep SECONDS]\n");
     return 2;
   }
-  const char* release = NULL;
+  const char* release[4];
+  int releases = 0;
   int wait_pid = 0;
   double sleep_s = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (strcmp(argv[i], "--release") == 0) release = argv[i + 1];
+    if (strcmp(argv[i], "--release") == 0 && releases < 4) release[releases++] = argv[i + 1];
     else if (strcmp(argv[i], "--wait-pid") == 0) wait_pid = atoi(argv[i + 1]);
     else if (strcmp(argv[i], "--sleep") == 0) sleep_s = atof(argv[i + 1]);
     else { fprintf(stderr, "stamp: unknown option %s\n", argv[i]); return 2; }
   }
-  if (release) {
-    int fd = open(release, O_WRONLY);
+  for (int r = 0; r < releases; ++r) {
+    int fd = open(release[r], O_WRONLY);
     if (fd < 0 || write(fd, "g", 1) != 1) { perror("stamp: release"); return 1; }
     close(fd);
   }
