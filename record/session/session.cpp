@@ -220,7 +220,8 @@ void synthesize_existing_cgroups(const record_options& options, io::record_sink&
 // by its parent's maps (a FORK) after the model described it right.
 void synthesize(const record_options& options, const std::vector<pid_t>& processes,
                 const std::optional<workload>& child, bool per_task, io::record_sink& sink,
-                model::machine& machine, std::size_t online_cpus, bool switched = false) {
+                model::machine& machine, std::size_t online_cpus, const kernel_sources& kernel,
+                bool switched = false) {
   synthesis_config synthesis;
   synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
   // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
@@ -232,7 +233,7 @@ void synthesize(const record_options& options, const std::vector<pid_t>& process
   synthesis.threads = options.synthesize_threads.value_or(
       static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
   model_feed_sink kernel_sink{machine, sink};
-  synthesize_kernel_maps(kernel_sink, synthesis);
+  synthesize_kernel_maps(kernel_sink, synthesis, kernel);
   synthesize_existing_cgroups(options, sink);
   if (switched) {
     write_finished_init(sink);
@@ -656,12 +657,13 @@ class recording {
   // A directory's synthesized records go to its header file; a single file's go through the
   // streaming thread that owns the file's end, between its drains.
   void synthesize_what_runs() {
+    kernel_.text = find_kernel_text(kernel_.kallsyms);
     if (directory()) {
       synthesize_into_header(false);
     } else {
       stream_sink sink(threads_.front()->stream);
       synthesize(options_, target_processes_, child_, per_task(), sink, machine_,
-                 online_cpu_count_);
+                 online_cpu_count_, kernel_);
       sink.flush();
     }
     for (auto& t : threads_) t->stream.release_rounds();
@@ -681,7 +683,7 @@ class recording {
     auto sink =
         std::make_unique<io::file_sink>(output_->header_fd(), offset, output_->header_path());
     synthesize(options_, target_processes_, child_, per_task(), *sink, machine_, online_cpu_count_,
-               switched);
+               kernel_, switched);
     header_end_ = sink->flush();
   }
 
@@ -779,7 +781,7 @@ class recording {
     streamer& stream = threads_.front()->stream;
     stream_sink sink(stream);
     synthesize(options_, target_processes_, child_, per_task(), sink, machine_, online_cpu_count_,
-               true);
+               kernel_, true);
     sink.flush();
     stream.release_rounds();
     header_->update_data_size(stream.durable_offset() - data_offset_);
@@ -1077,6 +1079,7 @@ class recording {
   unsigned switches_ = 0;
   std::uint64_t rotated_bytes_ = 0;     // what the finished files took
   std::optional<output_meter> meter_;   // --switch-output=SIZE, --max-size
+  kernel_sources kernel_;               // the kernel's text, found once for every file
   rotated_files rotated_files_{options_.output_path, options_.switch_max_files,
                                [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;              // the final file's name once timestamped

@@ -152,7 +152,7 @@ std::optional<module_line> parse_module_line(std::string_view line) {
 
 bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& config,
                             const kernel_sources& sources) {
-  auto kernel = find_kernel_text(sources.kallsyms);
+  std::optional<kernel_text> kernel = sources.text ? sources.text : find_kernel_text(sources.kallsyms);
   if (!kernel) return false;
   auto modules = read_modules(sources.modules);
   find_module_files(modules, sources.modules_dep);
