@@ -337,7 +337,7 @@ TEST_F(RecordRotation, ThreadsRotateWholeDataDirectories) {
 
 TEST_F(RecordRotation, ThreadsWithCompressionRotateSystemWide) {
   if (!rec_.is_arec()) GTEST_SKIP() << "perf 6.1 does not rotate with --threads";
-  test::command_result run = record({"-a", "-z", "--threads=cpu", "--switch-output=60K"}, "1500");
+  test::command_result run = record({"-a", "-z", "--threads=cpu", "--switch-output=15K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::vector<std::string> files = rotated_files(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
