@@ -591,10 +591,23 @@ class recording {
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
     return config;
   }
+  // As perf warns: a ring is drained when it wakes the drain (or at a round), so each file
+  // overshoots SIZE by up to that much per ring.
+  void warn_of_small_switch_size(std::uint64_t switch_size) const {
+    std::uint64_t wakeup = records_dwarf(options_) ? ring_bytes() / 4 : ring_bytes() / 2;
+    if (!switch_size || switch_size >= wakeup) return;
+    const char* units[] = {"B", "K", "M", "G"};
+    std::size_t unit = 0;
+    for (; wakeup >= 1024 && unit + 1 < std::size(units); ++unit) wakeup /= 1024;
+    say(options_, "arec: warning: switch-output data size lower than wakeup kernel buffer size (" +
+                      std::to_string(wakeup) + units[unit] + ") expect bigger perf.data sizes");
+  }
+
   // --switch-output=SIZE and --max-size count the bytes of every streaming thread together.
   void make_output_meter() {
     std::uint64_t switch_size = options_.switch_output ? options_.switch_output->size : 0;
     if (!switch_size && !options_.max_size) return;
+    warn_of_small_switch_size(switch_size);
     meter_.emplace(
         switch_size, [this] { async::post(control_.get_executor(), [this] { switch_output(); }); },
         options_.max_size,

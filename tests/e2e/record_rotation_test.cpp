@@ -310,6 +310,25 @@ INSTANTIATE_TEST_SUITE_P(Outputs, RecordRotationKill, ::testing::Values(false, t
                            return info.param ? "Directory" : "SingleFile";
                          });
 
+// perf's warning when files will overshoot SIZE: a ring is drained only when it wakes the drain
+// (half its size by default), so a file can take that much beyond SIZE.
+TEST_F(RecordRotation, WarnsWhenSizeIsBelowTheWakeupSize) {
+  const std::string warning = "switch-output data size lower than wakeup kernel buffer size (";
+  test::command_result small = test::run_command(
+      rec_.command({"-e", "cpu-clock", "-m", "16", "--switch-output=20K", "-o", data_, "--",
+                    "true"}),
+      60s);
+  EXPECT_EQ(small.exit_code, 0) << small.describe();
+  EXPECT_NE(small.err.find(warning), std::string::npos) << small.err;
+  EXPECT_NE(small.err.find(") expect bigger perf.data sizes\n"), std::string::npos) << small.err;
+  test::command_result large = test::run_command(
+      rec_.command({"-e", "cpu-clock", "-m", "16", "--switch-output=1M", "-o", data_, "--",
+                    "true"}),
+      60s);
+  EXPECT_EQ(large.exit_code, 0) << large.describe();
+  EXPECT_EQ(large.err.find(warning), std::string::npos) << large.err;
+}
+
 TEST_F(RecordRotation, PipeModeIsRefused) {
   test::command_result pipe = test::run_command(
       rec_.command({"-e", "cpu-clock", "--switch-output", "-o", "-", "--", "true"}), 60s);
