@@ -8,6 +8,8 @@ namespace arec::record {
 
 namespace {
 
+constexpr std::string_view anonymous_name = "//anon";
+
 void append(std::vector<std::byte>& out, std::span<const std::byte> record) {
   out.insert(out.end(), record.begin(), record.end());
 }
@@ -16,21 +18,25 @@ void encode_maps(std::vector<std::byte>& out, const model::thread& task,
                  std::size_t sample_id_size) {
   io::perf::record_buffer buffer;
   for (const model::map& entry : task.address_space()->entries()) {
-    if (!entry.object) continue;
     io::perf::mmap2_fields fields;
     fields.pid = static_cast<std::uint32_t>(task.pid());
     fields.tid = static_cast<std::uint32_t>(task.pid());
     fields.start = entry.start;
     fields.len = entry.end - entry.start;
     fields.pgoff = entry.pgoff;
-    const model::dso_id& id = entry.object->id();
-    fields.major = id.major;
-    fields.minor = id.minor;
-    fields.inode = id.inode;
-    fields.inode_generation = id.inode_generation;
+    if (entry.object) {
+      const model::dso_id& id = entry.object->id();
+      fields.major = id.major;
+      fields.minor = id.minor;
+      fields.inode = id.inode;
+      fields.inode_generation = id.inode_generation;
+    }
     fields.prot = entry.prot;
     fields.flags = entry.flags;
-    append(out, io::perf::encode_mmap2(buffer, fields, entry.object->name(), sample_id_size));
+    // Anonymous memory keeps its place under perf's name for it: a JIT's code is there, and
+    // perf report resolves it through /tmp/perf-PID.map only for a map named so.
+    std::string_view name = entry.object ? std::string_view{entry.object->name()} : anonymous_name;
+    append(out, io::perf::encode_mmap2(buffer, fields, name, sample_id_size));
   }
 }
 

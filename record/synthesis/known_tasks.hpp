@@ -11,8 +11,8 @@
 
 namespace arec::record {
 
-// Each known thread's COMM, and one MMAP2 per file mapping of each address space (anonymous
-// memory and the kernel's maps left out: /proc synthesis gives those).
+// Each known thread's COMM, and one MMAP2 per mapping of each address space, anonymous memory
+// named "//anon" (the kernel's maps left out: synthesized again from /proc).
 std::vector<std::byte> encode_known_tasks(const model::machine& machine,
                                           std::size_t sample_id_size);
 

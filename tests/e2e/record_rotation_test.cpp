@@ -329,6 +329,33 @@ TEST_F(RecordRotation, WarnsWhenSizeIsBelowTheWakeupSize) {
   EXPECT_EQ(large.err.find(warning), std::string::npos) << large.err;
 }
 
+// A file after a switch describes the anonymous executable memory a JIT made before it, so perf
+// report names the JIT's code from /tmp/perf-PID.map in every file.
+TEST_F(RecordRotation, JitCodeMappedBeforeASwitchResolvesInTheNextFile) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "perf dies of a SIGUSR2 sent before it is ready";
+  test::child_process recording =
+      test::child_process::spawn(rec_.command({"-v", "-e", "cpu-clock", "--switch-output", "-o",
+                                               data_, "--", test_program("jit_loop"), "60000"}));
+  std::optional<std::string> pid = recording.read_stdout_line(60s);
+  ASSERT_TRUE(pid) << "jit_loop did not start";
+  const std::string symbols = "/tmp/perf-" + pid->substr(0, pid->size() - 1) + ".map";
+  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
+  recording.send_signal(SIGUSR2);
+  ASSERT_TRUE(recording.wait_for_stderr("arec: dump ", 60s));
+  // A second's progress report after the switch: the new file has samples by then.
+  ASSERT_TRUE(recording.wait_for_stderr("arec: progress", 60s, recording.stderr_read()));
+  recording.send_signal(SIGINT);
+  test::command_result run = recording.wait(60s);
+  EXPECT_EQ(run.term_signal, 0) << run.describe();
+  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  ASSERT_EQ(files.size(), 2u) << run.err;
+  test::command_result report =
+      test::run_command({"perf", "report", "--stdio", "--sort", "sym", "-i", files.back()}, 120s);
+  ::unlink(symbols.c_str());
+  EXPECT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("[.] jit_spin"), std::string::npos) << report.out;
+}
+
 TEST_F(RecordRotation, PipeModeIsRefused) {
   test::command_result pipe = test::run_command(
       rec_.command({"-e", "cpu-clock", "--switch-output", "-o", "-", "--", "true"}), 60s);

@@ -200,10 +200,11 @@ std::optional<std::string> child_process::read_stdout_line(milliseconds timeout)
   }
 }
 
-bool child_process::wait_for_stderr(const std::string& text, milliseconds timeout) {
+bool child_process::wait_for_stderr(const std::string& text, milliseconds timeout,
+                                    std::size_t from) {
   const auto deadline = steady_clock::now() + timeout;
   for (;;) {
-    if (err_.find(text) != std::string::npos) return true;
+    if (err_.find(text, from) != std::string::npos) return true;
     if (!err_fd_ || steady_clock::now() >= deadline) return false;
     pump(std::min(remaining_until(deadline), milliseconds{50}));
   }

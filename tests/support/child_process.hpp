@@ -54,9 +54,12 @@ class child_process {
   // Whether the child has exited (it is reaped then); never blocks.
   bool has_exited() { return try_reap(false); }
 
-  // Reads stderr until it holds `text` (true) or `timeout` passes or stderr closes (false).
-  // What was read stays part of the result.
-  bool wait_for_stderr(const std::string& text, std::chrono::milliseconds timeout);
+  // Reads stderr until it holds `text` at or after byte `from` (true) or `timeout` passes or
+  // stderr closes (false). What was read stays part of the result.
+  bool wait_for_stderr(const std::string& text, std::chrono::milliseconds timeout,
+                       std::size_t from = 0);
+  // How many bytes of stderr were read so far: a `from` for what comes next.
+  std::size_t stderr_read() const noexcept { return err_.size(); }
 
   // Sends `signal` to the child alone (not its process group), as `kill -SIG PID` would.
   void send_signal(int signal) const;
