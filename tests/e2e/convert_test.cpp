@@ -120,7 +120,9 @@ TEST(ConvertPipeStream, PerfRecordsStreamKeepsEverySampleAndBuildId) {
     EXPECT_EQ(sample_multiset(out, after_err), before) << after_err;
     test::command_result ids = test::run_command({"perf", "buildid-list", "-i", out});
     ASSERT_EQ(ids.exit_code, 0) << ids.describe();
-    if (inject != "cat") EXPECT_NE(ids.out.find("/hot_loop"), std::string::npos) << ids.out;
+    if (inject != "cat") {
+      EXPECT_NE(ids.out.find("/hot_loop"), std::string::npos) << ids.out;
+    }
   }
 }
 
