@@ -108,6 +108,24 @@ class RecordRotation : public ::testing::Test {
     EXPECT_EQ(summary->samples, samples) << run.err;
   }
 
+  // `switches` SIGUSR2s, each waited for, then SIGINT: one file per signal and the last one.
+  void expect_one_switch_per_sigusr2(std::vector<std::string> args, std::size_t switches) {
+    args.insert(args.begin(), {"-v", "-e", "cpu-clock", "--switch-output", "-o", data_});
+    args.insert(args.end(), {"--", test_program("hot_loop"), "60000"});
+    test::child_process recording = test::child_process::spawn(rec_.command(args));
+    ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
+    for (std::size_t n = 1; n <= switches; ++n) {
+      recording.send_signal(SIGUSR2);
+      ASSERT_TRUE(wait_for_rotated_files(n));
+    }
+    recording.send_signal(SIGINT);
+    test::command_result run = recording.wait(60s);
+    EXPECT_EQ(run.term_signal, 0) << run.describe();
+    std::vector<std::string> files = rotated_files(dir_.path(), base_);
+    EXPECT_EQ(files.size(), switches + 1) << run.err;
+    expect_split_without_loss(files, run);
+  }
+
   // Polls for the n-th rotated file; the deadline only bounds a bug.
   bool wait_for_rotated_files(std::size_t n) {
     auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -242,21 +260,7 @@ TEST_F(RecordRotation, MaxSizeCountsEveryFileOfADirectory) {
 // Signal mode: each SIGUSR2 makes one more file; the test waits for each to appear.
 TEST_F(RecordRotation, EverySigusr2SwitchesOnce) {
   if (!rec_.is_arec()) GTEST_SKIP() << "perf dies of a SIGUSR2 sent before it is ready";
-  constexpr std::size_t switches = 3;
-  test::child_process recording =
-      test::child_process::spawn(rec_.command({"-v", "-e", "cpu-clock", "--switch-output", "-o",
-                                               data_, "--", test_program("hot_loop"), "60000"}));
-  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
-  for (std::size_t n = 1; n <= switches; ++n) {
-    recording.send_signal(SIGUSR2);
-    ASSERT_TRUE(wait_for_rotated_files(n));
-  }
-  recording.send_signal(SIGINT);
-  test::command_result run = recording.wait(60s);
-  EXPECT_EQ(run.term_signal, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
-  EXPECT_EQ(files.size(), switches + 1) << run.err;
-  expect_split_without_loss(files, run);
+  expect_one_switch_per_sigusr2({}, 3);
 }
 
 // kill -9 at spread moments after a switch was asked for: every file left is read by perf
@@ -392,21 +396,7 @@ TEST_F(RecordRotation, ThreadsWithCompressionRotateSystemWide) {
 
 TEST_F(RecordRotation, ThreadsSwitchOnEverySigusr2) {
   if (!rec_.is_arec()) GTEST_SKIP() << "perf 6.1 does not rotate with --threads";
-  constexpr std::size_t switches = 2;
-  test::child_process recording = test::child_process::spawn(
-      rec_.command({"-v", "-e", "cpu-clock", "--threads=cpu", "--switch-output", "-o", data_, "--",
-                    test_program("hot_loop"), "60000"}));
-  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
-  for (std::size_t n = 1; n <= switches; ++n) {
-    recording.send_signal(SIGUSR2);
-    ASSERT_TRUE(wait_for_rotated_files(n));
-  }
-  recording.send_signal(SIGINT);
-  test::command_result run = recording.wait(60s);
-  EXPECT_EQ(run.term_signal, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
-  EXPECT_EQ(files.size(), switches + 1) << run.err;
-  expect_split_without_loss(files, run);
+  expect_one_switch_per_sigusr2({"--threads=cpu"}, 2);
 }
 
 }  // namespace
