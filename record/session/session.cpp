@@ -19,7 +19,6 @@
 #include "async/timer.hpp"
 #include "io/append_writer.hpp"
 #include "io/cgroup_fs.hpp"
-#include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
 #include "io/perf_data/host_features.hpp"
@@ -38,22 +37,22 @@
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
 #include "record/session/control_channel.hpp"
-#include "record/session/loss_advice.hpp"
+#include "record/session/initial_state.hpp"
+#include "record/session/messages.hpp"
 #include "record/session/recording_output.hpp"
 #include "record/session/rotated_files.hpp"
 #include "record/session/status_line.hpp"
 #include "record/session/stop_conditions.hpp"
+#include "record/session/streaming_thread.hpp"
+#include "record/session/summary.hpp"
 #include "record/session/workload.hpp"
 #include "record/streaming/compression_stage.hpp"
-#include "record/streaming/model_feed.hpp"
 #include "record/streaming/stream_sink.hpp"
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
 #include "record/synthesis/build_id_table.hpp"
-#include "record/synthesis/cgroups.hpp"
 #include "record/synthesis/kernel_map.hpp"
 #include "record/synthesis/known_tasks.hpp"
-#include "record/synthesis/synthesizer.hpp"
 #include "record/synthesis/target_tasks.hpp"
 
 namespace arec::record {
@@ -61,12 +60,6 @@ namespace arec::record {
 namespace {
 
 constexpr std::size_t default_data_pages = 128;  // 512 KiB per cpu, perf's default for root
-// Default --num-thread-synthesize: the online cpus, but /proc scanning stops scaling early.
-constexpr std::size_t max_synthesis_threads = 8;
-
-void say(const record_options& options, const std::string& line) {
-  if (!options.quiet) std::fprintf(stderr, "%s\n", line.c_str());
-}
 
 // -k: the clock's resolution and one instant on it and on the wall clock, as perf takes them
 // at the start of a recording, so that a reader can turn sample times into times of day.
@@ -119,30 +112,11 @@ void ensure_fd_limit(std::size_t needed) {
   io::check_syscall(::setrlimit(RLIMIT_NOFILE, &limit), "setrlimit", "RLIMIT_NOFILE");
 }
 
-// A streaming thread and its work. The thread is stopped before the streamer it runs dies.
-struct streaming_thread {
-  streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config,
-                   std::function<void()> on_failure)
-      : thread(mask.affinity, "arec-stream-" + std::to_string(index)),
-        stream(thread, config, std::move(on_failure)) {}
-  ~streaming_thread() { thread.halt(); }
-  async::executor_thread thread;
-  streamer stream;
-};
-
 std::vector<io::perf::event_entry> file_events(const event_set& events) {
   std::vector<io::perf::event_entry> entries;
   for (const opened_event& event : events.events())
     entries.push_back({event.attr, event.name, event.ids});
   return entries;
-}
-
-// Whether any event records DWARF call graphs: -g dwarf, or its own call-graph=dwarf term.
-bool records_dwarf(const record_options& options) {
-  return options.call_graph == call_graph_mode::dwarf ||
-         std::any_of(options.events.begin(), options.events.end(), [](const event_spec& spec) {
-           return spec.terms.call_graph == call_graph_mode::dwarf;
-         });
 }
 
 // The event groups, by index among the file's events (the requested ones come first, in order).
@@ -176,186 +150,6 @@ io::perf::feature_set final_features(const record_options& options,
                  io::perf::tracing_data_payload(io::tracefs::root(), tracepoints));
   }
   return features;
-}
-
-// The workload is known by its command name until its exec brings the real COMM record.
-void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command,
-                              std::size_t trailer_size) {
-  io::perf::record_buffer buffer;
-  std::string_view name = command;
-  if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  auto pid_u32 = static_cast<std::uint32_t>(pid);
-  sink.write(io::perf::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), trailer_size));
-}
-
-// Marks the end of the synthesized initial state, as perf does.
-void write_finished_init(io::record_sink& sink) {
-  constexpr io::perf::record_header finished_init{io::perf::record_finished_init, 0, 8};
-  sink.write(std::as_bytes(std::span{&finished_init, 1}));
-}
-
-// --all-cgroups: the cgroups that exist, named before any sample refers to them. As in perf, a
-// failure only costs the names (samples keep their ids), with perf's warning.
-void synthesize_existing_cgroups(const record_options& options, io::record_sink& sink) {
-  if (!options.attrs.all_cgroups || !options.synth.cgroups) return;
-  std::string problem;
-  try {
-    std::optional<std::string> mount = io::perf_event_cgroup_mount();
-    if (mount)
-      synthesize_cgroups(sink, *mount,
-                         io::perf::sample_id_trailer_size(shared_sample_type(options.attrs)));
-    else
-      problem = "no cgroup file system is mounted";
-  } catch (const std::system_error& error) {
-    problem = error.what();
-  }
-  if (!problem.empty())
-    say(options, "arec: warning: Couldn't synthesize cgroup events (" + problem + ")");
-}
-
-// What runs already. Its records have time 0: perf applies them as it reads them, so they only
-// have to come before the first FINISHED_ROUND after the samples that need them.
-// `switched`: for a file after an output switch, whose tasks came from the model at the cut
-// (encode_known_tasks): /proc would only repeat them, or worse, describe a task that is exiting
-// by its parent's maps (a FORK) after the model described it right.
-void synthesize(const record_options& options, const std::vector<pid_t>& processes,
-                const std::optional<workload>& child, bool per_task, io::record_sink& sink,
-                model::machine& machine, std::size_t online_cpus, const kernel_sources& kernel,
-                bool switched = false) {
-  synthesis_config synthesis;
-  synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
-  // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
-  // dwarf is in event_attrs.cpp).
-  synthesis.data_mmaps =
-      records_dwarf(options) || (options.attrs.sample_fields & PERF_SAMPLE_ADDR) != 0;
-  synthesis.task_mmaps = options.synth.mmaps;
-  synthesis.model = &machine;
-  synthesis.threads = options.synthesize_threads.value_or(
-      static_cast<unsigned>(std::clamp<std::size_t>(online_cpus, 1, max_synthesis_threads)));
-  model_feed_sink kernel_sink{machine, sink};
-  synthesize_kernel_maps(kernel_sink, synthesis, kernel);
-  synthesize_existing_cgroups(options, sink);
-  if (switched) {
-    write_finished_init(sink);
-    return;
-  }
-  // Without --synth's task bit, what runs is known only from the records that come; the
-  // workload is named all the same, as perf does (its exec's COMM comes later than its start).
-  if (!processes.empty()) {
-    if (options.synth.tasks) synthesize_processes(sink, processes, synthesis);
-  } else if (options.synth.tasks && !per_task) {
-    synthesize_all_tasks(sink, synthesis);
-  } else if (child) {
-    synthesize_workload_comm(sink, child->pid(), options.workload.front(),
-                             synthesis.sample_id_size);
-  }
-  write_finished_init(sink);
-}
-
-struct compression_totals {
-  std::uint64_t bytes_in = 0;
-  std::uint64_t bytes_out = 0;
-  double ratio() const {
-    return bytes_out ? static_cast<double>(bytes_in) / static_cast<double>(bytes_out) : 0;
-  }
-};
-
-// What to try when samples were lost, from how this recording was set up.
-loss_context loss_of(const record_options& options, std::uint64_t ring_pages,
-                     const std::vector<std::unique_ptr<streaming_thread>>& threads,
-                     const stream_stats& total, const compression_totals& compression,
-                     std::uint64_t bytes_written) {
-  loss_context context{.lost = total.lost,
-                       .ring_pages = ring_pages,
-                       .streaming_threads = threads.size(),
-                       .threads_given = options.threads_spec.has_value(),
-                       .compressed = compression.bytes_in > 0};
-  context.cpus = 0;
-  for (const auto& t : threads) context.cpus += t->stream.ring_count();
-  if (total.samples > 1 && total.last_sample_time > total.first_sample_time)
-    context.bytes_per_second = static_cast<std::uint64_t>(
-        static_cast<double>(bytes_written) * 1e9 /
-        static_cast<double>(total.last_sample_time - total.first_sample_time));
-  // Tracepoints record every event: -F and -c do not thin them out.
-  bool all_tracepoints =
-      std::all_of(options.events.begin(), options.events.end(),
-                  [](const event_spec& spec) { return spec.tracepoint.has_value(); });
-  if (!all_tracepoints) {
-    sampling rate = effective_sampling(options);
-    (rate.use_frequency ? context.frequency_hz : context.period) = rate.value;
-  }
-  return context;
-}
-
-// "perf.data" is looked at as "perf.converted.data" once converted (arec convert's default);
-// anything else gets a suffix.
-std::string converted_name(const std::string& path) {
-  constexpr std::string_view suffix = ".data";
-  if (path.size() > suffix.size() && path.ends_with(suffix))
-    return path.substr(0, path.size() - suffix.size()) + ".converted.data";
-  return path + ".converted.data";
-}
-
-// Where the recording went, for the summary: a file or directory, or standard output.
-struct written_output {
-  std::string path;  // "-" for standard output
-  std::uint64_t bytes = 0;
-};
-
-void print_summary(const record_options& options, const written_output& output,
-                   const std::vector<std::unique_ptr<streaming_thread>>& threads,
-                   const stream_stats& total, const compression_totals& compression,
-                   std::uint64_t ring_pages) {
-  if (options.quiet) return;
-  if (options.threads_spec || options.verbose) {
-    for (std::size_t i = 0; i < threads.size(); ++i) {
-      const streaming_thread& t = *threads[i];
-      stream_stats stats = t.stream.stats();
-      std::fprintf(stderr,
-                   "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu "
-                   "bytes=%llu cpu_time=%.3fs\n",
-                   i, io::format_cpu_list(t.stream.cpus()).c_str(),
-                   io::format_cpu_list(t.thread.affinity()).c_str(),
-                   io::format_cpu_list(t.stream.ran_on()).c_str(),
-                   static_cast<unsigned long long>(stats.samples),
-                   static_cast<unsigned long long>(stats.lost),
-                   static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
-    }
-  }
-  for (const auto& t : threads) {
-    for (const auto& [cpu, stats] : t->stream.stats_by_cpu()) {
-      if (stats.lost == 0) continue;
-      if (cpu < 0)  // --per-thread: a task's ring
-        std::fprintf(stderr, "arec: a thread's ring lost %llu samples (it was full)\n",
-                     static_cast<unsigned long long>(stats.lost));
-      else
-        std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
-                     static_cast<unsigned long long>(stats.lost));
-    }
-  }
-  std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
-               static_cast<unsigned long long>(total.samples),
-               static_cast<unsigned long long>(total.lost),
-               static_cast<unsigned long long>(output.bytes),
-               output.path == "-" ? "standard output" : output.path.c_str());
-  if (compression.bytes_in > 0)
-    std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
-                 static_cast<unsigned long long>(compression.bytes_in),
-                 static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
-  std::vector<std::string> remedies =
-      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.bytes));
-  if (!remedies.empty()) {
-    std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
-                 static_cast<unsigned long long>(total.lost));
-    for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
-  }
-  if (output.path == "-") return;  // the reader at the other end of the pipe has it
-  const std::string& path = output.path;
-  std::string converted = converted_name(path);
-  std::fprintf(stderr,
-               "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
-               "%s' then 'hotspot %s'\n",
-               path.c_str(), path.c_str(), converted.c_str(), converted.c_str());
 }
 
 }  // namespace
@@ -675,8 +469,8 @@ class recording {
       synthesize_into_header(false);
     } else {
       stream_sink sink(threads_.front()->stream);
-      synthesize(options_, target_processes_, child_, per_task(), sink, machine_,
-                 online_cpu_count_, kernel_);
+      synthesize_initial_state(options_, target_processes_, child_, per_task(), sink, machine_,
+                               online_cpu_count_, kernel_);
       sink.flush();
     }
     for (auto& t : threads_) t->stream.release_rounds();
@@ -695,8 +489,8 @@ class recording {
     }
     auto sink =
         std::make_unique<io::file_sink>(output_->header_fd(), offset, output_->header_path());
-    synthesize(options_, target_processes_, child_, per_task(), *sink, machine_, online_cpu_count_,
-               kernel_, switched);
+    synthesize_initial_state(options_, target_processes_, child_, per_task(), *sink, machine_,
+                             online_cpu_count_, kernel_, switched);
     header_end_ = sink->flush();
   }
 
@@ -793,8 +587,8 @@ class recording {
     }
     streamer& stream = threads_.front()->stream;
     stream_sink sink(stream);
-    synthesize(options_, target_processes_, child_, per_task(), sink, machine_, online_cpu_count_,
-               kernel_, true);
+    synthesize_initial_state(options_, target_processes_, child_, per_task(), sink, machine_,
+                             online_cpu_count_, kernel_, true);
     sink.flush();
     stream.release_rounds();
     header_->update_data_size(stream.durable_offset() - data_offset_);
