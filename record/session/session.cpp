@@ -38,6 +38,7 @@
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
 #include "record/session/control_channel.hpp"
+#include "record/session/flight_recorder.hpp"
 #include "record/session/loss_advice.hpp"
 #include "record/session/recording_output.hpp"
 #include "record/session/rotated_files.hpp"
@@ -393,6 +394,7 @@ class recording {
     if (per_thread_rings() && directory())
       throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
     check_output_switching();
+    check_overwrite(options_, to_pipe(), directory());
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     if (options_.control) {
       commands_.emplace(control_channel::open(
@@ -588,6 +590,9 @@ class recording {
                             ? 1
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
+    config.overwrite = options_.attrs.overwrite;
+    config.trailer_time_from_end =
+        io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
     if (options_.switch_output && options_.switch_output->size) {
       config.output_size = options_.switch_output->size;
       config.on_output_full = [this] {
@@ -738,6 +743,7 @@ class recording {
   }
 
   void rotate_output() {
+    take_snapshot();  // written into the file about to be finished
     std::string rotated = rotated_files_.next_name();
     // Renamed first: the open fd keeps writing into it, and PATH is free for the new file.
     // A crash from here on leaves PATH.<time> as salvageable as PATH was.
@@ -771,6 +777,23 @@ class recording {
     sink.flush();
     stream.release_rounds();
     header_->update_data_size(stream.durable_offset() - data_offset_);
+  }
+
+  // --overwrite: the rings are copied at once (the moments before the request, not arec's
+  // own work after it), then what runs is read again into the file the snapshot goes to, as
+  // perf's --tail-synthesize (which --overwrite implies) does: the records that described it
+  // may have been overwritten. Those records have time 0, which perf applies as it reads them,
+  // before the snapshot's samples, which come after them.
+  void take_snapshot() {
+    if (!options_.attrs.overwrite) return;
+    streamer& stream = threads_.front()->stream;
+    stream.take_snapshot().get();
+    std::optional<pid_t> workload;
+    if (workload_is_target()) workload = child_->pid();
+    stream_sink sink(stream);
+    synthesize(options_, processes_to_describe(target_processes_, workload), child_, per_task(),
+               sink, machine_, online_cpu_count_);
+    sink.flush();
   }
 
   // The features of a file that is finished: its own samples' times, the build-ids seen so far.
@@ -822,6 +845,8 @@ class recording {
     };
     actions.list_events = [this](char detail) { list_events(detail); };
     actions.stop = [this] { control_.stop(); };
+    if (options_.attrs.overwrite && options_.switch_output)
+      actions.snapshot = [this] { switch_output(); };  // the file is written on return
     actions.say = [this](const std::string& line) { announce(line); };
     return actions;
   }
@@ -884,6 +909,13 @@ class recording {
 
   // Drains every ring and ends the streaming threads; returns the first write failure.
   std::exception_ptr stop_streaming() {
+    if (!failed_ && !switch_failure_) {
+      try {
+        take_snapshot();  // the end writes the rings' last state
+      } catch (const std::system_error&) {
+        // A failed write fails the stream too: join() below reports it.
+      }
+    }
     events_->disable();
     for (auto& t : threads_) t->stream.stop();
     std::exception_ptr failure;
