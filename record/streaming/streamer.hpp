@@ -120,9 +120,10 @@ class streamer {
   // --switch-output: from the next drain on, records go through `writer` (a fresh file); the
   // drains already started finish on the old one (with --overwrite, the snapshot goes there
   // first). Holds rounds back again (the new file needs its synthesized records first:
-  // release_rounds). The future is ready once nothing more goes to the old file; it carries the old file's error, if a write failed. `prelude` runs on
-  // the streaming thread at the cut (it sees the model as the old file left it) and returns
-  // records the new file gets before anything drained.
+  // release_rounds). The future is ready once nothing more goes to the old file; it carries
+  // the old file's error, if a write failed. `prelude` runs on the streaming thread at the cut
+  // (it sees the model as the old file left it) and returns records the new file gets before
+  // anything drained.
   std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer,
                                         std::function<std::vector<std::byte>()> prelude = {});
 
