@@ -12,8 +12,6 @@ void check_overwrite(const record_options& options, bool to_pipe, bool directory
         "--overwrite is not available in pipe mode: its snapshots are files of their own");
   if (directory)
     throw io::usage_error("--overwrite is not available with --threads (parallel streaming) yet");
-  if (options.compression_level > 0)
-    throw io::usage_error("--overwrite is not available with -z yet");
   if (options.switch_output && options.switch_output->size)
     throw io::usage_error(
         "--switch-output=SIZE is not available with --overwrite: nothing is written between "

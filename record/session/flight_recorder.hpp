@@ -12,7 +12,7 @@
 namespace arec::record {
 
 // Throws io::usage_error for what --overwrite cannot do: pipe mode (a snapshot is a file),
-// --threads and -z (not yet), --switch-output=SIZE (nothing is written between snapshots, so
+// --threads (not yet), --switch-output=SIZE (nothing is written between snapshots, so
 // a size would only count the snapshots themselves: perf 6.1 then dumps in a chain).
 void check_overwrite(const record_options& options, bool to_pipe, bool directory);
 

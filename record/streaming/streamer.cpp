@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <system_error>
 
 #include "io/perf_data/perf_abi.hpp"
@@ -21,6 +22,19 @@ constexpr io::perf::record_header finished_round_record{io::perf::record_finishe
 bool hung_up(int fd) {
   pollfd entry{fd, POLLIN, 0};
   return ::poll(&entry, 1, 0) == 1 && (entry.revents & POLLHUP);
+}
+
+// The bytes of the whole records at the start of `records` that fit in `limit` (at least the
+// first record).
+std::size_t whole_records_within(std::span<const std::byte> records, std::size_t limit) {
+  std::size_t size = 0;
+  while (size + sizeof(io::perf::record_header) <= records.size()) {
+    io::perf::record_header header;
+    std::memcpy(&header, records.data() + size, sizeof header);
+    if (header.size == 0 || (size > 0 && size + header.size > limit)) break;
+    size += header.size;
+  }
+  return size > 0 ? size : records.size();
 }
 
 }  // namespace
@@ -473,10 +487,36 @@ async::task<void> streamer::write_snapshot() {
   std::unique_ptr<snapshot> taken = std::move(pending_snapshot_);
   if (taken->records.empty()) co_return;
   output_use use(*current_);
+  if (use.get().compression) {
+    co_await compress_snapshot(use.get(), *taken);
+    co_return;
+  }
   std::array<std::span<const std::byte>, 1> pieces{taken->records};
   co_await use.get().stream->write(pieces, snapshot_written_, taken->samples);
   for (std::size_t i = 0; i < rings_.size(); ++i)
     count_written(*rings_[i], use.get(), taken->by_ring[i], taken->ring_bytes[i]);
+  co_return;
+}
+
+// -z: the snapshot goes through the compression stage in slices of at most a ring's capacity,
+// cut between records, as drains are: no COMPRESSED record then decodes to more than perf's
+// reader was told (mmap_len). Its counts ride with the first slice.
+async::task<void> streamer::compress_snapshot(output& out, const snapshot& taken) {
+  std::size_t limit = 0;
+  for (const auto& ring : rings_) limit = std::max(limit, ring->ring.reader().capacity());
+  std::span<const std::byte> rest = taken.records;
+  bool counted = false;
+  while (!rest.empty()) {
+    std::size_t slice = whole_records_within(rest, limit);
+    co_await out.compression->ready(*out.stream);
+    std::array<std::span<const std::byte>, 1> pieces{rest.first(slice)};
+    out.compression->add(pieces, 0, {});
+    for (std::size_t i = 0; !counted && i < rings_.size(); ++i)
+      out.compression->add({}, i, taken.by_ring[i]);
+    counted = true;
+    rest = rest.subspan(slice);
+    if (out.compression->full()) co_await out.compression->seal(*out.stream);
+  }
   co_return;
 }
 

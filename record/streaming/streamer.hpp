@@ -50,7 +50,7 @@ struct streamer_config {
   std::function<void(std::uint64_t)> on_size_limit;
   // --overwrite: the rings run backward in overwrite mode and are never drained while
   // recording; each switch_output and the stop first write a snapshot of what they hold (the
-  // records since the previous one, in time order). Not with compression_level > 0.
+  // records since the previous one, in time order).
   bool overwrite = false;
   // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
   std::size_t trailer_time_from_end = 0;
@@ -160,6 +160,7 @@ class streamer {
   async::task<void> drain_ring(ring_state& ring);
   async::task<void> hold_ring(ring_state& ring);
   async::task<void> write_snapshot();
+  async::task<void> compress_snapshot(output& out, const snapshot& taken);
   std::vector<std::vector<std::byte>> copy_rings();
   void take_snapshot_now();
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);

@@ -183,6 +183,21 @@ TEST_F(RecordOverwrite, Sigusr2WritesOneCompleteFileOfTheLastSamples) {
   expect_disjoint_and_counted(files, run);
 }
 
+// -z: each snapshot's file has its own zstd stream and decodes alone.
+TEST_F(RecordOverwrite, CompressedSnapshotsDecodeOnTheirOwn) {
+  test::child_process recording = start({"-z", "--switch-output"});
+  wait_until_rings_wrapped(recording);
+  recording.send_signal(SIGUSR2);
+  ASSERT_TRUE(recording.wait_for_stderr("arec: dump ", 60s));
+  recording.send_signal(SIGINT);
+  test::command_result run = recording.wait(60s);
+  EXPECT_EQ(run.term_signal, 0) << run.describe();
+  std::vector<std::string> files = snapshot_files(dir_.path(), base_);
+  ASSERT_EQ(files.size(), 2u) << run.err;
+  EXPECT_NE(run.err.find("arec: compressed "), std::string::npos) << run.err;
+  expect_disjoint_and_counted(files, run);
+}
+
 // perf 6.1 only acknowledges "snapshot" (it takes none from overwrite rings); arec writes the
 // file, then acknowledges: when the ack comes, the file is complete.
 TEST_F(RecordOverwrite, ControlSnapshotIsAcknowledgedOnceItsFileIsComplete) {
@@ -273,7 +288,6 @@ TEST_F(RecordOverwrite, RefusesWhatCannotWork) {
   for (const refused& c : {
            refused{{"-o", "-"}, "--overwrite is not available in pipe mode"},
            refused{{"--threads", "-o", data_}, "--overwrite is not available with --threads"},
-           refused{{"-z", "-o", data_}, "--overwrite is not available with -z"},
            refused{{"--switch-output=1M", "-o", data_},
                    "--switch-output=SIZE is not available with --overwrite"},
        }) {
