@@ -5,13 +5,11 @@
 
 namespace arec::record {
 
-void check_overwrite(const record_options& options, bool to_pipe, bool directory) {
+void check_overwrite(const record_options& options, bool to_pipe) {
   if (!options.attrs.overwrite) return;
   if (to_pipe)
     throw io::usage_error(
         "--overwrite is not available in pipe mode: its snapshots are files of their own");
-  if (directory)
-    throw io::usage_error("--overwrite is not available with --threads (parallel streaming) yet");
   if (options.switch_output && options.switch_output->size)
     throw io::usage_error(
         "--switch-output=SIZE is not available with --overwrite: nothing is written between "

@@ -12,9 +12,9 @@
 namespace arec::record {
 
 // Throws io::usage_error for what --overwrite cannot do: pipe mode (a snapshot is a file),
-// --threads (not yet), --switch-output=SIZE (nothing is written between snapshots, so
+// --switch-output=SIZE (nothing is written between snapshots, so
 // a size would only count the snapshots themselves: perf 6.1 then dumps in a chain).
-void check_overwrite(const record_options& options, bool to_pipe, bool directory);
+void check_overwrite(const record_options& options, bool to_pipe);
 
 // The processes whose tasks and maps are read again from /proc before a snapshot: the side-band
 // records that described them may have been overwritten by then. Those -p, -t or -u named, or

@@ -394,7 +394,7 @@ class recording {
     if (per_thread_rings() && directory())
       throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
     check_output_switching();
-    check_overwrite(options_, to_pipe(), directory());
+    check_overwrite(options_, to_pipe());
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     if (options_.control) {
       commands_.emplace(control_channel::open(
@@ -786,8 +786,8 @@ class recording {
   // before the snapshot's samples, which come after them.
   void take_snapshot() {
     if (!options_.attrs.overwrite) return;
-    streamer& stream = threads_.front()->stream;
-    stream.take_snapshot().get();
+    for (auto& t : threads_) t->stream.take_snapshot().get();
+    streamer& stream = threads_.front()->stream;  // with --threads: data.0, before its snapshot
     std::optional<pid_t> workload;
     if (workload_is_target()) workload = child_->pid();
     stream_sink sink(stream);
