@@ -913,7 +913,8 @@ class recording {
       try {
         take_snapshot();  // the end writes the rings' last state
       } catch (const std::system_error&) {
-        // A failed write fails the stream too: join() below reports it.
+        // A failed write failed the stream, and a failed pause recurs in the final drain's
+        // own snapshot: join() below reports either.
       }
     }
     events_->disable();
