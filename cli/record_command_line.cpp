@@ -719,6 +719,12 @@ constexpr std::array record_table{
     record_spec{"mmap-flush", 0, required, "BYTES",
                 "drain a ring buffer only once it holds BYTES (K, M, G suffixes allowed)", "1",
                 buffers, apply_mmap_flush},
+    record_spec{"overwrite", 0, none, "",
+                "flight recorder: the rings overwrite their oldest records and are read only "
+                "at snapshots; with --switch-output each SIGUSR2 (or --control snapshot) and "
+                "the end write what they hold, in a file each",
+                "", buffers,
+                [](record_state& s, const option_use&) { s.options.attrs.overwrite = true; }},
     record_spec{"threads", 0, optional, "SPEC",
                 "stream with parallel threads, one per SPEC: cpu, core, package, numa, or "
                 "CPUS/AFFINITY[:CPUS/AFFINITY...] (each thread drains CPUS and runs on "

@@ -8,7 +8,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
   -o --output --switch-output --switch-max-files --timestamp-filename --max-size
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
-  -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --threads
+  -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress

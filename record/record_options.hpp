@@ -33,6 +33,8 @@ struct attr_options {
   bool sample_identifier = false;  // --sample-identifier: IDENTIFIER instead of ID
   // --all-cgroups: samples carry their cgroup id, the tracking event writes CGROUP records.
   bool all_cgroups = false;
+  // --overwrite: every event writes backward into a ring it overwrites (a flight recorder).
+  bool overwrite = false;
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;

@@ -39,6 +39,7 @@ perf_event_attr base_attr(const sampling_config& config) {
   // --all-cgroups, on every event as perf sets it: CGROUP comes after the id in a sample, so
   // the shared layout up to ID and CPU stays the same.
   if (config.attrs.all_cgroups) attr.sample_type |= PERF_SAMPLE_CGROUP;
+  attr.write_backward = config.attrs.overwrite ? 1 : 0;  // on every event, as perf
   return attr;
 }
 

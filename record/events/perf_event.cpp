@@ -49,4 +49,10 @@ void perf_event::disable() const {
   io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_DISABLE, 0), "ioctl PERF_EVENT_IOC_DISABLE");
 }
 
+void perf_event::pause_output(int ring_owner_fd, bool paused) {
+  io::check_syscall(::ioctl(ring_owner_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, paused ? 1 : 0),
+                    "ioctl PERF_EVENT_IOC_PAUSE_OUTPUT",
+                    "the ring of fd " + std::to_string(ring_owner_fd));
+}
+
 }  // namespace arec::record

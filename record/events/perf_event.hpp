@@ -30,6 +30,9 @@ class perf_event {
   void set_filter(const std::string& filter, const std::string& name) const;
   void enable() const;
   void disable() const;
+  // --overwrite: stops (true) or resumes the writes into this event's ring, so a snapshot
+  // reads records the kernel is not overwriting (PERF_EVENT_IOC_PAUSE_OUTPUT, as perf).
+  static void pause_output(int ring_owner_fd, bool paused);
 
  private:
   perf_event(io::unique_fd fd, std::uint64_t id) : fd_(std::move(fd)), id_(id) {}

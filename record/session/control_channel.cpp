@@ -136,7 +136,11 @@ bool carry_out(const control_command& command, const control_actions& actions) {
     case control_verb::stop:
       actions.stop();
       return true;
-    case control_verb::snapshot:  // arec takes no snapshots: perf acks it all the same
+    case control_verb::snapshot:
+      // Returns once the snapshot's file is written, so the ack says it is there (perf 6.1
+      // takes none from overwrite rings and acks at once).
+      if (actions.snapshot) actions.snapshot();
+      return true;
     case control_verb::ping:
       return true;
     case control_verb::unsupported:

@@ -49,6 +49,7 @@ struct control_actions {
   std::function<bool(const std::string& event, bool on)> sample_one;  // false: no such event
   std::function<void(char detail)> list_events;                       // evlist: 0, 'v', 'g' or 'F'
   std::function<void()> stop;
+  std::function<void()> snapshot;  // --overwrite --switch-output; may be empty: only acked
   std::function<void(const std::string& line)> say;  // one message line (not with -q)
 };
 

@@ -37,6 +37,7 @@
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
 #include "record/session/control_channel.hpp"
+#include "record/session/flight_recorder.hpp"
 #include "record/session/initial_state.hpp"
 #include "record/session/messages.hpp"
 #include "record/session/recording_output.hpp"
@@ -188,6 +189,7 @@ class recording {
     if (per_thread_rings() && directory())
       throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
     check_output_switching();
+    check_overwrite(options_, to_pipe());
     if (to_pipe_) io::stop_signals::ignore_broken_pipe();
     if (options_.control) {
       commands_.emplace(control_channel::open(
@@ -380,6 +382,9 @@ class recording {
                             : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
     config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
     config.meter = meter_ ? &*meter_ : nullptr;
+    config.overwrite = options_.attrs.overwrite;
+    config.trailer_time_from_end =
+        io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
@@ -558,6 +563,7 @@ class recording {
   }
 
   void rotate_output() {
+    take_snapshot();  // written into the file about to be finished
     std::string rotated = rotated_files_.next_name();
     if (meter_) meter_->start_output();
     // Renamed first: the open fds keep writing into it, and PATH is free for the new output.
@@ -618,6 +624,23 @@ class recording {
     return all;
   }
 
+  // --overwrite: the rings are copied at once (the moments before the request, not arec's
+  // own work after it), then what runs is read again into the file the snapshot goes to, as
+  // perf's --tail-synthesize (which --overwrite implies) does: the records that described it
+  // may have been overwritten. Those records have time 0, which perf applies as it reads them,
+  // before the snapshot's samples, which come after them.
+  void take_snapshot() {
+    if (!options_.attrs.overwrite) return;
+    for (auto& t : threads_) t->stream.take_snapshot().get();
+    streamer& stream = threads_.front()->stream;  // with --threads: data.0, before its snapshot
+    std::optional<pid_t> workload;
+    if (workload_is_target()) workload = child_->pid();
+    stream_sink sink(stream);
+    synthesize_initial_state(options_, processes_to_describe(target_processes_, workload), child_,
+                             per_task(), sink, machine_, online_cpu_count_, kernel_);
+    sink.flush();
+  }
+
   // The features of a file that is finished: its own samples' times, the build-ids seen so far.
   void finish_file(io::perf::perf_file_writer& header, const output_cut& cut) {
     io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
@@ -667,6 +690,8 @@ class recording {
     };
     actions.list_events = [this](char detail) { list_events(detail); };
     actions.stop = [this] { control_.stop(); };
+    if (options_.attrs.overwrite && options_.switch_output)
+      actions.snapshot = [this] { switch_output(); };  // the file is written on return
     actions.say = [this](const std::string& line) { announce(line); };
     return actions;
   }
@@ -729,6 +754,14 @@ class recording {
 
   // Drains every ring and ends the streaming threads; returns the first write failure.
   std::exception_ptr stop_streaming() {
+    if (!failed_ && !switch_failure_) {
+      try {
+        take_snapshot();  // the end writes the rings' last state
+      } catch (const std::system_error&) {
+        // A failed write failed the stream, and a failed pause recurs in the final drain's
+        // own snapshot: join() below reports either.
+      }
+    }
     events_->disable();
     for (auto& t : threads_) t->stream.stop();
     std::exception_ptr failure;

@@ -8,13 +8,15 @@
 
 namespace arec::record {
 
-ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, int cpu) {
+ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, int cpu,
+                             bool overwrite) {
   std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   std::size_t length = (data_pages + 1) * page;
   std::string what = "perf ring buffer of cpu " + std::to_string(cpu);
   io::mmap_region mapping;
   try {
-    mapping = io::mmap_region::map(owner.fd(), length, PROT_READ | PROT_WRITE, MAP_SHARED, what);
+    mapping = io::mmap_region::map(
+        owner.fd(), length, overwrite ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, what);
   } catch (const std::system_error& error) {
     if (error.code().value() != EPERM) throw;
     // Ring pages are locked memory, charged to perf_event_mlock_kb and then RLIMIT_MEMLOCK.
@@ -35,7 +37,8 @@ ring_buffer ring_buffer::adopt(io::mmap_region mapping) {
                                 " bytes: not a control page and a power-of-two data area");
   auto* control = reinterpret_cast<perf_event_mmap_page*>(mapping.data());
   std::span<std::byte> data{mapping.data() + page, data_size};
-  return ring_buffer{std::move(mapping), ring_reader{control, data}};
+  return ring_buffer{std::move(mapping), ring_reader{control, data},
+                     backward_reader{control, data}};
 }
 
 }  // namespace arec::record

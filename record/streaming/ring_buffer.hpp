@@ -6,6 +6,7 @@
 
 #include "io/mmap_region.hpp"
 #include "record/events/perf_event.hpp"
+#include "record/streaming/backward_ring.hpp"
 #include "record/streaming/ring_reader.hpp"
 
 namespace arec::record {
@@ -14,20 +15,25 @@ class ring_buffer {
  public:
   // Maps `data_pages` (a power of two) data pages of `owner`. Throws std::system_error; EPERM
   // there usually means RLIMIT_MEMLOCK / perf_event_mlock_kb is too small for the rings.
-  static ring_buffer map(const perf_event& owner, std::size_t data_pages, int cpu);
+  // `overwrite` (--overwrite) maps it read-only: the kernel then never waits for a tail and
+  // overwrites the oldest records (the events must write backward); read it with backward().
+  static ring_buffer map(const perf_event& owner, std::size_t data_pages, int cpu,
+                         bool overwrite = false);
   // Takes over a mapping laid out like a perf ring: a perf_event_mmap_page in the first page,
   // then a power-of-two number of data pages (tests give the streamer an anonymous one).
   // Throws std::invalid_argument when the data area is not a power of two.
   static ring_buffer adopt(io::mmap_region mapping);
 
   ring_reader& reader() { return reader_; }
+  backward_reader& backward() { return backward_; }
   std::size_t mapping_size() const { return mapping_.size(); }
 
  private:
-  ring_buffer(io::mmap_region mapping, ring_reader reader)
-      : mapping_(std::move(mapping)), reader_(reader) {}
+  ring_buffer(io::mmap_region mapping, ring_reader reader, backward_reader backward)
+      : mapping_(std::move(mapping)), reader_(reader), backward_(backward) {}
   io::mmap_region mapping_;
-  ring_reader reader_;
+  ring_reader reader_;  // never consume() from a read-only (overwrite) mapping
+  backward_reader backward_;
 };
 
 }  // namespace arec::record

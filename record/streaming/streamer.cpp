@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <system_error>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "record/streaming/backward_ring.hpp"
 #include "record/streaming/record_scan.hpp"
 
 namespace arec::record {
@@ -21,13 +24,27 @@ bool hung_up(int fd) {
   return ::poll(&entry, 1, 0) == 1 && (entry.revents & POLLHUP);
 }
 
+// The bytes of the whole records at the start of `records` that fit in `limit` (at least the
+// first record).
+std::size_t whole_records_within(std::span<const std::byte> records, std::size_t limit) {
+  std::size_t size = 0;
+  while (size + sizeof(io::perf::record_header) <= records.size()) {
+    io::perf::record_header header;
+    std::memcpy(&header, records.data() + size, sizeof header);
+    if (header.size == 0 || (size > 0 && size + header.size > limit)) break;
+    size += header.size;
+  }
+  return size > 0 ? size : records.size();
+}
+
 }  // namespace
 
 struct streamer::ring_state {
   ring_state(const async::executor& executor, std::size_t index, int cpu, ring_buffer mapped,
-             ring_wakeup wakeup)
+             ring_wakeup wakeup, int pause_fd)
       : index(index),
         cpu(cpu),
+        pause_fd(pause_fd),
         wakeup(wakeup),
         ring(std::move(mapped)),
         ready(executor, wakeup.fd),
@@ -35,6 +52,7 @@ struct streamer::ring_state {
         written(executor) {}
   std::size_t index;  // in rings_
   int cpu;
+  int pause_fd;  // --overwrite: the fd whose ring a snapshot pauses; -1 for none (tests)
   ring_wakeup wakeup;
   ring_buffer ring;
   async::readiness ready;
@@ -84,15 +102,18 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       on_failure_(std::move(on_failure)),
       round_timer_(thread.executor()),
       round_acked_(thread.executor()),
-      round_record_written_(thread.executor()) {
+      round_record_written_(thread.executor()),
+      snapshot_written_(thread.executor()) {
   if (config.model) feed_.emplace(*config.model);
 }
 
 streamer::~streamer() = default;
 
 void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
-  thread_.run_sync(
-      [&] { adopt_ring(cpu, ring_buffer::map(owner, data_pages, cpu), ring_wakeup{owner.fd()}); });
+  thread_.run_sync([&] {
+    adopt_ring(cpu, ring_buffer::map(owner, data_pages, cpu, config_.overwrite),
+               ring_wakeup{owner.fd()}, owner.fd());
+  });
 }
 
 void streamer::add_ring(int cpu, ring_buffer ring, ring_wakeup wakeup) {
@@ -100,9 +121,9 @@ void streamer::add_ring(int cpu, ring_buffer ring, ring_wakeup wakeup) {
 }
 
 // On the streaming thread, before start(): the ring's waits belong to its executor.
-void streamer::adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup) {
+void streamer::adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup, int pause_fd) {
   rings_.push_back(std::make_unique<ring_state>(thread_.executor(), rings_.size(), cpu,
-                                                std::move(ring), wakeup));
+                                                std::move(ring), wakeup, pause_fd));
 }
 
 std::vector<int> streamer::cpus() const {
@@ -146,7 +167,9 @@ void streamer::start(std::unique_ptr<io::append_writer> writer) {
   current_ = make_output(std::move(writer));
   published_.store(current_.get(), std::memory_order_release);
   rings_running_ = rings_.size();
-  for (auto& ring : rings_) async::spawn(executor, drain_ring(*ring), thread_.completion());
+  for (auto& ring : rings_)
+    async::spawn(executor, config_.overwrite ? hold_ring(*ring) : drain_ring(*ring),
+                 thread_.completion());
   async::spawn(executor, run_rounds(), thread_.completion());
   if (rings_.empty()) current_->stream->close();
 }
@@ -194,6 +217,13 @@ async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_write
   std::uint64_t round = ++round_;
   for (auto& ring : rings_) request_drain(*ring);
   co_await wait_for_round_acks(round);
+  if (config_.overwrite) {
+    try {
+      co_await write_snapshot();
+    } catch (const std::system_error&) {
+      // The old stream failed: cut() hands its error to the caller.
+    }
+  }
   // Taken before any drain into the new file: the model holds what the old file made.
   auto first = std::make_shared<std::vector<std::byte>>();
   if (prelude) *first = prelude();
@@ -339,11 +369,143 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
 }
 
 // The last ring is drained: what the compression stage still holds is the end of the stream.
+// With --overwrite the end is the rings' last snapshot, as perf writes it at exit.
 async::task<void> streamer::finish_stream() {
+  if (config_.overwrite && !current_->stream->failed()) co_await write_snapshot();
   output_use use(*current_);
   if (use.get().compression && !use.get().stream->failed())
     co_await use.get().compression->seal(*use.get().stream);
   use.get().stream->close();
+}
+
+// --overwrite: a ring is never drained while recording; rounds and switches only need it to
+// say it saw their request.
+async::task<void> streamer::hold_ring(ring_state& ring) {
+  while (!stopping_) {
+    if (ring.round_wanted > ring.round_done) {
+      ring.round_done = ring.round_wanted;
+      round_acked_.set();
+      continue;
+    }
+    ring.wake.reset();
+    co_await ring.wake.wait();
+  }
+  ring.finished = true;
+  round_acked_.set();
+  if (--rings_running_ == 0) co_await finish_stream();
+  co_return;
+}
+
+// Every ring paused at once, as perf pauses them, so the snapshot is of one instant and the
+// kernel overwrites nothing being copied; what each holds since the previous snapshot is
+// copied out and the rings resume.
+std::vector<std::vector<std::byte>> streamer::copy_rings() {
+  std::size_t paused = 0;
+  try {
+    for (; paused < rings_.size(); ++paused)
+      if (rings_[paused]->pause_fd >= 0) perf_event::pause_output(rings_[paused]->pause_fd, true);
+  } catch (...) {
+    for (std::size_t i = 0; i < paused; ++i) {
+      try {
+        if (rings_[i]->pause_fd >= 0) perf_event::pause_output(rings_[i]->pause_fd, false);
+      } catch (const std::system_error&) {
+        // The pause's error is the one to report.
+      }
+    }
+    throw;
+  }
+  std::vector<std::vector<std::byte>> copies(rings_.size());
+  for (std::size_t i = 0; i < rings_.size(); ++i) {
+    ring_chunk chunk = rings_[i]->ring.backward().take();
+    copies[i].resize(chunk.size());
+    chunk.copy_out(0, copies[i]);
+  }
+  for (auto& ring : rings_)
+    if (ring->pause_fd >= 0) perf_event::pause_output(ring->pause_fd, false);
+  return copies;
+}
+
+// One snapshot of every ring: its records in time order, counted per ring.
+struct streamer::snapshot {
+  std::vector<std::byte> records;
+  std::vector<stream_stats> by_ring;
+  std::vector<std::size_t> ring_bytes;
+  std::uint64_t samples = 0;
+};
+
+std::future<void> streamer::take_snapshot() {
+  auto taken = std::make_shared<std::promise<void>>();
+  std::future<void> result = taken->get_future();
+  async::post(thread_.executor(), [this, taken] {
+    try {
+      take_snapshot_now();
+      taken->set_value();
+    } catch (...) {
+      taken->set_exception(std::current_exception());
+    }
+  });
+  return result;
+}
+
+// The records are scanned and fed to the model as drained records are, when taken: the model
+// then knows the tasks they describe before the next file's prelude is made.
+void streamer::take_snapshot_now() {
+  note_cpu();
+  std::vector<std::vector<std::byte>> copies = copy_rings();
+  auto taken = std::make_unique<snapshot>();
+  taken->by_ring.resize(rings_.size());
+  bool mending = false;
+  for (std::size_t i = 0; i < copies.size(); ++i) {
+    ring_chunk chunk{.pieces = {std::span<const std::byte>(copies[i]), {}}};
+    mending |= scan_records(chunk, taken->by_ring[i], config_.sample_time_offset, config_.fixups);
+    taken->samples += taken->by_ring[i].samples;
+    taken->ring_bytes.push_back(copies[i].size());
+  }
+  taken->records =
+      order_by_time(copies, {config_.sample_time_offset, config_.trailer_time_from_end});
+  if (mending) mend_records(taken->records, config_.fixups);
+  if (feed_) feed_->scan(ring_chunk{.pieces = {std::span<const std::byte>(taken->records), {}}});
+  pending_snapshot_ = std::move(taken);
+}
+
+// The snapshot taken (or one taken now, when none is pending) goes to the current output as
+// one write.
+async::task<void> streamer::write_snapshot() {
+  if (!pending_snapshot_) take_snapshot_now();
+  std::unique_ptr<snapshot> taken = std::move(pending_snapshot_);
+  if (taken->records.empty()) co_return;
+  output_use use(*current_);
+  if (use.get().compression) {
+    co_await compress_snapshot(use.get(), *taken);
+    co_return;
+  }
+  std::array<std::span<const std::byte>, 1> pieces{taken->records};
+  co_await use.get().stream->write(pieces, snapshot_written_, taken->samples);
+  for (std::size_t i = 0; i < rings_.size(); ++i)
+    count_written(*rings_[i], use.get(), taken->by_ring[i], taken->ring_bytes[i]);
+  co_return;
+}
+
+// -z: the snapshot goes through the compression stage in slices of at most a ring's capacity,
+// cut between records, as drains are: no COMPRESSED record then decodes to more than perf's
+// reader was told (mmap_len). Its counts ride with the first slice.
+async::task<void> streamer::compress_snapshot(output& out, const snapshot& taken) {
+  std::size_t limit = 0;
+  for (const auto& ring : rings_) limit = std::max(limit, ring->ring.reader().capacity());
+  std::span<const std::byte> rest = taken.records;
+  bool counted = false;
+  while (!rest.empty()) {
+    std::size_t slice = whole_records_within(rest, limit);
+    co_await out.compression->ready(*out.stream);
+    std::array<std::span<const std::byte>, 1> pieces{rest.first(slice)};
+    out.compression->add(pieces, 0, {});
+    for (std::size_t i = 0; !counted && i < rings_.size(); ++i)
+      out.compression->add({}, i, taken.by_ring[i]);
+    counted = true;
+    rest = rest.subspan(slice);
+    if (out.compression->full()) co_await out.compression->seal(*out.stream);
+  }
+  co_return;
 }
 
 async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes) {
@@ -430,8 +592,12 @@ void streamer::note_fill(std::uint64_t unread, std::size_t capacity) {
 
 // Once a round: the fullest fill seen since the previous one becomes what others read.
 void streamer::publish_fill() {
-  for (auto& ring : rings_)
-    note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
+  for (auto& ring : rings_) {
+    if (config_.overwrite)  // what a snapshot would take now
+      note_fill(ring->ring.backward().written_since_take(), ring->ring.reader().capacity());
+    else
+      note_fill(ring->ring.reader().unread_bytes(), ring->ring.reader().capacity());
+  }
   fullest_permille_.store(round_fullest_permille_, std::memory_order_relaxed);
   round_fullest_permille_ = 0;
 }

@@ -44,6 +44,12 @@ struct streamer_config {
   // --switch-output=SIZE and --max-size: what this thread writes is counted there, with the
   // other streaming threads' (not owned; outlives the streamer).
   output_meter* meter = nullptr;
+  // --overwrite: the rings run backward in overwrite mode and are never drained while
+  // recording; each switch_output and the stop first write a snapshot of what they hold (the
+  // records since the previous one, in time order).
+  bool overwrite = false;
+  // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
+  std::size_t trailer_time_from_end = 0;
 };
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
@@ -83,10 +89,11 @@ class streamer {
   ~streamer();
 
   // Maps the ring of `owner` (the event owning cpu's ring) from the streaming thread, so the
-  // mapping's pages are first touched on the thread's own CPUs.
+  // mapping's pages are first touched on the thread's own CPUs. With config.overwrite the
+  // mapping is read-only and a snapshot pauses the ring through `owner`.
   void add_ring(int cpu, const perf_event& owner, std::size_t data_pages);
   // Adds a ring the caller mapped (ring_buffer::adopt) and wakes through `wakeup`: how tests
-  // drain a ring they write themselves.
+  // drain a ring they write themselves (never paused for a snapshot).
   void add_ring(int cpu, ring_buffer ring, ring_wakeup wakeup);
   // Starts the coroutines writing through `writer`; the thread then runs until stop() and the
   // final drain. The rings must be mapped before anything they record is lost, so they are
@@ -98,15 +105,21 @@ class streamer {
   // any thread once started. `bytes` must stay valid until the future is ready; the future
   // carries the write's error. Used to write synthesized records while the rings drain.
   std::future<void> write_records(std::span<const std::byte> bytes);
+  // --overwrite: pauses every ring, copies what each wrote since the previous snapshot and
+  // resumes them, at once; the copy is written by the next switch_output or the stop, so that
+  // records written meanwhile (the tasks described again) come before it. Callable from any
+  // thread once started; the future carries a pause's error.
+  std::future<void> take_snapshot();
   // Lets FINISHED_ROUND records be written (held back while synthesized records still come:
   // perf applies those as it reads them, samples only at a round). Callable from any thread.
   void release_rounds();
   // --switch-output: from the next drain on, records go through `writer` (a fresh file); the
-  // drains already started finish on the old one. Holds rounds back again (the new file needs
-  // its synthesized records first: release_rounds). The future is ready once nothing more
-  // goes to the old file; it carries the old file's error, if a write failed. `prelude` runs on
-  // the streaming thread at the cut (it sees the model as the old file left it) and returns
-  // records the new file gets before anything drained.
+  // drains already started finish on the old one (with --overwrite, the snapshot goes there
+  // first). Holds rounds back again (the new file needs its synthesized records first:
+  // release_rounds). The future is ready once nothing more goes to the old file; it carries
+  // the old file's error, if a write failed. `prelude` runs on the streaming thread at the cut
+  // (it sees the model as the old file left it) and returns records the new file gets before
+  // anything drained.
   std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer,
                                         std::function<std::vector<std::byte>()> prelude = {});
 
@@ -136,10 +149,16 @@ class streamer {
  private:
   struct ring_state;
   struct output;
+  struct snapshot;
   class output_use;
 
-  void adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup);
+  void adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup, int pause_fd = -1);
   async::task<void> drain_ring(ring_state& ring);
+  async::task<void> hold_ring(ring_state& ring);
+  async::task<void> write_snapshot();
+  async::task<void> compress_snapshot(output& out, const snapshot& taken);
+  std::vector<std::vector<std::byte>> copy_rings();
+  void take_snapshot_now();
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
   void note_cpu();
@@ -177,6 +196,8 @@ class streamer {
   async::timer round_timer_;
   async::event round_acked_;
   async::event round_record_written_;
+  async::event snapshot_written_;
+  std::unique_ptr<snapshot> pending_snapshot_;  // taken, not written yet
   std::uint64_t round_ = 0;
   std::uint64_t bytes_since_round_ = 0;
   std::size_t rings_running_ = 0;

@@ -51,7 +51,12 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids, bool skip_gon
   return threads;
 }
 
-std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root) {
+namespace {
+
+// The processes under `proc_root` that `keep(dir_fd, name)` accepts, sorted. Allocates nothing
+// per /proc entry but the result.
+template <typename Keep>
+std::vector<pid_t> list_processes(const char* proc_root, pid_t except, Keep keep) {
   io::unique_fd proc = io::open_directory_if_present(AT_FDCWD, proc_root);
   if (!proc) io::throw_system_error(ENOENT, "open", proc_root);
   io::dir_reader entries{std::move(proc)};
@@ -62,13 +67,24 @@ std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_r
     if (std::from_chars(name.data(), name.data() + name.size(), pid).ec != std::errc{} ||
         pid == except)
       continue;
-    struct stat status {};
-    // A process that ended since the listing is simply not there any more.
-    if (::fstatat(entries.fd(), name.data(), &status, 0) == 0 && status.st_uid == uid)
-      processes.push_back(pid);
+    if (keep(entries.fd(), name.data())) processes.push_back(pid);
   }
   std::sort(processes.begin(), processes.end());
   return processes;
+}
+
+}  // namespace
+
+std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root) {
+  return list_processes(proc_root, except, [uid](int dir_fd, const char* name) {
+    struct stat status {};
+    // A process that ended since the listing is simply not there any more.
+    return ::fstatat(dir_fd, name, &status, 0) == 0 && status.st_uid == uid;
+  });
+}
+
+std::vector<pid_t> all_processes(const char* proc_root) {
+  return list_processes(proc_root, 0, [](int, const char*) { return true; });
 }
 
 }  // namespace arec::record

@@ -26,4 +26,7 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids, bool skip_gon
 // per /proc entry but the result. Throws std::system_error when /proc cannot be read.
 std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root = "/proc");
 
+// Every process under /proc now, sorted. Throws std::system_error when /proc cannot be read.
+std::vector<pid_t> all_processes(const char* proc_root = "/proc");
+
 }  // namespace arec::record

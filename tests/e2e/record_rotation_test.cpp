@@ -16,6 +16,7 @@
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "rotated_outputs.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -23,23 +24,6 @@ namespace arec::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr std::size_t timestamp_digits = 16;  // YYYYmmddHHMMSS and centiseconds
-
-// The files named `base`.<timestamp> in `dir`, oldest first (the names sort by time).
-std::vector<std::string> rotated_files(const std::string& dir, const std::string& base) {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::string name = entry.path().filename().string();
-    if (!name.starts_with(base + ".")) continue;
-    std::string stamp = name.substr(base.size() + 1);
-    if (stamp.size() == timestamp_digits &&
-        std::all_of(stamp.begin(), stamp.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // Each sample's thread and time (ns), and with -a its cpu (idle tasks share tid 0): what would
 // repeat if a record went to two files.
@@ -116,23 +100,23 @@ class RecordRotation : public ::testing::Test {
     ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
     for (std::size_t n = 1; n <= switches; ++n) {
       recording.send_signal(SIGUSR2);
-      ASSERT_TRUE(wait_for_rotated_files(n));
+      ASSERT_TRUE(wait_for_rotated_outputs(n));
     }
     recording.send_signal(SIGINT);
     test::command_result run = recording.wait(60s);
     EXPECT_EQ(run.term_signal, 0) << run.describe();
-    std::vector<std::string> files = rotated_files(dir_.path(), base_);
+    std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
     EXPECT_EQ(files.size(), switches + 1) << run.err;
     expect_split_without_loss(files, run);
   }
 
   // Polls for the n-th rotated file; the deadline only bounds a bug.
-  bool wait_for_rotated_files(std::size_t n) {
+  bool wait_for_rotated_outputs(std::size_t n) {
     auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (rotated_files(dir_.path(), base_).size() < n &&
+    while (rotated_outputs(dir_.path(), base_).size() < n &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(10ms);
-    return rotated_files(dir_.path(), base_).size() >= n;
+    return rotated_outputs(dir_.path(), base_).size() >= n;
   }
 
   recorder rec_ = recorder::from_environment();
@@ -144,7 +128,7 @@ class RecordRotation : public ::testing::Test {
 TEST_F(RecordRotation, SizeSwitchesSplitEverySampleIntoCompleteFiles) {
   test::command_result run = record({"--switch-output=20K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   // --switch-output implies --timestamp-filename: the final file is named too.
   EXPECT_NE(::access(data_.c_str(), F_OK), 0) << data_ << " stayed without a timestamp";
@@ -157,7 +141,7 @@ TEST_F(RecordRotation, SizeSwitchesSplitEverySampleIntoCompleteFiles) {
 TEST_F(RecordRotation, SystemWideFilesAreCompleteToo) {
   test::command_result run = record({"-a", "--switch-output=100K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   expect_split_without_loss(files, run, "hot_loop", true);
 }
@@ -173,7 +157,7 @@ TEST_F(RecordRotation, AttachedProcessFilesAreCompleteToo) {
                     "--switch-output=20K", "-o", data_}),
       120s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   expect_split_without_loss(files, run, "spin_until_killed");
 }
@@ -181,7 +165,7 @@ TEST_F(RecordRotation, AttachedProcessFilesAreCompleteToo) {
 TEST_F(RecordRotation, CompressedFilesEachDecodeOnTheirOwn) {
   test::command_result run = record({"-z", "--switch-output=4K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   expect_split_without_loss(files, run);
 }
@@ -189,7 +173,7 @@ TEST_F(RecordRotation, CompressedFilesEachDecodeOnTheirOwn) {
 TEST_F(RecordRotation, TimeSwitchesRotate) {
   test::command_result run = record({"--switch-output=1s"}, "2500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   expect_split_without_loss(files, run);
 }
@@ -197,7 +181,7 @@ TEST_F(RecordRotation, TimeSwitchesRotate) {
 TEST_F(RecordRotation, MaxFilesKeepsTheNewest) {
   test::command_result run = record({"--switch-output=10K", "--switch-max-files=2"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_EQ(files.size(), 2u) << run.err;
   for (const std::string& file : files) expect_readable_alone(file);
   if (!rec_.is_arec()) return;
@@ -214,7 +198,7 @@ TEST_F(RecordRotation, MaxFilesKeepsTheNewest) {
 TEST_F(RecordRotation, TimestampFilenameNamesTheOnlyFile) {
   test::command_result run = record({"--timestamp-filename"}, "300");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   ASSERT_EQ(files.size(), 1u) << run.err;
   EXPECT_NE(::access(data_.c_str(), F_OK), 0);
   expect_readable_alone(files.front());
@@ -288,7 +272,7 @@ TEST_P(RecordRotationKill, DuringASwitchLeavesEveryFileReadableOrSalvageable) {
     recording.send_signal(SIGKILL);
     test::command_result run = recording.wait(60s);
     ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
-    std::vector<std::string> files = rotated_files(dir.path(), base_);
+    std::vector<std::string> files = rotated_outputs(dir.path(), base_);
     if (::access(data.c_str(), F_OK) == 0) files.push_back(data);
     ASSERT_FALSE(files.empty());
     for (const std::string& file : files) {
@@ -351,7 +335,7 @@ TEST_F(RecordRotation, JitCodeMappedBeforeASwitchResolvesInTheNextFile) {
   recording.send_signal(SIGINT);
   test::command_result run = recording.wait(60s);
   EXPECT_EQ(run.term_signal, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   ASSERT_EQ(files.size(), 2u) << run.err;
   test::command_result report =
       test::run_command({"perf", "report", "--stdio", "--sort", "sym", "-i", files.back()}, 120s);
@@ -375,7 +359,7 @@ TEST_F(RecordRotation, ThreadsRotateWholeDataDirectories) {
   if (!rec_.is_arec()) GTEST_SKIP() << "perf 6.1 does not rotate with --threads";
   test::command_result run = record({"--threads=cpu", "--switch-output=40K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   for (const std::string& file : files) {
     EXPECT_TRUE(std::filesystem::is_directory(file)) << file;
@@ -389,7 +373,7 @@ TEST_F(RecordRotation, ThreadsWithCompressionRotateSystemWide) {
   if (!rec_.is_arec()) GTEST_SKIP() << "perf 6.1 does not rotate with --threads";
   test::command_result run = record({"-a", "-z", "--threads=cpu", "--switch-output=15K"}, "1500");
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  std::vector<std::string> files = rotated_files(dir_.path(), base_);
+  std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   EXPECT_GE(files.size(), 2u) << run.err;
   expect_split_without_loss(files, run, "hot_loop", true);
 }

@@ -110,8 +110,17 @@ TEST(ControlCommands, CarriedOutWithPerfsMessagesAndAcks) {
   EXPECT_EQ(run("evlist -x"), (calls{"say arec: failed: wrong command"}));
   EXPECT_EQ(run("stop"), (calls{"stop"}));
   EXPECT_EQ(run("ping"), calls{});
-  EXPECT_EQ(run("snapshot"), calls{}) << "no snapshots: acknowledged only, as perf does";
+  EXPECT_EQ(run("snapshot"), calls{}) << "without a snapshot action: acknowledged only, as perf";
   EXPECT_EQ(run("bogus", false), calls{}) << "perf neither answers nor says anything";
+}
+
+// --overwrite --switch-output: the snapshot is taken (its file written) before the ack.
+TEST(ControlCommands, SnapshotRunsItsActionBeforeTheAck) {
+  fake_recording recording;
+  control_actions actions = recording.actions();
+  actions.snapshot = [&recording] { recording.calls.push_back("snapshot"); };
+  EXPECT_TRUE(carry_out(parse_control_command("snapshot"), actions));
+  EXPECT_EQ(recording.calls, std::vector<std::string>{"snapshot"});
 }
 
 TEST(ControlCommands, AckIsPerfsStringWithItsNul) {

@@ -878,5 +878,147 @@ TEST(StreamerRing, AdoptTakesOnlyAControlPageAndAPowerOfTwoDataArea) {
   EXPECT_EQ(ring.mapping_size(), 9 * page);
 }
 
+// ---- --overwrite --------------------------------------------------------------------------------
+
+namespace overwrite {
+
+// A ring the test writes backward, as the kernel writes a write_backward event's ring: the head
+// moves down and the record goes at the new head. Its pipe only has to be a valid fd: a ring in
+// overwrite mode is never waited on.
+class backward_fake_ring {
+ public:
+  explicit backward_fake_ring(std::uint64_t id) : id_(id) {
+    std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    mapping_ = io::mmap_region::map(-1, 2 * page, PROT_READ | PROT_WRITE,
+                                    MAP_PRIVATE | MAP_ANONYMOUS, "fake backward ring");
+    control_ = reinterpret_cast<perf_event_mmap_page*>(mapping_.data());
+    data_ = {mapping_.data() + page, page};
+    int fds[2];
+    io::check_syscall(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), "pipe2");
+    wake_read_.reset(fds[0]);
+    wake_write_.reset(fds[1]);
+  }
+  void add_to(streamer& stream, int cpu) {
+    stream.add_ring(cpu, ring_buffer::adopt(std::move(mapping_)),
+                    ring_wakeup{wake_read_.get(), &take_wakeups});
+  }
+  void put(std::uint64_t seq) {
+    std::vector<std::byte> bytes = encode_sample(id_, seq, sample_size);
+    head_ -= bytes.size();
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      data_[(head_ + i) & (data_.size() - 1)] = bytes[i];
+    std::atomic_ref<__u64>(control_->data_head).store(head_, std::memory_order_release);
+  }
+  std::uint64_t tail() const {
+    return std::atomic_ref<__u64>(control_->data_tail).load(std::memory_order_acquire);
+  }
+  std::size_t capacity() const { return data_.size(); }
+
+ private:
+  std::uint64_t id_;
+  io::mmap_region mapping_;
+  perf_event_mmap_page* control_ = nullptr;
+  std::span<std::byte> data_;
+  std::uint64_t head_ = 0;
+  io::unique_fd wake_read_;
+  io::unique_fd wake_write_;
+};
+
+streamer_config overwrite_config() {
+  streamer_config config = config_with(true, no_rounds);
+  config.overwrite = true;
+  return config;
+}
+
+// Puts `count` records into the rings in turn, numbered from `seq` on; returns the next number.
+std::uint64_t put_alternately(std::vector<std::unique_ptr<backward_fake_ring>>& rings,
+                              std::uint64_t seq, std::size_t count) {
+  for (std::size_t n = 0; n < count; ++n) rings[n % rings.size()]->put(seq++);
+  return seq;
+}
+
+std::vector<std::uint64_t> sequence_of(const std::vector<file_record>& records) {
+  std::vector<std::uint64_t> seqs;
+  for (const file_record& record : records)
+    if (!record.is_finished_round()) seqs.push_back(record.seq);
+  return seqs;
+}
+
+std::vector<std::uint64_t> numbers(std::uint64_t from, std::uint64_t to) {
+  std::vector<std::uint64_t> seqs;
+  for (std::uint64_t seq = from; seq < to; ++seq) seqs.push_back(seq);
+  return seqs;
+}
+
+}  // namespace overwrite
+
+// Nothing is written while recording; the stop writes the newest whole records of every ring,
+// a ring's worth each, in time order over all rings, and never hands a ring back to the kernel.
+TEST(StreamerOverwrite, StopWritesEveryRingsNewestRecordsInTimeOrder) {
+  using namespace overwrite;
+  test::temp_file file;
+  std::vector<std::unique_ptr<backward_fake_ring>> rings;
+  for (std::uint64_t i = 0; i < 2; ++i) rings.push_back(std::make_unique<backward_fake_ring>(i));
+  streaming_thread t(overwrite_config());
+  for (std::size_t i = 0; i < rings.size(); ++i) rings[i]->add_to(t.stream, static_cast<int>(i));
+  t.stream.start(file_writer(file));
+  std::size_t per_ring = rings[0]->capacity() / sample_size;
+  // Three rings' worth each: the oldest two thirds are overwritten.
+  std::uint64_t end = put_alternately(rings, 0, 6 * per_ring);
+  EXPECT_EQ(t.stream.durable_offset(), 0u);
+  t.finish();
+
+  std::uint64_t kept = 2 * per_ring;
+  ASSERT_EQ(t.stream.durable_offset(), kept * sample_size);
+  EXPECT_EQ(sequence_of(read_records(file, kept * sample_size)), numbers(end - kept, end));
+  EXPECT_EQ(t.stream.stats().samples, kept);
+  for (const auto& ring : rings) EXPECT_EQ(ring->tail(), 0u);
+}
+
+// A switch writes the rings' records into the output it ends; the next output holds only what
+// they wrote after it.
+TEST(StreamerOverwrite, SwitchWritesTheSnapshotIntoTheOldOutputAndTheNextOnlyWhatCameAfter) {
+  using namespace overwrite;
+  test::temp_file first, second;
+  std::vector<std::unique_ptr<backward_fake_ring>> rings;
+  for (std::uint64_t i = 0; i < 2; ++i) rings.push_back(std::make_unique<backward_fake_ring>(i));
+  streaming_thread t(overwrite_config());
+  for (std::size_t i = 0; i < rings.size(); ++i) rings[i]->add_to(t.stream, static_cast<int>(i));
+  t.stream.start(file_writer(first));
+  std::uint64_t middle = put_alternately(rings, 0, 20);
+  output_cut cut = t.stream.switch_output(file_writer(second)).get();
+  std::uint64_t end = put_alternately(rings, middle, 10);
+  t.finish();
+
+  EXPECT_EQ(cut.data_end, middle * sample_size);
+  EXPECT_EQ(cut.stats.samples, middle);
+  EXPECT_EQ(sequence_of(read_records(first, cut.data_end)), numbers(0, middle));
+  EXPECT_EQ(sequence_of(read_records(second, t.stream.durable_offset())), numbers(middle, end));
+}
+
+// take_snapshot copies at once; what the rings write afterwards waits for the next snapshot,
+// while records written to the output meanwhile (the tasks described again) precede the copy.
+TEST(StreamerOverwrite, ATakenSnapshotIsWrittenAtTheNextSwitch) {
+  using namespace overwrite;
+  test::temp_file first, second;
+  std::vector<std::unique_ptr<backward_fake_ring>> rings;
+  rings.push_back(std::make_unique<backward_fake_ring>(0));
+  streaming_thread t(overwrite_config());
+  rings[0]->add_to(t.stream, 0);
+  t.stream.start(file_writer(first));
+  std::uint64_t taken = put_alternately(rings, 0, 5);
+  t.stream.take_snapshot().get();
+  std::uint64_t later = put_alternately(rings, taken, 3);
+  std::vector<std::byte> described = encode_sample(9, 1000, sample_size);
+  t.stream.write_records(described).get();
+  output_cut cut = t.stream.switch_output(file_writer(second)).get();
+  t.finish();
+
+  std::vector<std::uint64_t> expected{1000};
+  for (std::uint64_t seq : numbers(0, taken)) expected.push_back(seq);
+  EXPECT_EQ(sequence_of(read_records(first, cut.data_end)), expected);
+  EXPECT_EQ(sequence_of(read_records(second, t.stream.durable_offset())), numbers(taken, later));
+}
+
 }  // namespace
 }  // namespace arec::record
