@@ -699,10 +699,13 @@ constexpr std::array record_table{
     record_spec{"no-buildid", 'B', none, "", "do not collect build-ids", "", output,
                 [](record_state& s, const option_use&) { s.options.no_buildid = true; }},
     record_spec{"no-buildid-cache", 'N', none, "",
-                "do not update the build-id cache (arec keeps none yet)", "", output, always_so},
+                "do not add the mapped files to the build-id cache ($PERF_BUILDID_DIR, "
+                "buildid.dir or ~/.debug)",
+                "", output,
+                [](record_state& s, const option_use&) { s.options.no_buildid_cache = true; }},
     record_spec{"buildid-all", 0, none, "",
-                "record the build-id of every mapped file, not only of those sampled (arec "
-                "always does)",
+                "record and cache the build-id of every mapped file, not only of those sampled "
+                "(arec always does)",
                 "", output, always_so},
     record_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](record_state& s, const option_use&) { s.options.quiet = true; }},

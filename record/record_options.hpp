@@ -110,7 +110,8 @@ struct record_options {
   std::vector<enable_window> enable_windows;
   std::optional<control_spec> control;         // --control
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
-  bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature
+  bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature, no cache
+  bool no_buildid_cache = false;               // -N/--no-buildid-cache
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::optional<int> realtime_priority;        // -r/--realtime PRIO: streaming threads FIFO
   synth_options synth;                         // --synth=no|all|task|mmap|cgroup[,...]

@@ -153,6 +153,15 @@ io::perf::feature_set final_features(const record_options& options,
   return features;
 }
 
+// perf's build-id cache, unless -N or -B turn it off. Every mapped dso goes in, not only the
+// sampled ones as in perf: arec does not resolve samples to dsos while recording, and a dso
+// already cached costs one stat.
+std::unique_ptr<build_id_cache> build_id_cache_for(const record_options& options) {
+  if (options.no_buildid || options.no_buildid_cache || options.dry_run) return nullptr;
+  return std::make_unique<build_id_cache>(
+      default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
+}
+
 }  // namespace
 
 namespace {
@@ -907,7 +916,7 @@ class recording {
   async::event_loop control_;
   std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
-  build_id_reader build_ids_;
+  build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_)};
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
   model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;

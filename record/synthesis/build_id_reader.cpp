@@ -4,8 +4,8 @@
 
 namespace arec::record {
 
-build_id_reader::build_id_reader(build_id_sources sources)
-    : sources_(sources), thread_([this] { run(); }) {}
+build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache)
+    : sources_(sources), cache_(std::move(cache)), thread_([this] { run(); }) {}
 
 build_id_reader::~build_id_reader() {
   stop();
@@ -36,16 +36,21 @@ void build_id_reader::run() {
     {
       model::exclusive_lock lock{mutex_};
       while (queue_.empty() && !stopping_) queued_.wait(mutex_);
-      if (stopping_) return;
+      if (must_end()) return;
       batch.swap(queue_);
     }
     for (const auto& object : batch) {
-      read_build_id_once(*object, sources_);
-      model::exclusive_lock lock{mutex_};  // a stop need not wait for the rest of a batch
-      if (stopping_) return;
+      handle(*object);
+      model::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
+      if (stopping_ && !cache_) return;
     }
     batch.clear();
   }
+}
+
+void build_id_reader::handle(model::dso& object) {
+  read_build_id_once(object, sources_);
+  if (cache_) cache_->add(object);
 }
 
 }  // namespace arec::record

@@ -1,7 +1,8 @@
 // build_id_reader: reads the build-id of every dso from its file as soon as the recording
 // first sees it mapped, on a thread of its own: the streaming threads never wait for a file,
 // the end of the recording has (almost) nothing left to read, and the build-id is the one of
-// the file as it was when it was mapped, not after a later upgrade replaced it.
+// the file as it was when it was mapped, not after a later upgrade replaced it. With a cache it
+// also stores each dso in perf's build-id cache right after reading its build-id.
 #pragma once
 
 #include <condition_variable>
@@ -11,13 +12,16 @@
 
 #include "model/annotated_mutex.hpp"
 #include "model/dso.hpp"
+#include "record/synthesis/build_id_cache.hpp"
 #include "record/synthesis/build_id_table.hpp"
 
 namespace arec::record {
 
 class build_id_reader {
  public:
-  explicit build_id_reader(build_id_sources sources = {});
+  // No cache: -N or -B.
+  explicit build_id_reader(build_id_sources sources = {},
+                           std::unique_ptr<build_id_cache> cache = nullptr);
   ~build_id_reader();  // stop()
   build_id_reader(const build_id_reader&) = delete;
   build_id_reader& operator=(const build_id_reader&) = delete;
@@ -25,13 +29,20 @@ class build_id_reader {
   // Queues `object` for reading; cheap, and safe from any thread (a dso is created once).
   void enqueue(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
   // Ends the thread once the file it reads now is read; what is still queued stays unread
-  // (collect_build_ids reads it). Idempotent.
+  // (collect_build_ids reads it), unless there is a cache: then what is queued (what was mapped
+  // in the last moments, usually nothing) is read and cached first, so the cache holds every
+  // dso of the recording. Idempotent.
   void stop() AREC_EXCLUDES(mutex_);
 
  private:
   void run() AREC_EXCLUDES(mutex_);
 
+  void handle(model::dso& object);
+  // True when the thread must end now; called with the lock held.
+  bool must_end() const AREC_REQUIRES(mutex_) { return stopping_ && (!cache_ || queue_.empty()); }
+
   const build_id_sources sources_;
+  const std::unique_ptr<build_id_cache> cache_;
   model::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<std::shared_ptr<model::dso>> queue_ AREC_GUARDED_BY(mutex_);

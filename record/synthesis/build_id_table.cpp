@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "io/elf_build_id.hpp"
+#include "io/vdso_image.hpp"
 
 namespace arec::record {
 namespace {
@@ -37,7 +38,9 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
       return io::read_notes_file_build_id(path.c_str());
     }
     case model::dso_kind::user:
-      if (!object.name().starts_with('/')) return std::nullopt;  // [vdso], [heap], ...
+      // The vdso is the same image in every 64-bit process: ours tells its build-id.
+      if (object.name() == "[vdso]") return io::elf_image_build_id(io::own_vdso_image());
+      if (!object.name().starts_with('/')) return std::nullopt;  // [heap], [stack], ...
       return io::read_elf_build_id(object.name().c_str());
   }
   return std::nullopt;

@@ -718,10 +718,17 @@ TEST(RecordOptions, AllCgroups) {
   EXPECT_TRUE(parse({"--all-cgroups"}).attrs.all_cgroups);
 }
 
+TEST(RecordOptions, NoBuildIdCache) {
+  EXPECT_FALSE(parse({}).no_buildid_cache);
+  EXPECT_TRUE(parse({"-N"}).no_buildid_cache);
+  EXPECT_TRUE(parse({"--no-buildid-cache"}).no_buildid_cache);
+  EXPECT_FALSE(parse({"-B"}).no_buildid_cache) << "-B implies it in the session, as in perf";
+}
+
 // Flags whose effect arec always has are accepted so that perf command lines run unchanged.
 TEST(RecordOptions, FlagsArecAlwaysHonoursAreAccepted) {
-  record_options options = parse(
-      {"-T", "--sample-cpu", "-P", "-N", "--buildid-all", "--timestamp-boundary", "--", "x"});
+  record_options options =
+      parse({"-T", "--sample-cpu", "-P", "--buildid-all", "--timestamp-boundary", "--", "x"});
   EXPECT_EQ(options.workload, strings{"x"});
   EXPECT_EQ(options.compression_level, 0);
 }

@@ -1,0 +1,61 @@
+#include "io/file_copy.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+
+#include "io/system_error.hpp"
+#include "io/unique_fd.hpp"
+
+namespace arec::io {
+namespace {
+
+void write_all(int fd, std::span<const std::byte> bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    ssize_t written = check_syscall(
+        retry_on_eintr([&] { return ::write(fd, bytes.data(), bytes.size()); }), "write", path);
+    bytes = bytes.subspan(static_cast<std::size_t>(written));
+  }
+}
+
+// read/write rather than copy_file_range: procfs files report size 0 and refuse it.
+void copy_contents(int from_fd, const std::string& from, int to_fd, const std::string& to) {
+  std::array<std::byte, 64 * 1024> buffer;
+  for (;;) {
+    ssize_t got =
+        check_syscall(retry_on_eintr([&] { return ::read(from_fd, buffer.data(), buffer.size()); }),
+                      "read", from);
+    if (got == 0) return;
+    write_all(to_fd, std::span{buffer}.first(static_cast<std::size_t>(got)), to);
+  }
+}
+
+}  // namespace
+
+void make_directories(const std::string& path) {
+  for (std::size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    std::string prefix = path.substr(0, end);
+    if (::mkdir(prefix.c_str(), 0755) == -1 && errno != EEXIST) throw_errno("mkdir", prefix);
+    if (end == std::string::npos) return;
+  }
+}
+
+void link_or_copy(const std::string& from, const std::string& to) {
+  if (::link(from.c_str(), to.c_str()) == 0) return;
+  // EXDEV: another file system; EPERM: /proc, or protected_hardlinks on a file not ours.
+  if (errno != EXDEV && errno != EPERM && errno != EMLINK) throw_errno("link", to);
+  unique_fd source = unique_fd::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat status {};
+  check_syscall(::fstat(source.get(), &status), "fstat", from);
+  unique_fd target =
+      unique_fd::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, status.st_mode & 07777);
+  copy_contents(source.get(), from, target.get(), to);
+}
+
+void write_new_file(const std::string& path, std::span<const std::byte> bytes, mode_t mode) {
+  unique_fd target = unique_fd::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  write_all(target.get(), bytes, path);
+}
+
+}  // namespace arec::io
