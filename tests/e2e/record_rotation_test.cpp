@@ -43,26 +43,6 @@ std::vector<std::string> sample_times(const std::string& data, bool system_wide)
   return times;
 }
 
-// perf report and perf script read `data` alone, without warnings; returns its sample count.
-// `program`'s samples all resolve: the file has the tasks and mmaps they need.
-std::size_t expect_readable_alone(const std::string& data,
-                                  const std::string& program = "hot_loop") {
-  perf_report report = run_perf_report(data);
-  EXPECT_EQ(report.run.exit_code, 0) << data << ": " << report.run.describe();
-  EXPECT_FALSE(has_warning(report.run)) << data << ": " << report.run.err;
-  perf_script script = run_perf_script(data);
-  EXPECT_EQ(script.run.exit_code, 0) << data << ": " << script.run.describe();
-  // The synthesized maps are in every file: the workload's own samples resolve to hot_loop.
-  // No sample of the program lacks its mapping (perf shows "[unknown]" for the dso then).
-  std::size_t unresolved = 0;
-  for (const script_sample& s : script.samples)
-    if (program.starts_with(s.comm) && !s.frames.empty() && s.frames[0].dso == "[unknown]")
-      ++unresolved;
-  EXPECT_EQ(unresolved, 0u) << data << ": samples of " << program << " without a mapping:\n"
-                            << excerpt(script.run.out);
-  return script.samples.size();
-}
-
 class RecordRotation : public ::testing::Test {
  protected:
   void SetUp() override {

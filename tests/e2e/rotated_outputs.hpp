@@ -1,11 +1,17 @@
 // rotated_outputs: the files (or --threads directories) that --switch-output and --overwrite
-// snapshots leave, found by perf's names PATH.YYYYmmddHHMMSScc.
+// snapshots leave, found by perf's names PATH.YYYYmmddHHMMSScc, and what each must be: whole
+// on its own.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "perf_report.hpp"
+#include "perf_script.hpp"
 
 namespace arec::e2e {
 
@@ -23,6 +29,32 @@ inline std::vector<std::string> rotated_outputs(const std::string& dir, const st
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+// perf report and perf script read `data` alone, without warnings; returns its sample count.
+// `program`'s samples all resolve: the file has the tasks and mmaps they need, although the
+// records of the program's start are in an earlier file (or were overwritten long ago).
+// `pause_losses`: an --overwrite snapshot pauses the rings while it reads them, and the kernel
+// drops (and counts, in a LOST record) what comes meanwhile, as with perf: perf report's
+// "lost N chunks" warning is expected then, and no other.
+inline std::size_t expect_readable_alone(const std::string& data,
+                                         const std::string& program = "hot_loop",
+                                         bool pause_losses = false) {
+  perf_report report = run_perf_report(data);
+  EXPECT_EQ(report.run.exit_code, 0) << data << ": " << report.run.describe();
+  bool only_lost_chunks = pause_losses && report.run.err.find(" chunks!") != std::string::npos &&
+                          report.run.err.find("Warning:") == report.run.err.rfind("Warning:");
+  EXPECT_TRUE(!has_warning(report.run) || only_lost_chunks) << data << ": " << report.run.err;
+  perf_script script = run_perf_script(data);
+  EXPECT_EQ(script.run.exit_code, 0) << data << ": " << script.run.describe();
+  // No sample of the program lacks its mapping (perf shows "[unknown]" for the dso then).
+  std::size_t unresolved = 0;
+  for (const script_sample& s : script.samples)
+    if (program.starts_with(s.comm) && !s.frames.empty() && s.frames[0].dso == "[unknown]")
+      ++unresolved;
+  EXPECT_EQ(unresolved, 0u) << data << ": samples of " << program << " without a mapping:\n"
+                            << excerpt(script.run.out);
+  return script.samples.size();
 }
 
 }  // namespace arec::e2e
