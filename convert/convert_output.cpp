@@ -1,14 +1,9 @@
 #include "convert/convert_output.hpp"
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-
 #include <array>
 #include <cmath>
 
 #include "io/perf_data/perf_abi.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::convert {
 namespace {
@@ -21,25 +16,12 @@ std::span<const std::byte> round_bytes() {
 
 }  // namespace
 
-convert_output::temporary_file::temporary_file(const std::string& destination)
-    : path(destination + ".arec-tmp.XXXXXX") {
-  int raw = ::mkostemp(path.data(), O_CLOEXEC);
-  if (raw < 0) io::throw_errno("mkostemp", path);
-  fd.reset(raw);
-}
-
-convert_output::temporary_file::~temporary_file() {
-  if (!renamed) ::unlink(path.c_str());
-}
-
 convert_output::convert_output(const std::string& path,
-                               std::span<const io::perf::event_entry> events,
-                               int compression_level)
-    : path_(path),
-      temporary_(path),
-      header_(temporary_.fd.get(), temporary_.path),
+                               std::span<const io::perf::event_entry> events, int compression_level)
+    : temporary_(path),
+      header_(temporary_.fd(), temporary_.temporary_path()),
       data_offset_(header_.write_prologue(events)),
-      writer_(temporary_.fd.get(), temporary_.path, data_offset_, 1) {
+      writer_(temporary_.fd(), temporary_.temporary_path(), data_offset_, 1) {
   batch_.reserve(batch_bytes);
   if (compression_level > 0) {
     compressor_.emplace(compression_level);
@@ -93,9 +75,7 @@ void convert_output::commit(io::perf::feature_set features) {
                                               decompression_buffer));
   }
   header_.write_epilogue(data_bytes(), features);
-  if (::rename(temporary_.path.c_str(), path_.c_str()) != 0)
-    io::throw_errno("rename", temporary_.path + " to " + path_);
-  temporary_.renamed = true;
+  temporary_.commit();
 }
 
 }  // namespace arec::convert

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "io/perf_data/compressor.hpp"
 #include "io/perf_data/feature_encoder.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
 #include "io/plain_writer.hpp"
-#include "io/unique_fd.hpp"
-#include "io/perf_data/compressor.hpp"
+#include "io/replacing_file.hpp"
 
 namespace arec::convert {
 
@@ -47,25 +47,13 @@ class convert_output {
   std::uint64_t record_bytes() const noexcept { return record_bytes_; }
   // Bytes of the data section written so far (after compression, markers included).
   std::uint64_t data_bytes() const noexcept { return writer_.offset() - data_offset_; }
-  const std::string& temporary_path() const noexcept { return temporary_.path; }
+  const std::string& temporary_path() const noexcept { return temporary_.temporary_path(); }
 
  private:
-  // The file under its temporary name: created first, removed unless it was renamed.
-  struct temporary_file {
-    explicit temporary_file(const std::string& destination);
-    temporary_file(const temporary_file&) = delete;
-    temporary_file& operator=(const temporary_file&) = delete;
-    ~temporary_file();
-    std::string path;
-    io::unique_fd fd;
-    bool renamed = false;
-  };
-
   void write_batch();
   void write(std::span<const std::span<const std::byte>> pieces);
 
-  std::string path_;
-  temporary_file temporary_;
+  io::replacing_file temporary_;
   io::perf::perf_file_writer header_;
   std::uint64_t data_offset_ = 0;
   io::plain_writer writer_;

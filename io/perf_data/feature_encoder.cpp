@@ -158,23 +158,4 @@ std::vector<std::byte> version_payload() {
   return out.take();
 }
 
-std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries) {
-  feature_encoder out;
-  for (const build_id_entry& entry : entries) {
-    std::size_t name_size = (entry.filename.size() + 1 + string_alignment - 1) / string_alignment *
-                            string_alignment;
-    out.u32(0);  // type: unused inside the feature section
-    std::uint16_t misc = entry.cpumode | misc_build_id_size;
-    std::uint16_t size = static_cast<std::uint16_t>(36 + name_size);
-    out.u32(static_cast<std::uint32_t>(misc) | static_cast<std::uint32_t>(size) << 16);
-    out.u32(static_cast<std::uint32_t>(-1));  // pid: HOST_KERNEL_ID, never a process pid
-    out.bytes(std::as_bytes(std::span{entry.id.bytes}));
-    out.u32(entry.id.size);  // u8 size, then three reserved zero bytes (little endian)
-    std::vector<std::byte> name(name_size, std::byte{0});
-    std::memcpy(name.data(), entry.filename.data(), entry.filename.size());
-    out.bytes(name);
-  }
-  return out.take();
-}
-
 }  // namespace arec::io::perf

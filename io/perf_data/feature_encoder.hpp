@@ -98,17 +98,6 @@ std::vector<std::byte> clock_data_payload(std::uint32_t clockid, std::uint64_t w
 // VERSION: a perf string of compatible_perf_version.
 std::vector<std::byte> version_payload();
 
-// One DSO in the BUILD_ID feature.
-struct build_id_entry {
-  std::uint16_t cpumode = 0;  // PERF_RECORD_MISC_KERNEL (1) or PERF_RECORD_MISC_USER (2)
-  build_id id;
-  std::string filename;
-};
-// BUILD_ID ("BUILD_ID entries"): per entry u32 type 0, u16 misc cpumode|BUILD_ID_SIZE, u16 size, s32 pid -1
-// (the host), the 20 build-id bytes, u8 size, 3 reserved bytes, the filename NUL-terminated and
-// zero padded to a multiple of 64. Entries are written in the order given (kernel first).
-std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries);
-
 // The attr as it is written to the file: its first attr_size_written bytes with `size` set
 // to attr_size_written.
 perf_event_attr attr_for_file(const perf_event_attr& attr);

@@ -18,6 +18,7 @@
 #include "async/executor_thread.hpp"
 #include "async/timer.hpp"
 #include "io/append_writer.hpp"
+#include "io/build_id_cache_layout.hpp"
 #include "io/cgroup_fs.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
@@ -159,7 +160,7 @@ io::perf::feature_set final_features(const record_options& options,
 std::unique_ptr<build_id_cache> build_id_cache_for(const record_options& options) {
   if (options.no_buildid || options.no_buildid_cache || options.dry_run) return nullptr;
   return std::make_unique<build_id_cache>(
-      default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
+      io::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
 }
 
 }  // namespace

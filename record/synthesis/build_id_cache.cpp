@@ -4,57 +4,18 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <optional>
-#include <sstream>
 #include <system_error>
 
+#include "io/build_id_cache_layout.hpp"
 #include "io/elf_build_id.hpp"
 #include "io/file_copy.hpp"
-#include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/vdso_image.hpp"
 #include "model/machine.hpp"
 
 namespace arec::record {
 namespace {
-
-std::string trim(const std::string& text) {
-  auto begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return {};
-  auto end = text.find_last_not_of(" \t\r");
-  return text.substr(begin, end - begin + 1);
-}
-
-// The "dir" key of the [buildid] section of a perfconfig file (git-config syntax, as perf reads
-// it: a value may be quoted; '#' and ';' start comments).
-std::optional<std::string> perfconfig_buildid_dir(const std::string& path) {
-  std::optional<std::string> text;
-  try {
-    text = io::read_text_if_exists(path);
-  } catch (const std::system_error&) {
-    return std::nullopt;  // unreadable: perf goes on without it too
-  }
-  if (!text) return std::nullopt;
-  std::istringstream lines{*text};
-  std::optional<std::string> dir;
-  bool in_section = false;
-  for (std::string line; std::getline(lines, line);) {
-    line = trim(line.substr(0, line.find_first_of("#;")));
-    if (line.starts_with('[')) {
-      in_section = trim(line.substr(1, line.find(']') - 1)) == "buildid";
-      continue;
-    }
-    auto equals = line.find('=');
-    if (!in_section || equals == std::string::npos || trim(line.substr(0, equals)) != "dir")
-      continue;
-    std::string value = trim(line.substr(equals + 1));
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);
-    dir = value;
-  }
-  return dir;
-}
 
 // The mapping named a device and inode and the path now holds another inode of that device:
 // rebuilt since. (Another device says nothing: overlayfs maps the lower file's inode.)
@@ -87,24 +48,14 @@ std::string leaf_name(const model::dso& object) {
 
 // The .build-id link: <root>/.build-id/ab/cdef... -> ../../<name>/<hex>.
 void link_build_id(const std::string& root, const std::string& name, const std::string& hex) {
-  std::string dir = root + "/.build-id/" + hex.substr(0, 2);
-  io::make_directories(dir);
-  std::string link = dir + "/" + hex.substr(2);
-  std::string target = "../../" + name.substr(name.starts_with('/') ? 1 : 0) + "/" + hex;
+  std::string link = io::build_id_link_path(root, hex);
+  io::make_directories(link.substr(0, link.rfind('/')));
+  std::string target = io::build_id_link_target(name, hex);
   if (::symlink(target.c_str(), link.c_str()) == -1 && errno != EEXIST)
     io::throw_errno("symlink", link);
 }
 
 }  // namespace
-
-std::string default_build_id_dir() {
-  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) return dir;
-  const char* home = std::getenv("HOME");
-  std::string user_config = std::string{home ? home : ""} + "/.perfconfig";
-  if (auto dir = perfconfig_buildid_dir(user_config)) return *dir;
-  if (auto dir = perfconfig_buildid_dir("/etc/perfconfig")) return *dir;
-  return std::string{home ? home : ""} + "/.debug";
-}
 
 build_id_cache::build_id_cache(std::string root, warn_function warn)
     : root_(std::move(root)), warn_(std::move(warn)) {}
@@ -127,7 +78,7 @@ void build_id_cache::add(const model::dso& object) {
 bool build_id_cache::store(const model::dso& object, const std::string& hex) {
   const std::string& name = object.name();
   std::string leaf = leaf_name(object);
-  std::string dir = root_ + (name.starts_with('/') ? "" : "/") + name + "/" + hex;
+  std::string dir = io::build_id_object_dir(root_, name, hex);
   std::string path = dir + "/" + leaf;
   if (exists(path)) return true;
   io::make_directories(dir);

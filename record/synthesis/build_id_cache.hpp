@@ -1,5 +1,6 @@
 // build_id_cache: perf's build-id cache (~/.debug), filled while recording so that a file keeps
-// resolving after the binaries it sampled are rebuilt or removed. The layout is perf's:
+// resolving after the binaries it sampled are rebuilt or removed. The layout is perf's
+// (io/build_id_cache_layout):
 //   <root>/<path>/<build-id>/elf            the file (a hard link where possible, else a copy)
 //   <root>/[kernel.kallsyms]/<build-id>/kallsyms   a copy of /proc/kallsyms
 //   <root>/[vdso]/<build-id>/vdso           the vdso image
@@ -12,10 +13,6 @@
 #include "model/dso.hpp"
 
 namespace arec::record {
-
-// Where perf keeps its cache: $PERF_BUILDID_DIR, else perfconfig's buildid.dir (~/.perfconfig
-// over /etc/perfconfig), else $HOME/.debug.
-std::string default_build_id_dir();
 
 class build_id_cache {
  public:

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/build_id_feature.hpp"
 #include "model/machine.hpp"
 
 namespace arec::record {

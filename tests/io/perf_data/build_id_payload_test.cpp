@@ -4,7 +4,8 @@
 
 #include <cstring>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/build_id_feature.hpp"
+#include "io/perf_data/format_error.hpp"
 
 namespace arec::io::perf {
 namespace {
@@ -42,6 +43,53 @@ TEST(BuildIdPayload, EntriesCarryMiscPidSizeAndPaddedNames) {
   EXPECT_EQ(at<std::uint8_t>(payload, 100 + 12), 0xaa);
   EXPECT_EQ(at<std::uint8_t>(payload, 100 + 32), 16);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(payload.data() + 136)), "/" + long_name);
+}
+
+TEST(BuildIdPayload, ParsesBackWhatItWrote) {
+  build_id kernel;
+  kernel.size = 20;
+  kernel.bytes.fill(0x11);
+  build_id short_id;
+  short_id.size = 8;
+  short_id.bytes[7] = 0x7f;
+  std::vector<build_id_entry> entries{{1, kernel, "[kernel.kallsyms]"},
+                                      {2, short_id, "/" + std::string(200, 'y')},
+                                      {2, kernel, "[vdso]"}};
+  std::vector<build_id_entry> back = parse_build_id_payload(build_id_payload(entries), 4096, "f");
+  ASSERT_EQ(back.size(), entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(back[i].cpumode, entries[i].cpumode) << i;
+    EXPECT_EQ(back[i].id, entries[i].id) << i;
+    EXPECT_EQ(back[i].filename, entries[i].filename) << i;
+  }
+}
+
+// perf before 5.x wrote no size byte: the id is its 20 bytes without the trailing zeros.
+TEST(BuildIdPayload, AnEntryWithoutASizeByteTakesTheIdUpToItsTrailingZeros) {
+  build_id id;
+  id.size = 20;
+  id.bytes.fill(0);
+  for (std::uint8_t i = 0; i < 16; ++i) id.bytes[i] = static_cast<std::uint8_t>(i + 1);
+  std::vector<std::byte> payload = build_id_payload(std::vector<build_id_entry>{{2, id, "/bin/x"}});
+  payload[5] = std::byte{0};  // misc's high byte: BUILD_ID_SIZE cleared
+  payload[32] = std::byte{0};
+  std::vector<build_id_entry> back = parse_build_id_payload(payload, 0, "f");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].id.size, 16);
+  EXPECT_EQ(back[0].filename, "/bin/x");
+}
+
+TEST(BuildIdPayload, ACutEntryIsAFormatErrorAtItsOffset) {
+  build_id id;
+  id.size = 20;
+  std::vector<std::byte> payload = build_id_payload(std::vector<build_id_entry>{{2, id, "/bin/x"}});
+  payload.resize(payload.size() - 10);
+  try {
+    parse_build_id_payload(payload, 1000, "rec.data");
+    FAIL() << "a cut entry was accepted";
+  } catch (const format_error& error) {
+    EXPECT_EQ(std::string(error.what()).find("rec.data: offset 1036: "), 0u) << error.what();
+  }
 }
 
 }  // namespace

@@ -158,47 +158,5 @@ TEST_F(BuildIdCache, AnUnwritableRootIsReportedOnce) {
       << warnings_[0];
 }
 
-class DefaultBuildIdDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    save("HOME", home_);
-    save("PERF_BUILDID_DIR", buildid_dir_);
-    ::setenv("HOME", dir_.path().c_str(), 1);
-    ::unsetenv("PERF_BUILDID_DIR");
-  }
-  void TearDown() override {
-    restore("HOME", home_);
-    restore("PERF_BUILDID_DIR", buildid_dir_);
-  }
-  static void save(const char* name, std::optional<std::string>& into) {
-    if (const char* value = std::getenv(name)) into = value;
-  }
-  static void restore(const char* name, const std::optional<std::string>& value) {
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  test::temp_dir dir_;
-  std::optional<std::string> home_, buildid_dir_;
-};
-
-TEST_F(DefaultBuildIdDir, HomeDebugByDefault) {
-  if (std::ifstream{"/etc/perfconfig"}) GTEST_SKIP() << "/etc/perfconfig may name a directory";
-  EXPECT_EQ(default_build_id_dir(), dir_.path() + "/.debug");
-}
-
-TEST_F(DefaultBuildIdDir, PerfconfigBuildidDirOverridesHome) {
-  std::ofstream{dir_.file(".perfconfig")} << "[report]\n\tdir = wrong\n"
-                                          << "[buildid]\n\tdir = \"/srv/cache\" # comment\n";
-  EXPECT_EQ(default_build_id_dir(), "/srv/cache");
-}
-
-TEST_F(DefaultBuildIdDir, EnvironmentOverridesPerfconfig) {
-  std::ofstream{dir_.file(".perfconfig")} << "[buildid]\ndir = /srv/cache\n";
-  ::setenv("PERF_BUILDID_DIR", "/env/cache", 1);
-  EXPECT_EQ(default_build_id_dir(), "/env/cache");
-}
-
 }  // namespace
 }  // namespace arec::record
