@@ -1,4 +1,4 @@
-# bash completion for arec: options of `arec` and `arec convert`, their values where they are
+# bash completion for arec: options of `arec`, `arec convert` and `arec archive`, their values where they are
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
 
@@ -13,19 +13,20 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
+_arec_archive_options='-i --input -o --output -q --quiet -h --help'
 
 _arec() {
   local cur prev words cword
   _init_completion -n = || return
 
-  local i convert=0
+  local i command=record
   for ((i = 1; i < cword; i++)); do
     if [[ ${words[i]} == -- ]]; then
       # The workload: complete it as a command line of its own.
       _command_offset $((i + 1))
       return
     fi
-    [[ $i == 1 && ${words[i]} == convert ]] && convert=1
+    [[ $i == 1 && ${words[i]} =~ ^(convert|archive)$ ]] && command=${words[i]}
   done
 
   case $prev in
@@ -76,18 +77,18 @@ _arec() {
     return
   fi
   if [[ $cur == -* ]]; then
-    if ((convert)); then
-      COMPREPLY=($(compgen -W "$_arec_convert_options" -- "$cur"))
-    else
-      COMPREPLY=($(compgen -W "$_arec_record_options" -- "$cur"))
-    fi
+    local options=_arec_${command}_options
+    COMPREPLY=($(compgen -W "${!options}" -- "$cur"))
     [[ ${COMPREPLY-} == *= ]] && compopt -o nospace
     return
   fi
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W 'convert' -c -- "$cur"))
+    COMPREPLY=($(compgen -W 'convert archive' -c -- "$cur"))
     return
   fi
-  ((convert)) || COMPREPLY=($(compgen -c -- "$cur"))
+  case $command in
+    record) COMPREPLY=($(compgen -c -- "$cur")) ;;
+    archive) _filedir ;;  # perf archive's form: the recording as an argument
+  esac
 }
 complete -F _arec arec

@@ -16,12 +16,6 @@ namespace {
 
 using io::perf::format_error;
 
-bool is_directory(const std::string& path) {
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) io::throw_errno("stat", path);
-  return S_ISDIR(status.st_mode);
-}
-
 std::uint64_t file_size(const std::string& path) {
   struct stat status {};
   io::check_syscall(::stat(path.c_str(), &status), "stat", path);
@@ -83,8 +77,8 @@ std::uint64_t convert_input::total_bytes() const {
 convert_input open_convert_input(const std::string& path, bool salvage) {
   convert_input input;
   input.path = path;
-  input.directory = is_directory(path);
-  input.header_path = input.directory ? path + "/data" : path;
+  input.header_path = io::perf::recording_header_path(path);
+  input.directory = input.header_path != path;
   // A recording creates a directory's `data` right after the directory, then its data.N.
   if (input.directory && ::access(input.header_path.c_str(), F_OK) != 0 && errno == ENOENT &&
       is_empty_directory(path))

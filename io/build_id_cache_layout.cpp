@@ -63,8 +63,12 @@ std::string default_build_id_dir() {
   return std::string{home ? home : ""} + "/.debug";
 }
 
+std::string build_id_link_name(const std::string& hex) {
+  return ".build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+}
+
 std::string build_id_link_path(const std::string& root, const std::string& hex) {
-  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+  return root + "/" + build_id_link_name(hex);
 }
 
 std::string build_id_object_dir(const std::string& root, const std::string& name,

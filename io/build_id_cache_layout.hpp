@@ -12,7 +12,9 @@ namespace arec::io {
 // over /etc/perfconfig), else $HOME/.debug.
 std::string default_build_id_dir();
 
-// "<root>/.build-id/ab/cdef...", the link of the build-id whose lower-case hex is `hex`.
+// ".build-id/ab/cdef...", the link of the build-id whose lower-case hex is `hex`, relative to
+// the cache's root; build_id_link_path puts it under `root`.
+std::string build_id_link_name(const std::string& hex);
 std::string build_id_link_path(const std::string& root, const std::string& hex);
 
 // "<root>/<name>/<hex>": the directory of the object mapped as `name` ("/usr/bin/ls",

@@ -7,7 +7,7 @@ set -euo pipefail
 # recommendations are not installed here.
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
-  liburing-dev libzstd-dev libelf-dev libasio-dev libgtest-dev libbenchmark-dev
+  liburing-dev libzstd-dev libelf-dev libarchive-dev libasio-dev libgtest-dev libbenchmark-dev
   linux-perf hotspot zstd util-linux python3
 )
 

@@ -1,5 +1,7 @@
 #include "io/perf_data/perf_header.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include "io/perf_data/byte_cursor.hpp"
 #include "io/perf_data/header_file.hpp"
 #include "io/perf_data/pipe_head.hpp"
+#include "io/system_error.hpp"
 
 namespace arec::io::perf {
 namespace {
@@ -178,6 +181,12 @@ format_error::format_error(std::string_view file, std::uint64_t offset, std::str
     : std::runtime_error(std::string(file) + ": offset " + std::to_string(offset) + ": " +
                          std::string(problem)),
       offset_(offset) {}
+
+std::string recording_header_path(const std::string& path) {
+  struct stat status {};
+  check_syscall(::stat(path.c_str(), &status), "stat", path);
+  return S_ISDIR(status.st_mode) ? path + "/data" : path;
+}
 
 perf_header read_perf_header(const std::string& path, header_mode mode) {
   bool salvage = mode == header_mode::salvage;

@@ -42,4 +42,9 @@ struct perf_header {
 // Throws std::system_error when the file cannot be opened or read.
 perf_header read_perf_header(const std::string& path, header_mode mode);
 
+// The file holding the header of the recording at `path`: `path` itself, or `path`/data when it
+// is a data directory (--threads, perf record --threads). Throws std::system_error when `path`
+// cannot be stat'ed.
+std::string recording_header_path(const std::string& path);
+
 }  // namespace arec::io::perf

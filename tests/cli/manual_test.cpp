@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/archive_command_line.hpp"
 #include "cli/convert_command_line.hpp"
 #include "cli/record_command_line.hpp"
 #include "io/usage_error.hpp"
@@ -94,6 +95,16 @@ TEST(Manual, HelpListsExactlyTheOptionsTheConvertParserAccepts) {
   }
 }
 
+TEST(Manual, HelpListsExactlyTheOptionsTheArchiveParserAccepts) {
+  EXPECT_EQ(option_names_in(help_option_lines(archive_help_text())),
+            as_set(archive_option_names()));
+}
+
+TEST(Manual, PageListsTheSameArchiveOptionsAsHelp) {
+  EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "ARCHIVE OPTIONS"),
+            as_set(archive_option_names()));
+}
+
 TEST(Manual, PageListsTheSameRecordOptionsAsHelp) {
   EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "RECORD OPTIONS"),
             as_set(record_option_names()));
@@ -120,6 +131,7 @@ TEST(Manual, BashCompletionOffersExactlyTheAcceptedOptions) {
   std::string script = read_source_file("completion/arec.bash");
   EXPECT_EQ(completion_names(script, "_arec_record_options"), as_set(record_option_names()));
   EXPECT_EQ(completion_names(script, "_arec_convert_options"), as_set(convert_option_names()));
+  EXPECT_EQ(completion_names(script, "_arec_archive_options"), as_set(archive_option_names()));
   EXPECT_NE(script.find("complete -F _arec arec"), std::string::npos);
 }
 

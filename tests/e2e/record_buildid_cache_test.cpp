@@ -1,6 +1,8 @@
 // The build-id cache: a recording still resolves after its binary is rebuilt at the same path,
 // because the recorder put the binary in the cache ($HOME/.debug) under its build-id; with -N it
-// does not; and the cache lists what perf record's lists. HOME is a temporary directory in
+// does not; and the cache lists what perf record's lists. `arec archive` packs the cached
+// objects so that another machine (an empty HOME, the binary removed, the running kernel's
+// symbols hidden) resolves user, vdso and kernel symbols. HOME is a temporary directory in
 // every command here, so the machine's own ~/.debug is never touched.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -31,6 +33,23 @@ __attribute__((noinline)) void cache_test_spin(unsigned long rounds) {
 int main(void) { cache_test_spin(150000000UL); return 0; }
 )";
 
+// Time in the vdso (clock_gettime) and in the kernel (getppid), whose symbols come only from
+// the cache's [vdso] image and kallsyms copy once the machine's own are out of reach.
+constexpr const char* vdso_kernel_source = R"(
+#include <time.h>
+#include <unistd.h>
+volatile long sink;
+int main(void) {
+  struct timespec now;
+  for (long i = 0; i < 10000000L; ++i) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    sink += now.tv_nsec;
+    if ((i & 7) == 0) sink += getppid();
+  }
+  return 0;
+}
+)";
+
 class RecordBuildIdCache : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -45,6 +64,43 @@ class RecordBuildIdCache : public ::testing::Test {
     ASSERT_EQ(built.exit_code, 0) << built.describe();
   }
   std::string program() const { return dir_.file("prog"); }
+  // `arec archive ARGS` with `home`'s cache.
+  test::command_result arec_archive(const std::string& home, std::vector<std::string> args) {
+    args.insert(args.begin(), {AREC_BINARY, "archive"});
+    return test::run_command(in_home(home, args), 120s);
+  }
+  // Extracts `archive` into an empty HOME's cache, as on another machine; returns that HOME.
+  std::string extract_elsewhere(const std::string& archive, const std::string& name) {
+    std::string elsewhere = dir_.file(name);
+    test::run_command({"mkdir", "-p", elsewhere + "/.debug"});
+    test::command_result extracted =
+        test::run_command({"tar", "xf", archive, "-C", elsewhere + "/.debug"});
+    EXPECT_EQ(extracted.exit_code, 0) << extracted.describe();
+    return elsewhere;
+  }
+  // perf report's "dso symbol" lines with `home`'s cache, where the running kernel's symbols
+  // and build-id are hidden (/proc/kallsyms and /sys/kernel/notes read as empty), as they
+  // are to a machine running another kernel.
+  std::string report_without_running_kernel(const std::string& data, const std::string& home) {
+    std::string script =
+        "mount --bind /dev/null /proc/kallsyms && mount --bind /dev/null /sys/kernel/notes && "
+        "exec env -u PERF_BUILDID_DIR HOME=" +
+        home + " /usr/bin/perf report -i " + data + " --stdio -q --sort dso,sym";
+    test::command_result run = test::run_command(
+        {"unshare", "--mount", "--propagation", "private", "sh", "-c", script}, 120s);
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+    return run.out;
+  }
+  // Lines of `report` for kernel symbols that have a name (not a bare address).
+  static std::vector<std::string> named_kernel_symbols(const std::string& report) {
+    std::vector<std::string> named;
+    std::istringstream lines{report};
+    for (std::string line; std::getline(lines, line);) {
+      auto at = line.find("[k] ");
+      if (at != std::string::npos && line.compare(at + 4, 2, "0x") != 0) named.push_back(line);
+    }
+    return named;
+  }
   // `command` with HOME set to `home` (made here) and no PERF_BUILDID_DIR.
   std::vector<std::string> in_home(const std::string& home, std::vector<std::string> command) {
     test::run_command({"mkdir", "-p", home});
@@ -62,6 +118,16 @@ class RecordBuildIdCache : public ::testing::Test {
         120s);
     EXPECT_EQ(run.exit_code, 0) << run.describe();
     return run.out;
+  }
+  // The names in a tar file, sorted.
+  std::vector<std::string> tar_listing(const std::string& archive) {
+    test::command_result listed = test::run_command({"tar", "tf", archive});
+    EXPECT_EQ(listed.exit_code, 0) << listed.describe();
+    std::vector<std::string> names;
+    std::istringstream text{listed.out};
+    for (std::string name; std::getline(text, name);) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    return names;
   }
   // `perf buildid-cache -l` with `home`'s cache, sorted.
   std::vector<std::string> cache_list(const std::string& home) {
@@ -129,6 +195,75 @@ TEST_F(RecordBuildIdCache, PerfArchiveOfTheRecordingResolvesWithoutTheBinary) {
   ASSERT_EQ(extracted.exit_code, 0) << extracted.describe();
   std::string lines = report(data, elsewhere);
   EXPECT_NE(lines.find("[.] cache_test_spin"), std::string::npos) << lines;
+}
+
+// arec archive's tar holds what perf archive's holds for the same recording (perf's holds the
+// dsos with samples; arec's every dso of the BUILD_ID feature, so at least those), in the same
+// layout; extracted elsewhere with the binary gone, perf report resolves its symbols.
+TEST_F(RecordBuildIdCache, ArecArchiveHoldsWhatPerfArchiveHoldsAndResolvesElsewhere) {
+  build(1);
+  std::string home = dir_.file("home");
+  std::string data = dir_.file("archived.data");
+  record(rec_.command({"-e", "cpu-clock", "-o", data, "--", program()}), home);
+  test::command_result perfs =
+      test::run_command(in_home(home, {"/usr/bin/perf", "archive", data}), 120s);
+  ASSERT_EQ(perfs.exit_code, 0) << perfs.describe();
+  std::string perf_archive = dir_.file("perf.tar.bz2");
+  ASSERT_EQ(::rename((data + ".tar.bz2").c_str(), perf_archive.c_str()), 0);
+
+  test::command_result ours = arec_archive(home, {data});
+  ASSERT_EQ(ours.exit_code, 0) << ours.describe();
+  EXPECT_NE(ours.out.find("$ tar xvf " + data + ".tar.bz2 -C ~/.debug"), std::string::npos)
+      << ours.out;
+  std::vector<std::string> ours_listed = tar_listing(data + ".tar.bz2");
+  for (const std::string& entry : tar_listing(perf_archive))
+    EXPECT_TRUE(std::binary_search(ours_listed.begin(), ours_listed.end(), entry))
+        << entry << " is in perf archive's tar, not in arec archive's";
+
+  ASSERT_EQ(::unlink(program().c_str()), 0);
+  std::string lines = report(data, extract_elsewhere(data + ".tar.bz2", "elsewhere"));
+  EXPECT_NE(lines.find("[.] cache_test_spin"), std::string::npos) << lines;
+}
+
+// The vdso and the kernel: with the running kernel's symbols hidden, an empty cache leaves
+// their samples as addresses; the archive's [vdso] image and kallsyms copy name them.
+TEST_F(RecordBuildIdCache, VdsoAndKernelSymbolsResolveFromTheArchiveAlone) {
+  std::ofstream{dir_.file("vdso_kernel.c")} << vdso_kernel_source;
+  std::string binary = dir_.file("vdso_kernel");
+  test::command_result built =
+      test::run_command({"cc", "-O1", "-o", binary, dir_.file("vdso_kernel.c")});
+  ASSERT_EQ(built.exit_code, 0) << built.describe();
+  std::string home = dir_.file("home");
+  std::string data = dir_.file("vk.data");
+  record(rec_.command({"-e", "cpu-clock", "-o", data, "--", binary}), home);
+  std::string empty = dir_.file("empty");
+  test::run_command({"mkdir", "-p", empty});
+  std::string without = report_without_running_kernel(data, empty);
+  EXPECT_TRUE(named_kernel_symbols(without).empty()) << "the kernel was not hidden:\n" << without;
+  EXPECT_EQ(without.find("__vdso_clock_gettime"), std::string::npos) << without;
+
+  test::command_result archived = arec_archive(home, {"-i", data, "-o", dir_.file("vk.tar.bz2")});
+  ASSERT_EQ(archived.exit_code, 0) << archived.describe();
+  std::string with =
+      report_without_running_kernel(data, extract_elsewhere(dir_.file("vk.tar.bz2"), "elsewhere"));
+  EXPECT_FALSE(named_kernel_symbols(with).empty()) << with;
+  EXPECT_NE(with.find("[vdso]"), std::string::npos) << with;
+  EXPECT_NE(with.find("[.] __vdso_clock_gettime"), std::string::npos) << with;
+}
+
+TEST_F(RecordBuildIdCache, ArchiveOfARecordingWithoutBuildIdsOrCachedObjectsFails) {
+  build(1);
+  std::string home = dir_.file("home");
+  record(rec_.command({"-B", "-e", "cpu-clock", "-o", dir_.file("b.data"), "--", program()}), home);
+  test::command_result no_ids = arec_archive(home, {dir_.file("b.data")});
+  EXPECT_EQ(no_ids.exit_code, 1);
+  EXPECT_NE(no_ids.err.find("holds no build-ids"), std::string::npos) << no_ids.describe();
+
+  record(rec_.command({"-N", "-e", "cpu-clock", "-o", dir_.file("n.data"), "--", program()}), home);
+  test::command_result none_cached = arec_archive(home, {dir_.file("n.data")});
+  EXPECT_EQ(none_cached.exit_code, 1);
+  EXPECT_NE(none_cached.err.find("holds none of the"), std::string::npos) << none_cached.describe();
+  EXPECT_NE(::access(dir_.file("n.data.tar.bz2").c_str(), F_OK), 0) << "an empty archive was left";
 }
 
 // With --buildid-all perf caches every dso mapped, as arec always does: the caches list the
