@@ -641,7 +641,10 @@ class recording {
   // before the snapshot's samples, which come after them.
   void take_snapshot() {
     if (!options_.attrs.overwrite) return;
-    for (auto& t : threads_) t->stream.take_snapshot().get();
+    pause_every_ring();
+    std::vector<std::future<void>> taken;
+    for (auto& t : threads_) taken.push_back(t->stream.take_snapshot());
+    for (std::future<void>& one : taken) one.get();
     streamer& stream = threads_.front()->stream;  // with --threads: data.0, before its snapshot
     std::optional<pid_t> workload;
     if (workload_is_target()) workload = child_->pid();
@@ -649,6 +652,19 @@ class recording {
     synthesize_initial_state(options_, processes_to_describe(target_processes_, workload), child_,
                              per_task(), sink, machine_, online_cpu_count_, kernel_);
     sink.flush();
+  }
+
+  // Every thread's rings paused from here, before any thread copies its own: one instant for
+  // the whole snapshot (as perf pauses all rings in one loop), not one per streaming thread.
+  void pause_every_ring() {
+    for (std::size_t paused = 0; paused < threads_.size(); ++paused) {
+      try {
+        threads_[paused]->stream.pause_rings();
+      } catch (...) {
+        for (std::size_t i = 0; i < paused; ++i) threads_[i]->stream.resume_rings();
+        throw;
+      }
+    }
   }
 
   // The features of a file that is finished: its own samples' times, the build-ids seen so far.

@@ -104,7 +104,7 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()),
       snapshot_written_(thread.executor()) {
-  if (config.model) feed_.emplace(*config.model);
+  if (config.model) feed_.emplace(*config.model, config.trailer_time_from_end);
 }
 
 streamer::~streamer() = default;
@@ -217,6 +217,7 @@ async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_write
   std::uint64_t round = ++round_;
   for (auto& ring : rings_) request_drain(*ring);
   co_await wait_for_round_acks(round);
+  if (feed_) feed_->apply_queued();  // the old file's records, before the prelude reads the model
   if (config_.overwrite) {
     try {
       co_await write_snapshot();
@@ -371,6 +372,7 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
 // The last ring is drained: what the compression stage still holds is the end of the stream.
 // With --overwrite the end is the rings' last snapshot, as perf writes it at exit.
 async::task<void> streamer::finish_stream() {
+  if (feed_) feed_->apply_queued();  // every ring's last records are in
   if (config_.overwrite && !current_->stream->failed()) co_await write_snapshot();
   output_use use(*current_);
   if (use.get().compression && !use.get().stream->failed())
@@ -396,29 +398,44 @@ async::task<void> streamer::hold_ring(ring_state& ring) {
   co_return;
 }
 
-// Every ring paused at once, as perf pauses them, so the snapshot is of one instant and the
-// kernel overwrites nothing being copied; what each holds since the previous snapshot is
-// copied out and the rings resume.
-std::vector<std::vector<std::byte>> streamer::copy_rings() {
+void streamer::pause_rings() {
   std::size_t paused = 0;
   try {
     for (; paused < rings_.size(); ++paused)
       if (rings_[paused]->pause_fd >= 0) perf_event::pause_output(rings_[paused]->pause_fd, true);
   } catch (...) {
-    for (std::size_t i = 0; i < paused; ++i) {
-      try {
-        if (rings_[i]->pause_fd >= 0) perf_event::pause_output(rings_[i]->pause_fd, false);
-      } catch (const std::system_error&) {
-        // The pause's error is the one to report.
-      }
-    }
+    resume_rings();  // also those a caller paused before: none may stay paused
     throw;
   }
+}
+
+void streamer::resume_rings() noexcept {
+  for (auto& ring : rings_) resume_ring(*ring);
+}
+
+// Best effort: when a resume fails the pause's or the copy's error is the one to report.
+void streamer::resume_ring(ring_state& ring) noexcept {
+  try {
+    if (ring.pause_fd >= 0) perf_event::pause_output(ring.pause_fd, false);
+  } catch (const std::system_error&) {
+  }
+}
+
+// Every ring paused at once (unless the session paused them already), as perf pauses them, so
+// the snapshot is of one instant and the kernel overwrites nothing being copied; what each
+// holds since the previous snapshot is copied out and the rings resume.
+std::vector<std::vector<std::byte>> streamer::copy_rings() {
+  pause_rings();
   std::vector<std::vector<std::byte>> copies(rings_.size());
-  for (std::size_t i = 0; i < rings_.size(); ++i) {
-    ring_chunk chunk = rings_[i]->ring.backward().take();
-    copies[i].resize(chunk.size());
-    chunk.copy_out(0, copies[i]);
+  try {
+    for (std::size_t i = 0; i < rings_.size(); ++i) {
+      ring_chunk chunk = rings_[i]->ring.backward().take();
+      copies[i].resize(chunk.size());
+      chunk.copy_out(0, copies[i]);
+    }
+  } catch (...) {
+    resume_rings();
+    throw;
   }
   for (auto& ring : rings_)
     if (ring->pause_fd >= 0) perf_event::pause_output(ring->pause_fd, false);
@@ -464,7 +481,10 @@ void streamer::take_snapshot_now() {
   taken->records =
       order_by_time(copies, {config_.sample_time_offset, config_.trailer_time_from_end});
   if (mending) mend_records(taken->records, config_.fixups);
-  if (feed_) feed_->scan(ring_chunk{.pieces = {std::span<const std::byte>(taken->records), {}}});
+  if (feed_) {
+    feed_->scan(ring_chunk{.pieces = {std::span<const std::byte>(taken->records), {}}});
+    feed_->apply_queued();  // every ring's records up to the pause are in
+  }
   pending_snapshot_ = std::move(taken);
 }
 
@@ -637,9 +657,11 @@ async::task<void> streamer::run_rounds() {
     if (stopping_) break;
     publish_fill();
     ++round_;
+    if (feed_) feed_->round_started();
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);
     if (stopping_) break;
+    if (feed_) feed_->round_finished();
     output_use use(*current_);
     output& out = use.get();
     if (out.compression) {

@@ -110,6 +110,14 @@ class streamer {
   // records written meanwhile (the tasks described again) come before it. Callable from any
   // thread once started; the future carries a pause's error.
   std::future<void> take_snapshot();
+  // --overwrite with several streaming threads: pauses every ring of this streamer now, from
+  // the calling thread, so that the control thread can pause all threads' rings before any of
+  // them copies: the snapshots of one request are then of one instant, not one per thread.
+  // take_snapshot() copies and resumes them (pausing a paused ring again is harmless).
+  // resume_rings() undoes a pause when another streamer's failed. Callable from any thread
+  // once started (the rings and their fds do not change then).
+  void pause_rings();
+  void resume_rings() noexcept;
   // Lets FINISHED_ROUND records be written (held back while synthesized records still come:
   // perf applies those as it reads them, samples only at a round). Callable from any thread.
   void release_rounds();
@@ -158,6 +166,7 @@ class streamer {
   async::task<void> write_snapshot();
   async::task<void> compress_snapshot(output& out, const snapshot& taken);
   std::vector<std::vector<std::byte>> copy_rings();
+  static void resume_ring(ring_state& ring) noexcept;
   void take_snapshot_now();
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <vector>
@@ -91,6 +92,122 @@ TEST(ModelFeed, KnownTaskAndDsoAllocateNothing) {
     feed.apply(comm);
   }
   EXPECT_EQ(arec::test::allocations() - before, 0u);
+}
+
+// Records whose sample_id trailer is just their time, as the streamer's layout says where.
+constexpr std::size_t time_trailer = 8;
+std::vector<std::byte> timed(std::span<const std::byte> record, std::uint64_t time) {
+  std::vector<std::byte> out{record.begin(), record.end()};
+  std::memcpy(out.data() + out.size() - time_trailer, &time, sizeof time);
+  return out;
+}
+// A FORK as the kernel writes it: the encoder's is a synthesized one (misc FORK_EXEC), which
+// does not copy the parent's maps.
+std::vector<std::byte> kernel_fork(std::uint32_t pid, std::uint32_t ppid, std::uint64_t time) {
+  io::perf::record_buffer buffer;
+  std::vector<std::byte> record =
+      timed(io::perf::encode_fork(buffer, pid, ppid, pid, ppid, time_trailer), time);
+  std::uint16_t misc = 0;
+  std::memcpy(record.data() + 4, &misc, sizeof misc);
+  return record;
+}
+ring_chunk chunk_of(const std::vector<std::byte>& bytes) {
+  return ring_chunk{.pieces = {std::span<const std::byte>(bytes), {}}};
+}
+
+// One cpu's ring holds the parent's FORK, COMM and MMAP2; another's the child's FORK, later
+// in time but drained first.
+struct two_rings {
+  std::vector<std::byte> parent_ring, child_ring;
+  two_rings() {
+    io::perf::record_buffer buffer;
+    auto append = [](std::vector<std::byte>& ring, const std::vector<std::byte>& record) {
+      ring.insert(ring.end(), record.begin(), record.end());
+    };
+    append(parent_ring, kernel_fork(20, 1, 100));
+    append(parent_ring, timed(io::perf::encode_comm(buffer, 20, 20, "bash", time_trailer), 110));
+    io::perf::mmap2_fields fields;
+    fields.pid = fields.tid = 20;
+    fields.start = 0x1000;
+    fields.len = 0x1000;
+    fields.prot = PROT_READ | PROT_EXEC;  // the model keeps executable maps
+    append(parent_ring,
+           timed(io::perf::encode_mmap2(buffer, fields, "/usr/bin/bash", time_trailer), 120));
+    append(child_ring, kernel_fork(21, 20, 150));
+  }
+};
+
+TEST(ModelFeed, AChildDrainedBeforeItsParentStillInheritsItsCommAndMaps) {
+  two_rings rings;
+  model::machine world;
+  model_feed feed{world, time_trailer};
+  feed.round_started();
+  feed.scan(chunk_of(rings.child_ring));
+  feed.scan(chunk_of(rings.parent_ring));
+  feed.round_finished();
+  feed.round_started();
+  feed.round_finished();
+  EXPECT_EQ(feed.queued(), 0u);
+  auto child = world.tasks().find(21);
+  ASSERT_TRUE(child);
+  EXPECT_EQ(child->comm(), "bash");
+  auto mapped = child->address_space()->find(0x1000);
+  ASSERT_TRUE(mapped) << "the child lacks the map its parent made before the fork";
+  EXPECT_EQ(mapped->object->name(), "/usr/bin/bash");
+}
+
+// What the queue prevents: applied in drain order, the child copies a parent not known yet.
+TEST(ModelFeed, InDrainOrderTheChildWouldInheritNothing) {
+  two_rings rings;
+  model::machine world;
+  model_feed feed{world};  // no time layout: applied as scanned
+  feed.scan(chunk_of(rings.child_ring));
+  feed.scan(chunk_of(rings.parent_ring));
+  EXPECT_EQ(world.tasks().find(21)->comm(), "");
+  EXPECT_FALSE(world.tasks().find(21)->address_space()->find(0x1000));
+}
+
+// A round applies what is as old as the newest record queued before it began; a newer record
+// may still have an older one on a ring not drained yet, and waits for the next round.
+TEST(ModelFeed, ARoundAppliesOnlyRecordsQueuedBeforeItBegan) {
+  io::perf::record_buffer buffer;
+  model::machine world;
+  model_feed feed{world, time_trailer};
+  feed.scan(chunk_of(timed(io::perf::encode_comm(buffer, 30, 30, "first", time_trailer), 100)));
+  feed.round_started();
+  feed.scan(chunk_of(timed(io::perf::encode_comm(buffer, 31, 31, "second", time_trailer), 200)));
+  feed.round_finished();
+  EXPECT_EQ(world.tasks().find(30)->comm(), "first");
+  EXPECT_FALSE(world.tasks().find(31));
+  EXPECT_EQ(feed.queued(), 1u);
+  feed.apply_queued();  // a cut or the end
+  EXPECT_EQ(world.tasks().find(31)->comm(), "second");
+}
+
+// Queued and applied by rounds, COMM and MMAP2 records of a known task and dso cost no
+// allocation once the queue's storage has grown (a FORK makes a task: that allocates).
+TEST(ModelFeed, AWarmQueueAllocatesNothingForKnownTasks) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
+  two_rings rings;
+  // The parent's ring without its FORK: its COMM and MMAP2.
+  std::vector<std::byte> known_task_records(
+      rings.parent_ring.begin() + static_cast<std::ptrdiff_t>(kernel_fork(20, 1, 100).size()),
+      rings.parent_ring.end());
+  model::machine world;
+  model_feed feed{world, time_trailer};
+  auto round = [&] {
+    feed.round_started();
+    feed.scan(chunk_of(known_task_records));
+    feed.scan(chunk_of(known_task_records));
+    feed.round_finished();
+    feed.apply_queued();
+  };
+  round();
+  round();
+  auto before = arec::test::allocations();
+  for (int i = 0; i < 50; ++i) round();
+  EXPECT_EQ(arec::test::allocations() - before, 0u);
+  EXPECT_EQ(world.tasks().find(20)->comm(), "bash");
 }
 
 }  // namespace
