@@ -18,7 +18,9 @@ static long long now_ns(void) {
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static double seconds(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+static double seconds(struct timeval t) {
+  return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
 
 // Busy until `spin_s` of wall time passed; volatile so the loop is not optimised away.
 static void spin(double spin_s) {
