@@ -1,4 +1,4 @@
-# bash completion for arec: options of `arec` and `arec convert`, their values where they are
+# bash completion for arec: options of `arec`, `arec convert` and `arec export`, their values where they are
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
 
@@ -13,12 +13,13 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
+_arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
 
 _arec() {
   local cur prev words cword
   _init_completion -n = || return
 
-  local i convert=0
+  local i convert=0 export=0
   for ((i = 1; i < cword; i++)); do
     if [[ ${words[i]} == -- ]]; then
       # The workload: complete it as a command line of its own.
@@ -26,6 +27,7 @@ _arec() {
       return
     fi
     [[ $i == 1 && ${words[i]} == convert ]] && convert=1
+    [[ $i == 1 && ${words[i]} == export ]] && export=1
   done
 
   case $prev in
@@ -61,6 +63,10 @@ _arec() {
       COMPREPLY=($(compgen -W 'no all task mmap cgroup' -- "$cur"))
       return
       ;;
+    --format)
+      ((export)) && COMPREPLY=($(compgen -W 'pprof folded' -- "$cur"))
+      return
+      ;;
     --call-graph)
       COMPREPLY=($(compgen -W 'fp dwarf' -- "$cur"))
       return
@@ -78,6 +84,8 @@ _arec() {
   if [[ $cur == -* ]]; then
     if ((convert)); then
       COMPREPLY=($(compgen -W "$_arec_convert_options" -- "$cur"))
+    elif ((export)); then
+      COMPREPLY=($(compgen -W "$_arec_export_options" -- "$cur"))
     else
       COMPREPLY=($(compgen -W "$_arec_record_options" -- "$cur"))
     fi
@@ -85,9 +93,9 @@ _arec() {
     return
   fi
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W 'convert' -c -- "$cur"))
+    COMPREPLY=($(compgen -W 'convert export' -c -- "$cur"))
     return
   fi
-  ((convert)) || COMPREPLY=($(compgen -c -- "$cur"))
+  ((convert || export)) || COMPREPLY=($(compgen -c -- "$cur"))
 }
 complete -F _arec arec
