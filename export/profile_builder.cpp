@@ -20,6 +20,11 @@ bool is_time_based(const perf_event_attr& attr) {
          (attr.config == PERF_COUNT_SW_CPU_CLOCK || attr.config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+// The side-band carrier perf and arec add to every recording ("dummy:u"): it never samples.
+bool is_dummy(const perf_event_attr& attr) {
+  return attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_DUMMY;
+}
+
 bool kernel_mode(std::uint16_t misc) {
   std::uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
   return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
@@ -48,17 +53,26 @@ void profile_builder::describe_events(std::span<const io::perf::event_entry> eve
   for (std::size_t i = 0; i < events.size(); ++i) {
     std::string name = event_name(events[i], i);
     event_names_.push_back(name);
-    bool time = is_time_based(events[i].attr);
     event_columns columns;
+    if (is_dummy(events[i].attr)) {
+      columns_.push_back(columns);  // no columns: its samples, if any, are not counted
+      continue;
+    }
+    columns.present = true;
+    bool time = is_time_based(events[i].attr);
     columns.count = sample_types_.size();
     sample_types_.push_back({intern(name + "_samples"), intern("count")});
     columns.weight = sample_types_.size();
     sample_types_.push_back({intern(name), intern(time ? "nanoseconds" : "count")});
     columns_.push_back(columns);
   }
-  if (events.empty()) return;
-  const perf_event_attr& first = events.front().attr;
-  period_type_ = sample_types_[columns_.front().weight];
+  auto first_counted = std::find_if(columns_.begin(), columns_.end(),
+                                    [](const event_columns& c) { return c.present; });
+  if (first_counted == columns_.end()) return;
+  const perf_event_attr& first =
+      events[static_cast<std::size_t>(first_counted - columns_.begin())].attr;
+  period_type_ = sample_types_[first_counted->weight];
+  default_type_ = period_type_.type;
   if (!first.freq)
     period_ = static_cast<std::int64_t>(first.sample_period);
   else if (is_time_based(first) && first.sample_freq > 0)
@@ -99,6 +113,7 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
     ++bad_samples_;
     return;
   }
+  if (!columns_[sample->event].present) return;
   ++samples_;
   if (sample->time != 0) {
     if (first_time_ == 0 || sample->time < first_time_) first_time_ = sample->time;
@@ -244,7 +259,7 @@ profile profile_builder::finish(std::int64_t start_ns, std::int64_t end_ns) {
   out.duration_nanos = end_ns > start_ns ? end_ns - start_ns : 0;
   out.period_type = period_type_;
   out.period = period_;
-  if (!columns_.empty()) out.default_sample_type = sample_types_[columns_.front().weight].type;
+  out.default_sample_type = default_type_;
   window_.clear();
   window_ids_.clear();
   samples_ = 0;

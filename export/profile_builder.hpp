@@ -58,6 +58,7 @@ class profile_builder {
 
  private:
   struct event_columns {
+    bool present = false;    // false for the dummy event: no sample types
     std::size_t count = 0;   // sample type index of the sample count
     std::size_t weight = 0;  // of the summed period (ns for time-based events)
   };
@@ -96,6 +97,7 @@ class profile_builder {
   std::vector<value_type> sample_types_;
   value_type period_type_;
   std::int64_t period_ = 0;
+  std::int64_t default_type_ = 0;
   std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0;
 
   std::vector<profile_mapping> mappings_;

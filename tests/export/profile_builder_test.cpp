@@ -149,6 +149,18 @@ TEST_F(ProfileBuilder, FoldedStacksAreRootFirstWithCommAndCounts) {
             "worker;k_work 1\n");
 }
 
+TEST(ProfileBuilderEvents, TheSideBandDummyEventGetsNoSampleTypes) {
+  std::vector<io::perf::event_entry> events{cpu_clock_event(), cpu_clock_event()};
+  events[0].attr.config = PERF_COUNT_SW_DUMMY;
+  events[0].name = "dummy:u";
+  profile_builder builder(events, {});
+  profile out = builder.finish(0, 1);
+  ASSERT_EQ(out.sample_types.size(), 2u);
+  EXPECT_EQ(out.strings.at(static_cast<std::size_t>(out.sample_types[0].type)),
+            "cpu-clock_samples");
+  EXPECT_EQ(out.strings.at(static_cast<std::size_t>(out.default_sample_type)), "cpu-clock");
+}
+
 #ifndef AREC_TEST_NO_ALLOCATION_COUNTING
 TEST_F(ProfileBuilder, AllocatesNothingPerSampleOnceItsTablesAreWarm) {
   std::vector<std::byte> record = sample(100, 100, 1000, 0, PERF_RECORD_MISC_KERNEL,
