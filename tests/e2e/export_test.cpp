@@ -15,6 +15,7 @@
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "rotated_outputs.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -143,6 +144,55 @@ TEST_F(Export, DefaultOutputIsNamedAfterTheInput) {
   test::command_result top = test::run_command(
       {"go", "tool", "pprof", "-top", "-symbolize=none", dir.file("copy.data.pb.gz")});
   EXPECT_EQ(top.exit_code, 0) << top.describe();
+}
+
+// The sum of the counts of folded stacks.
+std::uint64_t folded_total(const std::string& folded) {
+  std::uint64_t total = 0;
+  std::istringstream in(folded);
+  for (std::string line; std::getline(in, line);)
+    total += std::stoull(line.substr(line.rfind(' ') + 1));
+  return total;
+}
+
+// A --threads directory of compressed files, and the files of a rotated recording given as
+// several -i: every sample is exported, as perf script counts them.
+TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string directory = dir.file("threads.data");
+  test::command_result recorded =
+      test::run_command(rec.command({"-o", directory, "-z", "--threads=cpu", "-e", "cpu-clock",
+                                     "-F", "2000", "--", test_program("hot_pair"), "400"}));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  perf_script whole = run_perf_script(directory);
+  ASSERT_GE(whole.samples.size(), 100u) << whole.run.describe();
+  test::command_result exported = test::run_command(
+      {AREC_BINARY, "export", "-q", "--format=folded", "-i", directory, "-o", "-"});
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_EQ(folded_total(exported.out), whole.samples.size()) << excerpt(exported.out);
+
+  const std::string base = dir.file("rotated.data");
+  // Small rings wake the drain often, so the 20K limit is crossed many times.
+  recorded = test::run_command(
+      rec.command({"-o", base, "--switch-output=20K", "-m", "4", "-g", "-e", "cpu-clock", "-F",
+                   "2000", "--", test_program("hot_pair"), "800"}));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  std::vector<std::string> files = rotated_outputs(dir.path(), "rotated.data");
+  ASSERT_GE(files.size(), 2u) << recorded.describe();
+  std::vector<std::string> command{AREC_BINARY, "export", "-q", "--format=folded", "-o", "-"};
+  std::size_t samples = 0;
+  for (const std::string& file : files) {
+    command.insert(command.end(), {"-i", file});
+    samples += run_perf_script(file).samples.size();
+  }
+  exported = test::run_command(command);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_EQ(folded_total(exported.out), samples) << excerpt(exported.out);
+  // Each file alone resolves its samples: the later files' stacks have names too.
+  EXPECT_NE(exported.out.find(";call_major;hot_major "), std::string::npos)
+      << excerpt(exported.out);
 }
 
 // Where scripts/install-deps.sh puts npm's pprof-format (AREC_TEST_NODE_DIR overrides).
