@@ -103,8 +103,20 @@ void profile_builder::add(std::span<const std::byte> record) {
   std::memcpy(&type, record.data(), sizeof type);
   if (type == PERF_RECORD_SAMPLE)
     add_sample(record);
+  else if (type == PERF_RECORD_CGROUP)
+    add_cgroup(record);
   else
     model::apply_side_band(machine_, record);
+}
+
+// CGROUP: u64 id, then the path NUL-terminated (and the sample_id trailer).
+void profile_builder::add_cgroup(std::span<const std::byte> record) {
+  constexpr std::size_t path_offset = sizeof(io::perf::record_header) + 8;
+  if (record.size() <= path_offset) return;
+  std::uint64_t id = 0;
+  std::memcpy(&id, record.data() + sizeof(io::perf::record_header), sizeof id);
+  const char* path = reinterpret_cast<const char*>(record.data() + path_offset);
+  cgroup_paths_[id] = intern({path, ::strnlen(path, record.size() - path_offset)});
 }
 
 void profile_builder::add_sample(std::span<const std::byte> record) {
@@ -161,8 +173,14 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
     entry.labels.push_back({label_tid_, 0, sample->tid});
     entry.labels.push_back({label_comm_, comm_id, 0});
     if (sample->has_cpu) entry.labels.push_back({label_cpu_, 0, sample->cpu});
-    if (sample->has_cgroup)
-      entry.labels.push_back({label_cgroup_, 0, static_cast<std::int64_t>(sample->cgroup)});
+    if (sample->has_cgroup) {
+      // The path as perf report shows it when a CGROUP record named the id, else the id.
+      auto path = cgroup_paths_.find(sample->cgroup);
+      if (path != cgroup_paths_.end())
+        entry.labels.push_back({label_cgroup_, path->second, 0});
+      else
+        entry.labels.push_back({label_cgroup_, 0, static_cast<std::int64_t>(sample->cgroup)});
+    }
     window_.push_back(std::move(entry));
     window_ids_.emplace(std::string(key), index);
   }

@@ -37,8 +37,8 @@ class profile_builder {
   profile_builder(std::span<const io::perf::event_entry> events, builder_settings settings);
 
   // Takes one whole record (header included). COMM/FORK/EXIT/MMAP/MMAP2 update the model,
-  // SAMPLEs are aggregated, everything else is ignored. Once the tables hold a sample's
-  // thread, locations and stack, adding it allocates nothing.
+  // CGROUP names cgroup ids, SAMPLEs are aggregated, everything else is ignored. Once the tables
+  // hold a sample's thread, locations and stack, adding it allocates nothing.
   void add(std::span<const std::byte> record);
 
   // The profile of the samples added since the last finish(): the window [start_ns, end_ns)
@@ -76,6 +76,7 @@ class profile_builder {
   };
 
   void add_sample(std::span<const std::byte> record);
+  void add_cgroup(std::span<const std::byte> record);
   // The location id of one frame; `caller` frames hold return addresses (pprof wants an
   // address inside the call instruction: return address - 1).
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
@@ -99,6 +100,8 @@ class profile_builder {
   std::int64_t period_ = 0;
   std::int64_t default_type_ = 0;
   std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0;
+
+  std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;  // cgroup id -> path string
 
   std::vector<profile_mapping> mappings_;
   std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t>,

@@ -195,6 +195,28 @@ TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
       << excerpt(exported.out);
 }
 
+// --all-cgroups: the cgroup label is the path perf report --sort cgroup shows.
+TEST(ExportLabels, CgroupIsThePathPerfReportShows) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  const std::string data = dir.file("cg.data"), out = dir.file("cg.pb.gz");
+  test::command_result recorded = test::run_command(recorder::from_environment().command(
+      {"-o", data, "--all-cgroups", "-e", "cpu-clock", "--", test_program("hot_pair"), "200"}));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  test::command_result report = test::run_command(
+      {"perf", "report", "--stdio", "-q", "-i", data, "--sort", "cgroup", "-g", "none"});
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  std::istringstream rows(report.out);
+  std::string percent, path;
+  ASSERT_TRUE(rows >> percent >> path) << report.out;
+  ASSERT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", out}).exit_code, 0);
+  test::command_result raw =
+      test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out});
+  ASSERT_EQ(raw.exit_code, 0) << raw.describe();
+  EXPECT_NE(raw.out.find("cgroup:[" + path + "]"), std::string::npos) << path << "\n"
+                                                                      << excerpt(raw.out);
+}
+
 // Where scripts/install-deps.sh puts npm's pprof-format (AREC_TEST_NODE_DIR overrides).
 std::string node_modules() {
   const char* dir = std::getenv("AREC_TEST_NODE_DIR");
