@@ -76,7 +76,20 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
     }
   }
   if (rebuilt) symbols.table.reset();  // the names of another build would be wrong names
+  if (symbols.table) add_debug_symbols(*symbols.table);
   return symbols;
+}
+
+void symbolizer::add_debug_symbols(io::elf_symbol_table& table) const {
+  if (table.full || table.id.empty() || settings_.debug_dir.empty()) return;
+  std::string hex = table.id.hex();
+  std::string path =
+      settings_.debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  std::optional<io::elf_symbol_table> debug = io::read_elf_symbols(path.c_str());
+  // The debug file's segments are the stripped file's; only its symbols are new.
+  if (!debug || !debug->full || debug->id != table.id) return;
+  table.symbols = std::move(debug->symbols);
+  table.full = true;
 }
 
 std::string_view symbolizer::function_at(const model::map& where, std::uint64_t address,

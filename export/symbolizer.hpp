@@ -22,6 +22,10 @@ struct symbolizer_settings {
   // perf's build-id cache: $PERF_BUILDID_DIR, else $HOME/.debug (perfconfig's buildid.dir is
   // not read). Empty: no cache.
   std::string build_id_dir;
+  // Separate debug files by build-id (<dir>/.build-id/xx/yyyy.debug, as Debian's -dbg and
+  // -dbgsym packages install them): their .symtab names what a stripped file's .dynsym does
+  // not. Empty: not looked up.
+  std::string debug_dir = "/usr/lib/debug";
   // The kernel's symbols when the cache has no kallsyms for the recorded kernel.
   std::string kallsyms_path = "/proc/kallsyms";
   // The build-id the recording gives for the kernel (BUILD_ID feature), to find its kallsyms
@@ -59,6 +63,8 @@ class symbolizer {
   };
 
   file_symbols& symbols_of(const model::dso& object, const io::build_id& recorded_id);
+  // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
+  void add_debug_symbols(io::elf_symbol_table& table) const;
   void load_kallsyms();
 
   symbolizer_settings settings_;

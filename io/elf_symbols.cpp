@@ -80,8 +80,8 @@ std::optional<elf_symbol_table> read_elf_symbols(const char* path) {
   elf_handle elf{elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)};
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return std::nullopt;
   elf_symbol_table table;
-  if (!read_section_symbols(elf.get(), SHT_SYMTAB, table.symbols))
-    read_section_symbols(elf.get(), SHT_DYNSYM, table.symbols);
+  table.full = read_section_symbols(elf.get(), SHT_SYMTAB, table.symbols);
+  if (!table.full) read_section_symbols(elf.get(), SHT_DYNSYM, table.symbols);
   // Aliases share an address: keep one name per address, the first in table order.
   std::stable_sort(table.symbols.begin(), table.symbols.end(),
                    [](const elf_symbol& a, const elf_symbol& b) { return a.start < b.start; });

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -72,6 +73,36 @@ TEST(Symbolizer, ReadsARebuiltFileFromTheBuildIdCache) {
   symbolizer symbols(settings);
   // The recorded file is gone: its build-id finds the copy in the cache.
   model::map where = mapping_of(probe_address(), cache.file("gone"));
+  EXPECT_EQ(symbols.function_at(where, probe_address(), *id), "symbolizer_probe::busy(int)");
+}
+
+// A stripped copy of this executable keeps only .dynsym; its debug file, found by build-id as
+// Debian's -dbg packages install it, names the functions again.
+TEST(Symbolizer, NamesAStrippedFileFromItsDebugFile) {
+  test::temp_dir dir;
+  auto id = io::read_elf_build_id(self_path().c_str());
+  ASSERT_TRUE(id) << "the test executable has no build-id";
+  std::string hex = id->hex();
+  std::string debug_dir = dir.file("debug");
+  std::filesystem::create_directories(debug_dir + "/.build-id/" + hex.substr(0, 2));
+  std::string stripped = dir.file("stripped");
+  std::string debug_file =
+      debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  ASSERT_EQ(std::system(("strip --strip-all -o '" + stripped + "' '" + self_path() + "'").c_str()),
+            0);
+  ASSERT_EQ(
+      std::system(("objcopy --only-keep-debug '" + self_path() + "' '" + debug_file + "'").c_str()),
+      0);
+
+  symbolizer_settings without;
+  without.debug_dir = "";
+  symbolizer plain(without);
+  model::map where = mapping_of(probe_address(), stripped);
+  EXPECT_EQ(plain.function_at(where, probe_address(), *id), "");
+
+  symbolizer_settings with;
+  with.debug_dir = debug_dir;
+  symbolizer symbols(with);
   EXPECT_EQ(symbols.function_at(where, probe_address(), *id), "symbolizer_probe::busy(int)");
 }
 
