@@ -35,15 +35,20 @@ class word_reader {
     }
     offset_ += bytes;
   }
-  std::span<const std::uint64_t> words(std::uint64_t count) {
+  // `count` words in place when the record is 8-byte aligned (records are multiples of 8
+  // bytes in 8-aligned buffers), else copied into `spare`, reused from sample to sample.
+  std::span<const std::uint64_t> words(std::uint64_t count, std::vector<std::uint64_t>& spare) {
     if (!ok_ || count > (record_.size() - offset_) / 8) {
       ok_ = false;
       return {};
     }
-    // Records are 8-byte aligned in the walker's buffers, so the words can be used in place.
-    auto* first = reinterpret_cast<const std::uint64_t*>(record_.data() + offset_);
+    const std::byte* first = record_.data() + offset_;
     offset_ += count * 8;
-    return {first, count};
+    if (reinterpret_cast<std::uintptr_t>(first) % alignof(std::uint64_t) == 0)
+      return {reinterpret_cast<const std::uint64_t*>(first), count};
+    spare.resize(count);
+    std::memcpy(spare.data(), first, count * 8);
+    return spare;
   }
   bool ok() const noexcept { return ok_; }
 
@@ -130,7 +135,7 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
   if (type & PERF_SAMPLE_READ) skip_read_values(in, attr);
   if (type & PERF_SAMPLE_CALLCHAIN) {
     std::uint64_t count = in.next();
-    sample.callchain = in.words(count);
+    sample.callchain = in.words(count, unaligned_);
   }
   // The fields after the call chain matter only for the cgroup at the end.
   if (type & PERF_SAMPLE_CGROUP) {

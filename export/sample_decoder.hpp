@@ -32,9 +32,10 @@ class sample_decoder {
   // `events` are the file's attrs in file order with their ids.
   explicit sample_decoder(std::span<const io::perf::event_entry> events);
 
-  // The fields of `record` (a whole SAMPLE record, header included, 8-byte aligned as the
-  // walker hands it out), or nullopt when it is too short for its sample_type. Allocates
-  // nothing; the callchain span points into `record`.
+  // The fields of `record` (a whole SAMPLE record, header included), or nullopt when it is
+  // too short for its sample_type. The callchain span points into `record`, or into a buffer
+  // of the decoder's (valid until the next decode) when `record` is not 8-byte aligned.
+  // Allocates nothing once that buffer has grown to the longest chain.
   std::optional<decoded_sample> decode(std::span<const std::byte> record) const;
 
   std::size_t event_count() const noexcept { return attrs_.size(); }
@@ -44,6 +45,7 @@ class sample_decoder {
 
   std::vector<perf_event_attr> attrs_;
   std::vector<std::pair<std::uint64_t, std::size_t>> ids_;  // (id, attr index), sorted
+  mutable std::vector<std::uint64_t> unaligned_;            // see decode()
   int id_offset_ = -1;  // of the id in a SAMPLE, from the record start; -1: one attr only
 };
 

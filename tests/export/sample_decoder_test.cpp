@@ -82,6 +82,19 @@ TEST(SampleDecoder, ReadsEachEventsSamplesByTheIdentifier) {
   EXPECT_EQ(sample->misc, PERF_RECORD_MISC_KERNEL);
 }
 
+TEST(SampleDecoder, CopiesTheCallChainOfAnUnalignedRecord) {
+  std::vector<io::perf::event_entry> events{event_with(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, {})};
+  sample_decoder decoder(events);
+  std::vector<std::byte> record =
+      record_with_text(PERF_RECORD_SAMPLE, 0, {0x1, 3, PERF_CONTEXT_USER, 0x1, 0x2});
+  std::vector<std::byte> shifted(record.size() + 4);
+  std::memcpy(shifted.data() + 4, record.data(), record.size());
+  auto sample = decoder.decode(std::span{shifted}.subspan(4));
+  ASSERT_TRUE(sample);
+  EXPECT_EQ(std::vector<std::uint64_t>(sample->callchain.begin(), sample->callchain.end()),
+            (std::vector<std::uint64_t>{PERF_CONTEXT_USER, 0x1, 0x2}));
+}
+
 TEST(SampleDecoder, RejectsASampleCutShortOfItsLayout) {
   std::vector<io::perf::event_entry> events{
       event_with(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN, {})};
