@@ -1,4 +1,5 @@
-# bash completion for arec: options of `arec`, `arec convert` and `arec archive`, their values where they are
+# bash completion for arec: options of `arec`, `arec convert`, `arec archive` and `arec export`,
+# their values where they are
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
 
@@ -14,6 +15,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
 _arec_archive_options='-i --input -o --output -q --quiet -h --help'
+_arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
 
 _arec() {
   local cur prev words cword
@@ -26,7 +28,7 @@ _arec() {
       _command_offset $((i + 1))
       return
     fi
-    [[ $i == 1 && ${words[i]} =~ ^(convert|archive)$ ]] && command=${words[i]}
+    [[ $i == 1 && ${words[i]} =~ ^(convert|archive|export)$ ]] && command=${words[i]}
   done
 
   case $prev in
@@ -62,6 +64,10 @@ _arec() {
       COMPREPLY=($(compgen -W 'no all task mmap cgroup' -- "$cur"))
       return
       ;;
+    --format)
+      ((export)) && COMPREPLY=($(compgen -W 'pprof folded' -- "$cur"))
+      return
+      ;;
     --call-graph)
       COMPREPLY=($(compgen -W 'fp dwarf' -- "$cur"))
       return
@@ -83,7 +89,7 @@ _arec() {
     return
   fi
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W 'convert archive' -c -- "$cur"))
+    COMPREPLY=($(compgen -W 'convert archive export' -c -- "$cur"))
     return
   fi
   case $command in

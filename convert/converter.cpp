@@ -14,6 +14,7 @@
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_walker.hpp"
+#include "io/record_sink.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::convert {
@@ -56,7 +57,7 @@ struct stream {
 
 class merger {
  public:
-  merger(const convert_input& input, bool salvage, convert_output& output,
+  merger(const convert_input& input, bool salvage, io::record_sink& output,
          const convert_settings& settings, convert_report& report)
       : input_(input),
         salvage_(salvage),
@@ -174,7 +175,7 @@ class merger {
       ++report_.samples;
     }
     ++report_.records;
-    output_.append(record);
+    output_.write(record);
     s.released = std::max(s.released, time);
     s.window.pop();
   }
@@ -197,7 +198,7 @@ class merger {
  private:
   const convert_input& input_;
   bool salvage_;
-  convert_output& output_;
+  io::record_sink& output_;
   const convert_settings& settings_;
   convert_report& report_;
   record_clock clock_;
@@ -206,6 +207,16 @@ class merger {
   std::uint64_t since_progress_ = 0;
   std::uint64_t first_sample_ = 0;
   std::uint64_t last_sample_ = 0;
+};
+
+// convert_output as the merge's destination.
+class output_sink final : public io::record_sink {
+ public:
+  explicit output_sink(convert_output& output) : output_(output) {}
+  void write(std::span<const std::byte> record) override { output_.append(record); }
+
+ private:
+  convert_output& output_;
 };
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -241,7 +252,8 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.compression_level = output_level(options, input);
 
   convert_output output(options.output, input.events, report.compression_level);
-  merger merge(input, options.salvage, output, settings, report);
+  output_sink sink(output);
+  merger merge(input, options.salvage, sink, settings, report);
   merge.run();
 
   io::perf::feature_set features;
@@ -259,6 +271,18 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.record_bytes = output.record_bytes();
   output.commit(std::move(features));
   report.output_bytes = output.data_bytes();
+  report.peak_window_bytes = merge.peak_window_bytes();
+  return report;
+}
+
+convert_report merge_in_time_order(const convert_input& input, bool salvage, io::record_sink& sink,
+                                   const convert_settings& settings) {
+  convert_report report;
+  report.files = input.ranges.size();
+  report.input_bytes = input.total_bytes();
+  report.notes = input.salvage_notes;
+  merger merge(input, salvage, sink, settings, report);
+  merge.run();
   report.peak_window_bytes = merge.peak_window_bytes();
   return report;
 }

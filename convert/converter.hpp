@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "convert/convert_input.hpp"
 #include "convert/convert_options.hpp"
+#include "io/record_sink.hpp"
 
 namespace arec::convert {
 
@@ -48,5 +50,12 @@ struct convert_report {
 // at options.output then), std::system_error for failed system calls, usage_error when the
 // output would overwrite the input or the compression options contradict each other.
 convert_report convert(const convert_options& options, const convert_settings& settings = {});
+
+// Hands every record of `input`'s data ranges to `sink` in time order, as convert() writes them
+// (FINISHED_ROUND, FINISHED_INIT and types perf 6.1 does not know left out): for readers of a
+// recording other than the perf.data writer (arec export). The report counts what was read;
+// its output fields stay 0. Throws as convert() does for malformed input.
+convert_report merge_in_time_order(const convert_input& input, bool salvage, io::record_sink& sink,
+                                   const convert_settings& settings = {});
 
 }  // namespace arec::convert

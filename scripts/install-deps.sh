@@ -9,7 +9,28 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libarchive-dev libasio-dev libgtest-dev libbenchmark-dev
   linux-perf hotspot zstd util-linux python3
+  # arec export (docs/export.md, "Dependencies"): profile.proto, gzip, ELF/DWARF, and the two
+  # pprof readers the tests check the output with (Go's pprof, npm's pprof-format).
+  libprotobuf-dev protobuf-compiler zlib1g-dev libdw-dev golang-go nodejs
 )
+
+# The tests' second pprof decoder, from the npm registry, in a directory of its own (see
+# tests/e2e/export_test.cpp, which fails, not skips, when it is missing).
+node_modules_dir=${AREC_TEST_NODE_DIR:-/usr/local/lib/arec-test-node}
+pprof_format_version=2.3.2
+install_node_decoder() {
+  if [[ -f "$node_modules_dir/node_modules/pprof-format/package.json" ]] &&
+    grep -q "\"version\": \"$pprof_format_version\"" \
+      "$node_modules_dir/node_modules/pprof-format/package.json"; then
+    return 0
+  fi
+  echo "install-deps: installing pprof-format@$pprof_format_version into $node_modules_dir"
+  # Debian's nodejs comes without npm; a nodejs that bundles npm conflicts with Debian's npm.
+  command -v npm > /dev/null || apt-get install -y --no-install-recommends npm
+  mkdir -p "$node_modules_dir"
+  npm install --silent --no-audit --no-fund --prefix "$node_modules_dir" \
+    "pprof-format@$pprof_format_version"
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -19,6 +40,7 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages already installed"
+  install_node_decoder
   exit 0
 fi
 
@@ -31,3 +53,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
+install_node_decoder

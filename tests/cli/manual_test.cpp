@@ -8,6 +8,7 @@
 
 #include "cli/archive_command_line.hpp"
 #include "cli/convert_command_line.hpp"
+#include "cli/export_command_line.hpp"
 #include "cli/record_command_line.hpp"
 #include "io/usage_error.hpp"
 
@@ -105,6 +106,23 @@ TEST(Manual, PageListsTheSameArchiveOptionsAsHelp) {
             as_set(archive_option_names()));
 }
 
+TEST(Manual, HelpListsExactlyTheOptionsTheExportParserAccepts) {
+  EXPECT_EQ(option_names_in(help_option_lines(export_help_text())), as_set(export_option_names()));
+  for (const std::string& name : export_option_names()) {
+    std::vector<const char*> args{name.c_str(), "pprof"};
+    try {
+      parse_export_command_line(args);
+    } catch (const io::usage_error& error) {
+      EXPECT_EQ(std::string(error.what()).find("unknown option"), std::string::npos) << name;
+    }
+  }
+}
+
+TEST(Manual, PageListsTheSameExportOptionsAsHelp) {
+  EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "EXPORT OPTIONS"),
+            as_set(export_option_names()));
+}
+
 TEST(Manual, PageListsTheSameRecordOptionsAsHelp) {
   EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "RECORD OPTIONS"),
             as_set(record_option_names()));
@@ -132,6 +150,7 @@ TEST(Manual, BashCompletionOffersExactlyTheAcceptedOptions) {
   EXPECT_EQ(completion_names(script, "_arec_record_options"), as_set(record_option_names()));
   EXPECT_EQ(completion_names(script, "_arec_convert_options"), as_set(convert_option_names()));
   EXPECT_EQ(completion_names(script, "_arec_archive_options"), as_set(archive_option_names()));
+  EXPECT_EQ(completion_names(script, "_arec_export_options"), as_set(export_option_names()));
   EXPECT_NE(script.find("complete -F _arec arec"), std::string::npos);
 }
 

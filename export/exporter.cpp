@@ -1,0 +1,122 @@
+#include "export/exporter.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+
+#include "convert/convert_input.hpp"
+#include "convert/converter.hpp"
+#include "export/folded_writer.hpp"
+#include "export/pprof_writer.hpp"
+#include "export/profile_builder.hpp"
+#include "export/recording_info.hpp"
+#include "io/output_path.hpp"
+#include "io/record_sink.hpp"
+#include "io/system_error.hpp"
+#include "io/usage_error.hpp"
+
+namespace arec::exporting {
+namespace {
+
+class builder_sink final : public io::record_sink {
+ public:
+  explicit builder_sink(profile_builder& builder) : builder_(builder) {}
+  void write(std::span<const std::byte> record) override { builder_.add(record); }
+
+ private:
+  profile_builder& builder_;
+};
+
+std::int64_t modification_time_ns(const std::string& path) {
+  struct stat status {};
+  io::check_syscall(::stat(path.c_str(), &status), "stat", path);
+  return static_cast<std::int64_t>(status.st_mtim.tv_sec) * 1'000'000'000 + status.st_mtim.tv_nsec;
+}
+
+builder_settings settings_for(const convert::convert_input& input) {
+  builder_settings settings;
+  settings.recorded_build_ids = recorded_build_ids(input.features);
+  settings.symbols.build_id_dir = default_build_id_dir();
+  auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
+  if (kernel != settings.recorded_build_ids.end())
+    settings.symbols.kernel_build_id = kernel->second;
+  return settings;
+}
+
+// The wall-clock window of the samples: exact with CLOCK_DATA (-k); otherwise the recording
+// ended when its header file was last written, and began (last - first sample) before that.
+std::pair<std::int64_t, std::int64_t> wall_window(const profile_builder& builder,
+                                                  const convert::convert_input& first,
+                                                  const convert::convert_input& last) {
+  auto span = static_cast<std::int64_t>(builder.last_time() - builder.first_time());
+  if (auto offset = wall_clock_offset(first.features); offset && builder.first_time() != 0)
+    return {static_cast<std::int64_t>(builder.first_time()) + *offset,
+            static_cast<std::int64_t>(builder.last_time()) + *offset};
+  std::int64_t end = modification_time_ns(last.header_path);
+  return {end - span, end};
+}
+
+void write_output(const std::string& path, std::span<const std::byte> bytes) {
+  if (path == "-") return io::write_all(STDOUT_FILENO, bytes, "standard output");
+  // Replaces an earlier export only once the new file is complete under a temporary name.
+  std::string temporary = path + ".arec-tmp";
+  if (::unlink(temporary.c_str()) != 0 && errno != ENOENT) io::throw_errno("unlink", temporary);
+  io::pending_output file = io::create_pending_output_file(temporary);
+  io::write_all_at(file.fd.get(), bytes.data(), bytes.size(), 0, temporary);
+  io::publish_output_file(file, temporary);
+  io::check_syscall(::rename(temporary.c_str(), path.c_str()), "rename", path);
+}
+
+}  // namespace
+
+std::string output_path(const export_options& options) {
+  if (!options.output.empty()) return options.output;
+  std::string input = options.inputs.empty() ? "perf.data" : options.inputs.front();
+  while (input.size() > 1 && input.ends_with('/')) input.pop_back();
+  return input + (options.format == export_format::pprof ? ".pb.gz" : ".folded");
+}
+
+export_report export_recording(const export_options& options) {
+  std::vector<std::string> inputs = options.inputs;
+  if (inputs.empty()) inputs.push_back("perf.data");
+  export_report report;
+  report.output = output_path(options);
+  std::vector<convert::convert_input> opened;
+  for (const std::string& input : inputs) {
+    opened.push_back(convert::open_convert_input(input, options.salvage));
+    if (report.output != "-" && opened.back().header_path == report.output)
+      throw io::usage_error("-o " + report.output + ": the output would overwrite the input");
+  }
+  profile_builder builder(opened.front().events, settings_for(opened.front()));
+  builder_sink sink(builder);
+  for (const convert::convert_input& input : opened) {
+    builder.use_events(input.events);
+    convert::convert_report read = convert::merge_in_time_order(input, options.salvage, sink);
+    report.records += read.records;
+    report.notes.insert(report.notes.end(), read.notes.begin(), read.notes.end());
+  }
+  report.inputs = opened.size();
+  report.samples = builder.samples();
+  report.bad_samples = builder.bad_samples();
+  auto [start, end] = wall_window(builder, opened.front(), opened.back());
+  profile result = builder.finish(start, end);
+  report.stacks = result.samples.size();
+  report.locations = result.locations.size();
+  report.functions = result.functions.size();
+  report.mappings = result.mappings.size();
+  std::vector<std::byte> bytes;
+  if (options.format == export_format::pprof) {
+    bytes = gzip(pprof_message(result));
+  } else {
+    std::string text = folded_text(result);
+    auto* first = reinterpret_cast<const std::byte*>(text.data());
+    bytes.assign(first, first + text.size());
+  }
+  write_output(report.output, bytes);
+  report.output_bytes = bytes.size();
+  return report;
+}
+
+}  // namespace arec::exporting

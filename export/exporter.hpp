@@ -1,0 +1,32 @@
+// exporter: `arec export` — reads recordings through convert's reader (single files, --threads
+// directories, compressed records, salvage) in time order into a profile_builder and writes the
+// profile as gzipped pprof or as folded stacks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "export/export_options.hpp"
+
+namespace arec::exporting {
+
+struct export_report {
+  std::string output;  // where it was written ("-": stdout)
+  std::size_t inputs = 0;
+  std::uint64_t records = 0;
+  std::uint64_t samples = 0;      // exported
+  std::uint64_t bad_samples = 0;  // too short for their sample_type, left out
+  std::size_t stacks = 0;         // distinct stacks with labels
+  std::size_t locations = 0;
+  std::size_t functions = 0;
+  std::size_t mappings = 0;
+  std::uint64_t output_bytes = 0;
+  std::vector<std::string> notes;  // salvage
+};
+
+// Exports options.inputs. Throws io::perf::format_error for malformed input, std::system_error
+// for failed system calls, io::usage_error for inputs that record different events.
+export_report export_recording(const export_options& options);
+
+}  // namespace arec::exporting

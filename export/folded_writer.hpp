@@ -1,0 +1,15 @@
+// folded_writer: a profile as collapsed stacks, the input of flamegraph.pl and speedscope: one
+// line "comm;root;...;leaf COUNT" per distinct stack, sorted, counting samples.
+#pragma once
+
+#include <string>
+
+#include "export/profile.hpp"
+
+namespace arec::exporting {
+
+// Frames without a name are "[unknown]", as perf script prints them. COUNT sums the sample
+// types named "*_samples" (the sample counts of every event).
+std::string folded_text(const profile& source);
+
+}  // namespace arec::exporting

@@ -1,0 +1,288 @@
+#include "export/profile_builder.hpp"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/perf_data/perf_abi.hpp"
+#include "io/usage_error.hpp"
+#include "model/side_band.hpp"
+
+namespace arec::exporting {
+namespace {
+
+// Call chain entries at or above this are PERF_CONTEXT_* markers, not addresses.
+constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);
+
+bool is_time_based(const perf_event_attr& attr) {
+  return attr.type == PERF_TYPE_SOFTWARE &&
+         (attr.config == PERF_COUNT_SW_CPU_CLOCK || attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+// The side-band carrier perf and arec add to every recording ("dummy:u"): it never samples.
+bool is_dummy(const perf_event_attr& attr) {
+  return attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_DUMMY;
+}
+
+bool kernel_mode(std::uint16_t misc) {
+  std::uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+std::string event_name(const io::perf::event_entry& event, std::size_t index) {
+  return event.name.empty() ? "event" + std::to_string(index) : event.name;
+}
+
+}  // namespace
+
+profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
+                                 builder_settings settings)
+    : settings_(std::move(settings)), decoder_(events), symbols_(settings_.symbols) {
+  describe_events(events);
+  label_pid_ = intern("pid");
+  label_tid_ = intern("tid");
+  label_comm_ = intern("comm");
+  label_cpu_ = intern("cpu");
+  label_cgroup_ = intern("cgroup");
+}
+
+// Two sample types per event: its sample count, and its summed period, which is what perf
+// report weighs by (nanoseconds for cpu-clock and task-clock, event counts otherwise).
+void profile_builder::describe_events(std::span<const io::perf::event_entry> events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    std::string name = event_name(events[i], i);
+    event_names_.push_back(name);
+    event_columns columns;
+    if (is_dummy(events[i].attr)) {
+      columns_.push_back(columns);  // no columns: its samples, if any, are not counted
+      continue;
+    }
+    columns.present = true;
+    bool time = is_time_based(events[i].attr);
+    columns.count = sample_types_.size();
+    sample_types_.push_back({intern(name + "_samples"), intern("count")});
+    columns.weight = sample_types_.size();
+    sample_types_.push_back({intern(name), intern(time ? "nanoseconds" : "count")});
+    columns_.push_back(columns);
+  }
+  auto first_counted = std::find_if(columns_.begin(), columns_.end(),
+                                    [](const event_columns& c) { return c.present; });
+  if (first_counted == columns_.end()) return;
+  const perf_event_attr& first =
+      events[static_cast<std::size_t>(first_counted - columns_.begin())].attr;
+  period_type_ = sample_types_[first_counted->weight];
+  default_type_ = period_type_.type;
+  if (!first.freq)
+    period_ = static_cast<std::int64_t>(first.sample_period);
+  else if (is_time_based(first) && first.sample_freq > 0)
+    period_ = static_cast<std::int64_t>(1'000'000'000 / first.sample_freq);
+}
+
+void profile_builder::use_events(std::span<const io::perf::event_entry> events) {
+  bool same = events.size() == event_names_.size();
+  for (std::size_t i = 0; same && i < events.size(); ++i)
+    same = event_name(events[i], i) == event_names_[i];
+  if (!same)
+    throw io::usage_error("the recordings do not record the same events: export them one by one");
+  decoder_ = sample_decoder(events);
+}
+
+std::int64_t profile_builder::intern(std::string_view text) {
+  auto found = string_ids_.find(text);
+  if (found != string_ids_.end()) return found->second;
+  auto id = static_cast<std::int64_t>(strings_.size());
+  strings_.emplace_back(text);
+  string_ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+void profile_builder::add(std::span<const std::byte> record) {
+  if (record.size() < sizeof(io::perf::record_header)) return;
+  std::uint32_t type = 0;
+  std::memcpy(&type, record.data(), sizeof type);
+  if (type == PERF_RECORD_SAMPLE)
+    add_sample(record);
+  else if (type == PERF_RECORD_CGROUP)
+    add_cgroup(record);
+  else
+    model::apply_side_band(machine_, record);
+}
+
+// CGROUP: u64 id, then the path NUL-terminated (and the sample_id trailer).
+void profile_builder::add_cgroup(std::span<const std::byte> record) {
+  constexpr std::size_t path_offset = sizeof(io::perf::record_header) + 8;
+  if (record.size() <= path_offset) return;
+  std::uint64_t id = 0;
+  std::memcpy(&id, record.data() + sizeof(io::perf::record_header), sizeof id);
+  const char* path = reinterpret_cast<const char*>(record.data() + path_offset);
+  cgroup_paths_[id] = intern({path, ::strnlen(path, record.size() - path_offset)});
+}
+
+void profile_builder::add_sample(std::span<const std::byte> record) {
+  std::optional<decoded_sample> sample = decoder_.decode(record);
+  if (!sample) {
+    ++bad_samples_;
+    return;
+  }
+  if (!columns_[sample->event].present) return;
+  ++samples_;
+  if (sample->time != 0) {
+    if (first_time_ == 0 || sample->time < first_time_) first_time_ = sample->time;
+    if (sample->time > last_time_) last_time_ = sample->time;
+  }
+  std::shared_ptr<model::thread> task = machine_.tasks().find(sample->tid);
+  if (!task && sample->pid >= 0) task = machine_.find_or_add_thread(sample->pid, sample->tid);
+
+  stack_.clear();
+  if (sample->callchain.empty()) {
+    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
+  } else {
+    bool kernel = kernel_mode(sample->misc);
+    bool first_of_context = true;  // the first address after a marker is exact, not a return
+    for (std::uint64_t entry : sample->callchain) {
+      if (entry >= context_max) {
+        kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
+        first_of_context = true;
+        continue;
+      }
+      stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
+      first_of_context = false;
+    }
+  }
+
+  std::string comm = task ? task->comm() : std::string{};  // at most 15 bytes: no allocation
+  std::int64_t comm_id =
+      comm.empty() ? intern(sample->tid == 0 ? "swapper" : ":" + std::to_string(sample->tid))
+                   : intern(comm);
+  key_.assign({sample->event, static_cast<std::uint64_t>(sample->pid),
+               static_cast<std::uint64_t>(sample->tid), static_cast<std::uint64_t>(comm_id),
+               sample->has_cpu ? sample->cpu : ~0ull, sample->has_cgroup ? sample->cgroup : ~0ull});
+  key_.insert(key_.end(), stack_.begin(), stack_.end());
+  std::string_view key{reinterpret_cast<const char*>(key_.data()), key_.size() * 8};
+  auto found = window_ids_.find(key);
+  std::size_t index = 0;
+  if (found != window_ids_.end()) {
+    index = found->second;
+  } else {
+    index = window_.size();
+    profile_sample entry;
+    entry.location_ids = stack_;
+    entry.values.assign(sample_types_.size(), 0);
+    entry.labels.push_back({label_pid_, 0, sample->pid});
+    entry.labels.push_back({label_tid_, 0, sample->tid});
+    entry.labels.push_back({label_comm_, comm_id, 0});
+    if (sample->has_cpu) entry.labels.push_back({label_cpu_, 0, sample->cpu});
+    if (sample->has_cgroup) {
+      // The path as perf report shows it when a CGROUP record named the id, else the id.
+      auto path = cgroup_paths_.find(sample->cgroup);
+      if (path != cgroup_paths_.end())
+        entry.labels.push_back({label_cgroup_, path->second, 0});
+      else
+        entry.labels.push_back({label_cgroup_, 0, static_cast<std::int64_t>(sample->cgroup)});
+    }
+    window_.push_back(std::move(entry));
+    window_ids_.emplace(std::string(key), index);
+  }
+  const event_columns& columns = columns_[sample->event];
+  window_[index].values[columns.count] += 1;
+  window_[index].values[columns.weight] += static_cast<std::int64_t>(sample->period);
+}
+
+std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,
+                                           std::uint64_t address, bool caller) {
+  if (caller && address > 0) --address;
+  std::optional<model::map> where;
+  if (kernel)
+    where = machine_.kernel_maps().find(address);
+  else if (task)
+    where = task->address_space()->find(address);
+  std::uint64_t mapping_id = where ? mapping_of(*where) : 0;
+  auto [found, added] = location_ids_.try_emplace({mapping_id, address}, 0);
+  if (!added) return found->second;
+
+  profile_location location;
+  location.id = locations_.size() + 1;
+  location.mapping_id = mapping_id;
+  location.address = address;
+  std::string_view name;
+  if (kernel)
+    name = symbols_.kernel_function_at(address);
+  else if (where && where->object)
+    name = symbols_.function_at(*where, address, recorded_id(*where->object));
+  if (!name.empty()) {
+    std::int64_t filename = where && where->object ? intern(where->object->name()) : 0;
+    location.function_id = function_of(name, filename);
+  }
+  locations_.push_back(location);
+  found->second = location.id;
+  return location.id;
+}
+
+std::uint64_t profile_builder::mapping_of(const model::map& where) {
+  auto key = std::tuple{where.object.get(), where.start, where.end, where.pgoff};
+  auto [found, added] = mapping_ids_.try_emplace(key, 0);
+  if (!added) return found->second;
+  profile_mapping mapping;
+  mapping.id = mappings_.size() + 1;
+  mapping.memory_start = where.start;
+  mapping.memory_limit = where.end;
+  mapping.file_offset = where.pgoff;
+  if (where.object) {
+    const model::dso& object = *where.object;
+    mapping.kernel = object.kind() != model::dso_kind::user;
+    mapping.filename = intern(object.name());
+    io::build_id id = recorded_id(object);
+    if (id.empty() && object.kind() == model::dso_kind::user) id = symbols_.file_build_id(where);
+    if (!id.empty()) mapping.build_id = intern(id.hex());
+    mapping.has_functions = symbols_.has_symbols(where, id);
+  }
+  mappings_.push_back(mapping);
+  found->second = mapping.id;
+  return mapping.id;
+}
+
+std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t filename) {
+  std::int64_t name_id = intern(name);
+  auto [found, added] = function_ids_.try_emplace(
+      {static_cast<std::uint64_t>(name_id), static_cast<std::uint64_t>(filename)}, 0);
+  if (!added) return found->second;
+  functions_.push_back({functions_.size() + 1, name_id, filename});
+  found->second = functions_.back().id;
+  return found->second;
+}
+
+io::build_id profile_builder::recorded_id(const model::dso& object) const {
+  if (io::build_id id = object.build_id(); !id.empty()) return id;
+  auto found = settings_.recorded_build_ids.find(object.name());
+  return found != settings_.recorded_build_ids.end() ? found->second : io::build_id{};
+}
+
+profile profile_builder::finish(std::int64_t start_ns, std::int64_t end_ns) {
+  profile out;
+  out.sample_types = sample_types_;
+  out.samples = std::move(window_);
+  out.mappings = mappings_;
+  // pprof tools take the first mapping for the main binary: user space first, by address (an
+  // executable below its libraries), the kernel last.
+  std::stable_sort(
+      out.mappings.begin(), out.mappings.end(),
+      [](const profile_mapping& a, const profile_mapping& b) {
+        return std::pair{a.kernel, a.memory_start} < std::pair{b.kernel, b.memory_start};
+      });
+  out.locations = locations_;
+  out.functions = functions_;
+  out.strings = strings_;
+  out.time_nanos = start_ns;
+  out.duration_nanos = end_ns > start_ns ? end_ns - start_ns : 0;
+  out.period_type = period_type_;
+  out.period = period_;
+  out.default_sample_type = default_type_;
+  window_.clear();
+  window_ids_.clear();
+  samples_ = 0;
+  first_time_ = last_time_ = 0;
+  return out;
+}
+
+}  // namespace arec::exporting

@@ -1,0 +1,128 @@
+// profile_builder: aggregates perf records, one at a time and from any source (a recording read
+// back, or a live window), into a profile: side-band records keep the machine model current,
+// samples are resolved to mappings and symbolized locations and summed per distinct stack and
+// labels. finish() cuts the samples added so far into one profile and starts the next window;
+// the model, symbol caches and the location, function, mapping and string tables carry on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "export/profile.hpp"
+#include "export/sample_decoder.hpp"
+#include "export/symbolizer.hpp"
+#include "io/build_id.hpp"
+#include "io/perf_data/feature_encoder.hpp"
+#include "model/machine.hpp"
+
+namespace arec::exporting {
+
+struct builder_settings {
+  symbolizer_settings symbols;
+  // Build-ids the recording gives per file name (its BUILD_ID feature); MMAP2 build-ids and,
+  // last, the file on disk are used for files it does not name.
+  std::unordered_map<std::string, io::build_id> recorded_build_ids;
+};
+
+class profile_builder {
+ public:
+  // `events`: the recording's attrs in file order, with names and ids.
+  profile_builder(std::span<const io::perf::event_entry> events, builder_settings settings);
+
+  // Takes one whole record (header included). COMM/FORK/EXIT/MMAP/MMAP2 update the model,
+  // CGROUP names cgroup ids, SAMPLEs are aggregated, everything else is ignored. Once the tables
+  // hold a sample's thread, locations and stack, adding it allocates nothing.
+  void add(std::span<const std::byte> record);
+
+  // The profile of the samples added since the last finish(): the window [start_ns, end_ns)
+  // on the wall clock (ns since the epoch).
+  profile finish(std::int64_t start_ns, std::int64_t end_ns);
+
+  // Reads the samples that follow with `events` (the next file of the same recording: the
+  // same events in the same order, other ids). Throws io::usage_error when the events differ.
+  void use_events(std::span<const io::perf::event_entry> events);
+
+  // Sample times (the recording's clock) seen since the last finish(); 0 when none.
+  std::uint64_t first_time() const noexcept { return first_time_; }
+  std::uint64_t last_time() const noexcept { return last_time_; }
+  // Samples added since the last finish(), and those that could not be decoded.
+  std::uint64_t samples() const noexcept { return samples_; }
+  std::uint64_t bad_samples() const noexcept { return bad_samples_; }
+
+ private:
+  struct event_columns {
+    bool present = false;    // false for the dummy event: no sample types
+    std::size_t count = 0;   // sample type index of the sample count
+    std::size_t weight = 0;  // of the summed period (ns for time-based events)
+  };
+  struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept {
+      return std::hash<std::string_view>{}(text);
+    }
+  };
+  using string_index = std::unordered_map<std::string, std::int64_t, string_hash, std::equal_to<>>;
+  struct location_key_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& key) const noexcept {
+      return std::hash<std::uint64_t>{}(key.first * 0x9e3779b97f4a7c15ull ^ key.second);
+    }
+  };
+
+  void add_sample(std::span<const std::byte> record);
+  void add_cgroup(std::span<const std::byte> record);
+  // The location id of one frame; `caller` frames hold return addresses (pprof wants an
+  // address inside the call instruction: return address - 1).
+  std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
+                            bool caller);
+  std::uint64_t mapping_of(const model::map& where);
+  std::uint64_t function_of(std::string_view name, std::int64_t filename);
+  std::int64_t intern(std::string_view text);
+  io::build_id recorded_id(const model::dso& object) const;
+  void describe_events(std::span<const io::perf::event_entry> events);
+
+  builder_settings settings_;
+  model::machine machine_;
+  sample_decoder decoder_;
+  symbolizer symbols_;
+  std::vector<event_columns> columns_;  // per event
+
+  std::vector<std::string> strings_{""};
+  string_index string_ids_{{"", 0}};
+  std::vector<value_type> sample_types_;
+  value_type period_type_;
+  std::int64_t period_ = 0;
+  std::int64_t default_type_ = 0;
+  std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0;
+
+  std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;  // cgroup id -> path string
+
+  std::vector<profile_mapping> mappings_;
+  std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t>,
+           std::uint64_t>
+      mapping_ids_;
+  std::vector<profile_location> locations_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
+      location_ids_;  // (mapping id, address)
+  std::vector<profile_function> functions_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
+      function_ids_;  // (name string, file name string)
+
+  // The window's samples, summed per key (event, labels, location ids as bytes).
+  std::vector<profile_sample> window_;
+  std::unordered_map<std::string, std::size_t, string_hash, std::equal_to<>> window_ids_;
+  std::vector<std::uint64_t> key_;    // reused per sample
+  std::vector<std::uint64_t> stack_;  // reused per sample
+  std::uint64_t samples_ = 0;
+  std::uint64_t first_time_ = 0, last_time_ = 0;
+  std::vector<std::string> event_names_;
+  std::uint64_t bad_samples_ = 0;
+};
+
+}  // namespace arec::exporting

@@ -1,0 +1,169 @@
+#include "export/sample_decoder.hpp"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/sample_layout.hpp"
+
+namespace arec::exporting {
+namespace {
+
+constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
+
+// Reads u64 words from a record body in order; running past the end marks it bad.
+class word_reader {
+ public:
+  explicit word_reader(std::span<const std::byte> record) : record_(record) {}
+  std::uint64_t next() {
+    std::uint64_t value = 0;
+    if (!ok_ || offset_ + 8 > record_.size()) {
+      ok_ = false;
+      return 0;
+    }
+    std::memcpy(&value, record_.data() + offset_, 8);
+    offset_ += 8;
+    return value;
+  }
+  void skip(std::uint64_t bytes) {
+    if (!ok_ || bytes > record_.size() - offset_) {
+      ok_ = false;
+      return;
+    }
+    offset_ += bytes;
+  }
+  // `count` words in place when the record is 8-byte aligned (records are multiples of 8
+  // bytes in 8-aligned buffers), else copied into `spare`, reused from sample to sample.
+  std::span<const std::uint64_t> words(std::uint64_t count, std::vector<std::uint64_t>& spare) {
+    if (!ok_ || count > (record_.size() - offset_) / 8) {
+      ok_ = false;
+      return {};
+    }
+    const std::byte* first = record_.data() + offset_;
+    offset_ += count * 8;
+    if (reinterpret_cast<std::uintptr_t>(first) % alignof(std::uint64_t) == 0)
+      return {reinterpret_cast<const std::uint64_t*>(first), count};
+    spare.resize(count);
+    std::memcpy(spare.data(), first, count * 8);
+    return spare;
+  }
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  std::span<const std::byte> record_;
+  std::size_t offset_ = header_bytes;
+  bool ok_ = true;
+};
+
+void skip_read_values(word_reader& in, const perf_event_attr& attr) {
+  std::uint64_t format = attr.read_format;
+  std::uint64_t extra = ((format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                        ((format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
+  std::uint64_t per_value =
+      1 + ((format & PERF_FORMAT_ID) ? 1 : 0) + ((format & PERF_FORMAT_LOST) ? 1 : 0);
+  if (format & PERF_FORMAT_GROUP) {
+    std::uint64_t count = in.next();
+    in.skip(8 * extra);
+    if (count > 4096) return in.skip(~0ull);  // no group is that large: the record is bad
+    in.skip(8 * count * per_value);
+  } else {
+    in.skip(8 * (extra + per_value));
+  }
+}
+
+void skip_registers(word_reader& in, std::uint64_t mask) {
+  std::uint64_t abi = in.next();
+  if (abi != 0) in.skip(8 * static_cast<std::uint64_t>(std::popcount(mask)));
+}
+
+}  // namespace
+
+sample_decoder::sample_decoder(std::span<const io::perf::event_entry> events) {
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    attrs_.push_back(events[i].attr);
+    for (std::uint64_t id : events[i].ids) ids_.emplace_back(id, i);
+  }
+  std::sort(ids_.begin(), ids_.end());
+  if (attrs_.size() < 2) return;
+  std::uint64_t type = attrs_.front().sample_type;
+  if (type & PERF_SAMPLE_IDENTIFIER)
+    id_offset_ = header_bytes;
+  else if (type & PERF_SAMPLE_ID)
+    id_offset_ = static_cast<int>(header_bytes + io::perf::sample_time_offset(type) +
+                                  io::perf::field_bytes(type, PERF_SAMPLE_TIME) +
+                                  io::perf::field_bytes(type, PERF_SAMPLE_ADDR));
+}
+
+std::size_t sample_decoder::attr_of(std::span<const std::byte> record) const {
+  if (id_offset_ < 0 || static_cast<std::size_t>(id_offset_) + 8 > record.size()) return 0;
+  std::uint64_t id = 0;
+  std::memcpy(&id, record.data() + id_offset_, sizeof id);
+  auto found = std::lower_bound(ids_.begin(), ids_.end(), std::pair{id, std::size_t{0}});
+  return found != ids_.end() && found->first == id ? found->second : 0;  // perf: id 0 = first
+}
+
+std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> record) const {
+  if (attrs_.empty() || record.size() < header_bytes) return std::nullopt;
+  decoded_sample sample;
+  sample.event = attr_of(record);
+  const perf_event_attr& attr = attrs_[sample.event];
+  std::uint64_t type = attr.sample_type;
+  io::perf::record_header header;
+  std::memcpy(&header, record.data(), sizeof header);
+  sample.misc = header.misc;
+  if (!(type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
+  word_reader in(record);
+  if (type & PERF_SAMPLE_IDENTIFIER) in.next();
+  if (type & PERF_SAMPLE_IP) sample.ip = in.next();
+  if (type & PERF_SAMPLE_TID) {
+    std::uint64_t ids = in.next();
+    sample.pid = static_cast<std::int32_t>(ids & 0xffffffffu);
+    sample.tid = static_cast<std::int32_t>(ids >> 32);
+  }
+  if (type & PERF_SAMPLE_TIME) sample.time = in.next();
+  if (type & PERF_SAMPLE_ADDR) in.next();
+  if (type & PERF_SAMPLE_ID) in.next();
+  if (type & PERF_SAMPLE_STREAM_ID) in.next();
+  if (type & PERF_SAMPLE_CPU) {
+    sample.cpu = static_cast<std::uint32_t>(in.next() & 0xffffffffu);
+    sample.has_cpu = true;
+  }
+  if (type & PERF_SAMPLE_PERIOD) sample.period = in.next();
+  if (type & PERF_SAMPLE_READ) skip_read_values(in, attr);
+  if (type & PERF_SAMPLE_CALLCHAIN) {
+    std::uint64_t count = in.next();
+    sample.callchain = in.words(count, unaligned_);
+  }
+  // The fields after the call chain matter only for the cgroup at the end.
+  if (type & PERF_SAMPLE_CGROUP) {
+    if (type & PERF_SAMPLE_RAW) {
+      std::uint64_t size_word = in.next();  // u32 size, then the data: rewind by 4 bytes
+      in.skip(((size_word & 0xffffffffu) + 4 + 7) / 8 * 8 - 8);
+    }
+    if (type & PERF_SAMPLE_BRANCH_STACK) {
+      std::uint64_t count = in.next();
+      if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) in.next();
+      in.skip(24 * count);
+    }
+    if (type & PERF_SAMPLE_REGS_USER) skip_registers(in, attr.sample_regs_user);
+    if (type & PERF_SAMPLE_STACK_USER) {
+      std::uint64_t size = in.next();
+      in.skip(size);
+      if (size != 0) in.next();  // dyn_size
+    }
+    if (type & PERF_SAMPLE_WEIGHT_TYPE) in.next();
+    if (type & PERF_SAMPLE_DATA_SRC) in.next();
+    if (type & PERF_SAMPLE_TRANSACTION) in.next();
+    if (type & PERF_SAMPLE_REGS_INTR) skip_registers(in, attr.sample_regs_intr);
+    if (type & PERF_SAMPLE_PHYS_ADDR) in.next();
+    sample.cgroup = in.next();
+    sample.has_cgroup = true;
+  }
+  if (!in.ok()) return std::nullopt;
+  return sample;
+}
+
+}  // namespace arec::exporting

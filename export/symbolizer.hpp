@@ -1,0 +1,85 @@
+// symbolizer: names the function at an address of a mapping, from the mapped file's ELF symbol
+// table (demangled C++) or, for the kernel and its modules, from kallsyms. Each file is read
+// once, when its first address is asked for; a file whose build-id is not the recorded one is
+// looked up in perf's build-id cache instead (its layout: record/synthesis/build_id_cache.hpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "io/build_id.hpp"
+#include "io/elf_symbols.hpp"
+#include "model/map.hpp"
+
+namespace arec::exporting {
+
+struct symbolizer_settings {
+  // perf's build-id cache: $PERF_BUILDID_DIR, else $HOME/.debug (perfconfig's buildid.dir is
+  // not read). Empty: no cache.
+  std::string build_id_dir;
+  // Separate debug files by build-id (<dir>/.build-id/xx/yyyy.debug, as Debian's -dbg and
+  // -dbgsym packages install them): their .symtab names what a stripped file's .dynsym does
+  // not. Empty: not looked up.
+  std::string debug_dir = "/usr/lib/debug";
+  // The kernel's symbols when the cache has no kallsyms for the recorded kernel.
+  std::string kallsyms_path = "/proc/kallsyms";
+  // The build-id the recording gives for the kernel (BUILD_ID feature), to find its kallsyms
+  // in the cache; empty: use kallsyms_path.
+  io::build_id kernel_build_id;
+};
+
+// $PERF_BUILDID_DIR, else $HOME/.debug, else "".
+std::string default_build_id_dir();
+
+class symbolizer {
+ public:
+  explicit symbolizer(symbolizer_settings settings);
+
+  // The (demangled) function containing `address` of `where`, or "" when unknown. The view
+  // stays valid as long as the symbolizer. `recorded_id` is the build-id the recording saw for
+  // the mapped file (empty when unknown).
+  std::string_view function_at(const model::map& where, std::uint64_t address,
+                               const io::build_id& recorded_id);
+  // Whether the file of `where` had any symbols (asks function_at's cache; loads it if needed).
+  bool has_symbols(const model::map& where, const io::build_id& recorded_id);
+  // The build-id of the file `where` maps as read from disk (or the cache), or empty.
+  io::build_id file_build_id(const model::map& where);
+  // The kernel function containing `address` (kallsyms), or "".
+  std::string_view kernel_function_at(std::uint64_t address);
+
+ private:
+  struct file_symbols {
+    std::optional<io::elf_symbol_table> table;
+    std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
+  };
+  struct kernel_symbol {
+    std::uint64_t start;
+    std::string name;
+  };
+
+  file_symbols& symbols_of(const model::dso& object, const io::build_id& recorded_id);
+  // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
+  void add_debug_symbols(io::elf_symbol_table& table) const;
+  void load_kallsyms();
+
+  symbolizer_settings settings_;
+  // Keyed by the dso itself (the machine keeps every dso): one load per dso, however many maps
+  // and samples name it.
+  std::unordered_map<const model::dso*, file_symbols> files_;
+  std::vector<kernel_symbol> kernel_;  // sorted by start
+  bool kernel_loaded_ = false;
+};
+
+// The demangled form of a C++ (Itanium ABI) name, or the name itself.
+std::string demangle(const std::string& name);
+
+// The kernel's text symbols in kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines), sorted;
+// data symbols and zero addresses (kptr_restrict) are left out.
+std::vector<std::pair<std::uint64_t, std::string>> parse_kallsyms(std::string_view text);
+
+}  // namespace arec::exporting

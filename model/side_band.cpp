@@ -1,0 +1,115 @@
+#include "model/side_band.hpp"
+
+#include <linux/perf_event.h>
+
+#include <cstring>
+#include <string_view>
+
+#include "io/perf_data/perf_abi.hpp"
+
+namespace arec::model {
+namespace {
+
+// Reads fixed fields of a record at increasing offsets; reads past the end yield zeros and
+// mark the reader bad.
+class field_reader {
+ public:
+  explicit field_reader(std::span<const std::byte> record, std::size_t offset)
+      : record_(record), offset_(offset) {}
+  template <typename T>
+  T get() {
+    T value{};
+    if (offset_ + sizeof value > record_.size()) {
+      ok_ = false;
+      return value;
+    }
+    std::memcpy(&value, record_.data() + offset_, sizeof value);
+    offset_ += sizeof value;
+    return value;
+  }
+  std::span<const std::byte> take(std::size_t size) {
+    if (offset_ + size > record_.size()) {
+      ok_ = false;
+      return {};
+    }
+    auto piece = record_.subspan(offset_, size);
+    offset_ += size;
+    return piece;
+  }
+  // The NUL-terminated string at the current offset (cut at the record's end).
+  std::string_view string() const {
+    if (offset_ >= record_.size()) return {};
+    const char* text = reinterpret_cast<const char*>(record_.data() + offset_);
+    return {text, ::strnlen(text, record_.size() - offset_)};
+  }
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  std::span<const std::byte> record_;
+  std::size_t offset_;
+  bool ok_ = true;
+};
+
+}  // namespace
+
+void apply_side_band(machine& target, std::span<const std::byte> record) {
+  io::perf::record_header header;
+  if (record.size() < sizeof header) return;
+  std::memcpy(&header, record.data(), sizeof header);
+  if (header.size > record.size()) return;
+  record = record.first(header.size);
+  field_reader fields{record, sizeof header};
+  switch (header.type) {
+    case PERF_RECORD_COMM: {
+      auto pid = fields.get<std::int32_t>();
+      auto tid = fields.get<std::int32_t>();
+      if (fields.ok()) target.on_comm(pid, tid, fields.string());
+      break;
+    }
+    case PERF_RECORD_FORK:
+    case PERF_RECORD_EXIT: {
+      auto pid = fields.get<std::int32_t>();
+      auto ppid = fields.get<std::int32_t>();
+      auto tid = fields.get<std::int32_t>();
+      auto ptid = fields.get<std::int32_t>();
+      if (!fields.ok()) break;
+      if (header.type == PERF_RECORD_EXIT)
+        target.on_exit(pid, tid);
+      else  // synthesized FORKs (misc FORK_EXEC) do not inherit the parent's maps, as in perf
+        target.on_fork(pid, ppid, tid, ptid, (header.misc & io::perf::misc_fork_exec) == 0);
+      break;
+    }
+    case PERF_RECORD_MMAP:
+    case PERF_RECORD_MMAP2: {
+      mapping_event event;
+      event.pid = fields.get<std::int32_t>();
+      event.tid = fields.get<std::int32_t>();
+      event.start = fields.get<std::uint64_t>();
+      event.len = fields.get<std::uint64_t>();
+      event.pgoff = fields.get<std::uint64_t>();
+      if (header.type == PERF_RECORD_MMAP2) {
+        if (header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+          auto size = fields.get<std::uint8_t>();
+          fields.take(3);  // reserved
+          auto bytes = fields.take(io::build_id::max_size);
+          if (size > 0 && size <= bytes.size())
+            event.id.build_id = io::build_id::from(bytes.first(size));
+        } else {
+          event.id.major = fields.get<std::uint32_t>();
+          event.id.minor = fields.get<std::uint32_t>();
+          event.id.inode = fields.get<std::uint64_t>();
+          event.id.inode_generation = fields.get<std::uint64_t>();
+        }
+        event.prot = fields.get<std::uint32_t>();
+        event.flags = fields.get<std::uint32_t>();
+      }
+      event.name = fields.string();
+      if (fields.ok()) target.on_mmap(event);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace arec::model

@@ -1,0 +1,179 @@
+// profile_builder: samples summed per stack and labels, locations, functions, mappings and
+// strings each stored once, callers at return address - 1, windows cut by finish(), and no
+// allocation per sample once the tables are warm.
+#include "export/profile_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "export/folded_writer.hpp"
+#include "side_band_records.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::exporting {
+namespace {
+
+using namespace test_records;
+
+constexpr std::uint64_t kernel_start = 0xffffffff81000000;
+constexpr std::uint64_t user_start = 0x400000;
+constexpr std::uint64_t user_ctx = PERF_CONTEXT_USER;
+constexpr std::uint64_t kernel_ctx = PERF_CONTEXT_KERNEL;
+
+class ProfileBuilder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::ofstream(dir_.file("kallsyms")) << "ffffffff81000000 T k_entry\n"
+                                         << "ffffffff81000100 t k_work\n"
+                                         << "ffffffff81000200 D k_data\n";
+    builder_settings settings;
+    settings.symbols.kallsyms_path = dir_.file("kallsyms");
+    settings.symbols.build_id_dir = dir_.path();
+    events_.push_back(cpu_clock_event());
+    builder_ = std::make_unique<profile_builder>(events_, settings);
+    builder_->add(kernel_mmap(kernel_start, 0x1000000));
+    builder_->add(mmap2(100, user_start, 0x10000, 0, "/nonexistent/app"));
+    builder_->add(comm(100, 100, "app"));
+    builder_->add(comm(100, 101, "worker"));
+  }
+
+  std::string text(const profile& out, std::int64_t index) const {
+    return out.strings.at(static_cast<std::size_t>(index));
+  }
+
+  test::temp_dir dir_;
+  std::vector<io::perf::event_entry> events_;
+  std::unique_ptr<profile_builder> builder_;
+};
+
+TEST_F(ProfileBuilder, SumsSamplesOfTheSameStackAndLabels) {
+  for (int i = 0; i < 3; ++i)
+    builder_->add(sample(100, 100, 1000 + i, 0, PERF_RECORD_MISC_USER,
+                         {user_ctx, user_start + 0x10, user_start + 0x200}));
+  builder_->add(sample(100, 101, 2000, 0, PERF_RECORD_MISC_USER,
+                       {user_ctx, user_start + 0x10, user_start + 0x200}));
+  profile out = builder_->finish(5'000, 9'000);
+  ASSERT_EQ(out.samples.size(), 2u);  // two threads: two label sets
+  ASSERT_EQ(out.sample_types.size(), 2u);
+  EXPECT_EQ(text(out, out.sample_types[0].type), "cpu-clock_samples");
+  EXPECT_EQ(text(out, out.sample_types[0].unit), "count");
+  EXPECT_EQ(text(out, out.sample_types[1].type), "cpu-clock");
+  EXPECT_EQ(text(out, out.sample_types[1].unit), "nanoseconds");
+  EXPECT_EQ(out.samples[0].values, (std::vector<std::int64_t>{3, 3 * period_ns}));
+  EXPECT_EQ(out.samples[1].values, (std::vector<std::int64_t>{1, period_ns}));
+  EXPECT_EQ(out.samples[0].location_ids, out.samples[1].location_ids);
+  EXPECT_EQ(out.time_nanos, 5'000);
+  EXPECT_EQ(out.duration_nanos, 4'000);
+  EXPECT_EQ(out.period, static_cast<std::int64_t>(period_ns));
+  EXPECT_EQ(text(out, out.period_type.unit), "nanoseconds");
+  EXPECT_EQ(text(out, out.default_sample_type), "cpu-clock");
+}
+
+TEST_F(ProfileBuilder, LabelsNameProcessThreadCommandAndCpu) {
+  builder_->add(sample(100, 101, 1000, 3, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
+  profile out = builder_->finish(0, 1);
+  ASSERT_EQ(out.samples.size(), 1u);
+  std::map<std::string, std::string> labels;
+  for (const sample_label& label : out.samples[0].labels)
+    labels[text(out, label.key)] = label.str ? text(out, label.str) : std::to_string(label.num);
+  EXPECT_EQ(labels, (std::map<std::string, std::string>{
+                        {"pid", "100"}, {"tid", "101"}, {"comm", "worker"}, {"cpu", "3"}}));
+}
+
+TEST_F(ProfileBuilder, StoresEachLocationFunctionMappingAndStringOnce) {
+  // Kernel then user frames: two kernel addresses in k_work, one in k_entry.
+  for (std::uint64_t leaf : {kernel_start + 0x110, kernel_start + 0x120, kernel_start + 0x110})
+    builder_->add(sample(
+        100, 100, 1000, 0, PERF_RECORD_MISC_KERNEL,
+        {kernel_ctx, leaf, kernel_start + 0x20, user_ctx, user_start + 0x10, user_start + 0x200}));
+  profile out = builder_->finish(0, 1);
+  EXPECT_EQ(out.samples.size(), 2u);
+  EXPECT_EQ(out.locations.size(), 5u);  // 2 leaves, the kernel caller, 2 user frames
+  ASSERT_EQ(out.functions.size(), 2u);
+  std::set<std::string> names;
+  for (const profile_function& function : out.functions) names.insert(text(out, function.name));
+  EXPECT_EQ(names, (std::set<std::string>{"k_entry", "k_work"}));
+  ASSERT_EQ(out.mappings.size(), 2u);
+  // The program first (pprof's main binary), the kernel last.
+  EXPECT_EQ(text(out, out.mappings[0].filename), "/nonexistent/app");
+  EXPECT_EQ(text(out, out.mappings[1].filename), "[kernel.kallsyms]");
+  EXPECT_FALSE(out.mappings[0].has_functions);  // no file: a server may symbolize it
+  EXPECT_TRUE(out.mappings[1].has_functions);
+  EXPECT_EQ(out.strings.front(), "");
+  EXPECT_EQ(std::set<std::string>(out.strings.begin(), out.strings.end()).size(),
+            out.strings.size());
+  for (std::size_t i = 0; i < out.locations.size(); ++i) EXPECT_EQ(out.locations[i].id, i + 1);
+}
+
+TEST_F(ProfileBuilder, CallersAreAtTheirReturnAddressMinusOneLeavesOfEachContextExact) {
+  builder_->add(sample(100, 100, 1000, 0, PERF_RECORD_MISC_KERNEL,
+                       {kernel_ctx, kernel_start + 0x110, kernel_start + 0x20, user_ctx,
+                        user_start + 0x10, user_start + 0x200}));
+  profile out = builder_->finish(0, 1);
+  ASSERT_EQ(out.samples.size(), 1u);
+  std::vector<std::uint64_t> addresses;
+  for (std::uint64_t id : out.samples[0].location_ids)
+    addresses.push_back(out.locations.at(id - 1).address);
+  EXPECT_EQ(addresses, (std::vector<std::uint64_t>{kernel_start + 0x110, kernel_start + 0x1f,
+                                                   user_start + 0x10, user_start + 0x1ff}));
+}
+
+TEST_F(ProfileBuilder, FinishStartsANewWindowAndKeepsTheTables) {
+  builder_->add(sample(100, 100, 1000, 0, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
+  EXPECT_EQ(builder_->samples(), 1u);
+  EXPECT_EQ(builder_->first_time(), 1000u);
+  profile first = builder_->finish(0, 1);
+  EXPECT_EQ(builder_->samples(), 0u);
+  profile empty = builder_->finish(1, 2);
+  EXPECT_TRUE(empty.samples.empty());
+  EXPECT_EQ(empty.locations.size(), first.locations.size());
+  builder_->add(sample(100, 100, 3000, 0, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
+  profile second = builder_->finish(2, 3);
+  ASSERT_EQ(second.samples.size(), 1u);
+  EXPECT_EQ(second.samples[0].location_ids, first.samples[0].location_ids);
+}
+
+TEST_F(ProfileBuilder, FoldedStacksAreRootFirstWithCommAndCounts) {
+  for (int i = 0; i < 2; ++i)
+    builder_->add(sample(
+        100, 100, 1000, 0, PERF_RECORD_MISC_KERNEL,
+        {kernel_ctx, kernel_start + 0x110, kernel_start + 0x20, user_ctx, user_start + 0x10}));
+  builder_->add(
+      sample(100, 101, 1000, 1, PERF_RECORD_MISC_KERNEL, {kernel_ctx, kernel_start + 0x110}));
+  EXPECT_EQ(folded_text(builder_->finish(0, 1)),
+            "app;[unknown];k_entry;k_work 2\n"
+            "worker;k_work 1\n");
+}
+
+TEST(ProfileBuilderEvents, TheSideBandDummyEventGetsNoSampleTypes) {
+  std::vector<io::perf::event_entry> events{cpu_clock_event(), cpu_clock_event()};
+  events[0].attr.config = PERF_COUNT_SW_DUMMY;
+  events[0].name = "dummy:u";
+  profile_builder builder(events, {});
+  profile out = builder.finish(0, 1);
+  ASSERT_EQ(out.sample_types.size(), 2u);
+  EXPECT_EQ(out.strings.at(static_cast<std::size_t>(out.sample_types[0].type)),
+            "cpu-clock_samples");
+  EXPECT_EQ(out.strings.at(static_cast<std::size_t>(out.default_sample_type)), "cpu-clock");
+}
+
+#ifndef AREC_TEST_NO_ALLOCATION_COUNTING
+TEST_F(ProfileBuilder, AllocatesNothingPerSampleOnceItsTablesAreWarm) {
+  std::vector<std::byte> record = sample(100, 100, 1000, 0, PERF_RECORD_MISC_KERNEL,
+                                         {kernel_ctx, kernel_start + 0x110, kernel_start + 0x20,
+                                          user_ctx, user_start + 0x10, user_start + 0x200});
+  ASSERT_TRUE(test::counting_works());
+  builder_->add(record);  // warms the thread, locations, strings and the stack's entry
+  std::uint64_t before = test::allocations();
+  for (int i = 0; i < 1000; ++i) builder_->add(record);
+  EXPECT_EQ(test::allocations() - before, 0u);
+  EXPECT_EQ(builder_->finish(0, 1).samples.at(0).values.at(0), 1001);
+}
+#endif
+
+}  // namespace
+}  // namespace arec::exporting
