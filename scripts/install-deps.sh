@@ -4,10 +4,12 @@
 set -euo pipefail
 
 # libclang-rt-14-dev holds clang's TSan and libFuzzer runtimes: only recommended by clang, and
-# recommendations are not installed here.
+# recommendations are not installed here. libcurl4-openssl-dev, libprotobuf-dev and
+# protobuf-compiler are the push transport's (docs/fleet.md, "Dependencies").
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libasio-dev libgtest-dev libbenchmark-dev
+  libcurl4-openssl-dev libprotobuf-dev protobuf-compiler
   linux-perf hotspot zstd util-linux python3
 )
 
