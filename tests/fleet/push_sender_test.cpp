@@ -54,6 +54,7 @@ TEST(PushSender, DeliversWindowsInOrderWithLabelsAndHeaders) {
   EXPECT_EQ(first.headers.at("connect-protocol-version"), "1");
   EXPECT_EQ(first.headers.at("authorization"), "Basic YWxpY2U6d29uZGVy");  // alice:wonder
   EXPECT_EQ(first.headers.at("x-scope-orgid"), "team-a");
+  EXPECT_EQ(first.headers.at("connect-timeout-ms"), "20000");
   EXPECT_EQ(label_value(first, "__name__"), "process_cpu");
   EXPECT_EQ(label_value(first, "service_name"), "arec-test");
   EXPECT_EQ(label_value(first, "env"), "prod");
@@ -87,6 +88,23 @@ TEST(PushSender, ASlowServerNeverBlocksTheCaller) {
   server.release();
   ASSERT_TRUE(server.wait_for_received(6));
   EXPECT_EQ(received_order(server), (std::vector<int>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(PushSender, ARequestThatTakesTooLongIsRetried) {
+  stand_in_server server;
+  captured_reports reports;
+  server.hold();
+  push_options options = stand_in_options(server.url());
+  options.request_timeout = std::chrono::milliseconds(300);
+  push_sender sender{options, reports.reporter()};
+  sender.push(numbered_window(1));
+  ASSERT_TRUE(reports.wait_for("cannot deliver to " + server.url() + ": Timeout was reached"));
+  server.release();
+  ASSERT_TRUE(server.wait_for_received(1));
+  sender.stop();
+  // Delivery is at least once: the server may still answer tries the client gave up on.
+  for (int index : received_order(server)) EXPECT_EQ(index, 1);
+  EXPECT_EQ(sender.counts().delivered, 1u);
 }
 
 TEST(PushSender, ServerDownMidRunSpoolsAndDeliversWhenItReturns) {
