@@ -20,7 +20,8 @@
 
 namespace arec::fleet {
 
-// Where messages go: one line each, without a trailing newline ("push: ...").
+// Where messages go: one line each, without a trailing newline ("push: ..."). The spool may
+// call it with its lock held, so a reporter must not call back into the spool.
 using reporter = std::function<void(const std::string&)>;
 
 struct spool_bounds {
