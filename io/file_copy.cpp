@@ -1,10 +1,13 @@
 #include "io/file_copy.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 
+#include "io/dir_reader.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -56,6 +59,44 @@ void link_or_copy(const std::string& from, const std::string& to) {
 void write_new_file(const std::string& path, std::span<const std::byte> bytes, mode_t mode) {
   unique_fd target = unique_fd::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   write_all(target.get(), bytes, path);
+}
+
+void replace_file_atomically(const std::string& dir, std::string_view name,
+                             std::span<const std::byte> bytes) {
+  std::string final_path = dir + "/" + std::string(name);
+  std::string temporary = dir + "/." + std::string(name) + ".tmp";
+  {
+    unique_fd file =
+        unique_fd::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    write_all(file.get(), bytes, temporary);
+    check_syscall(::fsync(file.get()), "fsync", temporary);
+  }
+  check_syscall(::rename(temporary.c_str(), final_path.c_str()), "rename", final_path);
+  // The rename is durable only once the directory is.
+  unique_fd directory = unique_fd::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  check_syscall(::fsync(directory.get()), "fsync", dir);
+}
+
+std::vector<std::string> directory_names(const std::string& dir) {
+  std::vector<std::string> names;
+  unique_fd fd = open_directory_if_present(AT_FDCWD, dir.c_str());
+  if (!fd) return names;
+  dir_reader reader{std::move(fd)};
+  while (auto entry = reader.next()) names.emplace_back(entry->name);
+  return names;
+}
+
+std::optional<std::uint64_t> file_size(const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == 0) return static_cast<std::uint64_t>(status.st_size);
+  if (errno == ENOENT) return std::nullopt;
+  throw_errno("stat", path);
+}
+
+bool remove_file(const std::string& path) {
+  if (::unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw_errno("unlink", path);
 }
 
 }  // namespace arec::io

@@ -8,17 +8,17 @@ dso::dso(std::string name, const dso_id& id, dso_kind kind)
     : name_(std::move(name)), id_(id), kind_(kind), build_id_(id.build_id) {}
 
 io::build_id dso::build_id() const {
-  exclusive_lock lock{mutex_};
+  io::exclusive_lock lock{mutex_};
   return build_id_;
 }
 
 void dso::set_build_id(const io::build_id& id) {
-  exclusive_lock lock{mutex_};
+  io::exclusive_lock lock{mutex_};
   if (build_id_.empty()) build_id_ = id;
 }
 
 bool dso::claim_build_id_read() {
-  exclusive_lock lock{mutex_};
+  io::exclusive_lock lock{mutex_};
   if (read_claimed_ || !build_id_.empty()) return false;
   read_claimed_ = true;
   return true;

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "io/annotated_mutex.hpp"
 #include "io/build_id.hpp"
-#include "model/annotated_mutex.hpp"
 
 namespace arec::model {
 
@@ -51,7 +51,7 @@ class dso {
   const std::string name_;
   const dso_id id_;
   const dso_kind kind_;
-  mutable mutex mutex_;
+  mutable io::mutex mutex_;
   io::build_id build_id_ AREC_GUARDED_BY(mutex_);
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
 };

@@ -24,7 +24,7 @@ std::vector<std::shared_ptr<dso>>::const_iterator dsos::lower_bound(std::string_
 }
 
 std::shared_ptr<dso> dsos::find(std::string_view name, const dso_id& id) const {
-  reader_lock lock{mutex_};
+  io::reader_lock lock{mutex_};
   auto found = lower_bound(name, id);
   return found != sorted_.end() && matches(**found, name, id) ? *found : nullptr;
 }
@@ -33,7 +33,7 @@ std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, 
   if (auto found = find(name, id)) return found;
   auto created = std::make_shared<dso>(std::string{name}, id, kind);
   {
-    exclusive_lock lock{mutex_};
+    io::exclusive_lock lock{mutex_};
     auto place = lower_bound(name, id);  // another thread may have added it since
     if (place != sorted_.end() && matches(**place, name, id)) return *place;
     sorted_.insert(place, created);
@@ -43,12 +43,12 @@ std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, 
 }
 
 std::vector<std::shared_ptr<dso>> dsos::all() const {
-  reader_lock lock{mutex_};
+  io::reader_lock lock{mutex_};
   return sorted_;
 }
 
 std::size_t dsos::size() const {
-  reader_lock lock{mutex_};
+  io::reader_lock lock{mutex_};
   return sorted_.size();
 }
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/annotated_mutex.hpp"
+#include "io/annotated_mutex.hpp"
 #include "model/dso.hpp"
 
 namespace arec::model {
@@ -36,7 +36,7 @@ class dsos {
       AREC_REQUIRES_SHARED(mutex_);
 
   listener on_created_;  // set before any concurrent use, constant after
-  mutable shared_mutex mutex_;
+  mutable io::shared_mutex mutex_;
   std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
 };
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "model/annotated_mutex.hpp"
+#include "io/annotated_mutex.hpp"
 #include "model/map.hpp"
 
 namespace arec::model {
@@ -33,7 +33,7 @@ class maps {
   void check_invariants() const AREC_EXCLUDES(mutex_);
 
  private:
-  mutable shared_mutex mutex_;
+  mutable io::shared_mutex mutex_;
   std::vector<map> sorted_ AREC_GUARDED_BY(mutex_);
 };
 

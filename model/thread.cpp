@@ -10,13 +10,13 @@ thread::thread(pid_t pid, pid_t tid, std::shared_ptr<maps> address_space)
     : pid_(pid), tid_(tid), maps_(std::move(address_space)) {}
 
 std::string thread::comm() const {
-  exclusive_lock lock{mutex_};
+  io::exclusive_lock lock{mutex_};
   return std::string{comm_.data()};
 }
 
 void thread::set_comm(std::string_view name) {
   std::size_t size = std::min(name.size(), comm_capacity - 1);
-  exclusive_lock lock{mutex_};
+  io::exclusive_lock lock{mutex_};
   std::memcpy(comm_.data(), name.data(), size);
   comm_[size] = '\0';
 }

@@ -4,14 +4,16 @@
 set -euo pipefail
 
 # libclang-rt-14-dev holds clang's TSan and libFuzzer runtimes: only recommended by clang, and
-# recommendations are not installed here.
+# recommendations are not installed here. libcurl4-openssl-dev, libprotobuf-dev and
+# protobuf-compiler are the push transport's (docs/fleet.md, "Dependencies").
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libarchive-dev libasio-dev libgtest-dev libbenchmark-dev
+  libcurl4-openssl-dev libprotobuf-dev protobuf-compiler  # fleet/ and export/ (docs/fleet.md)
   linux-perf hotspot zstd util-linux python3
   # arec export (docs/export.md, "Dependencies"): profile.proto, gzip, ELF/DWARF, and the two
   # pprof readers the tests check the output with (Go's pprof, npm's pprof-format).
-  libprotobuf-dev protobuf-compiler zlib1g-dev libdw-dev golang-go nodejs
+  zlib1g-dev libdw-dev golang-go nodejs
 )
 
 # The tests' second pprof decoder, from the npm registry, in a directory of its own (see

@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export JOBS=${JOBS:-2}
-tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record|Fuzz'}
+tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record|Fuzz|^Fleet|^Push'}
 # Suites that compare attrs and options with perf: the pipeline they run is the one the other
 # ^Record tests already run under TSan, so here they would cost minutes and find nothing new.
 tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.'}

@@ -13,7 +13,7 @@ build_id_reader::~build_id_reader() {
 
 void build_id_reader::enqueue(const std::shared_ptr<model::dso>& object) {
   {
-    model::exclusive_lock lock{mutex_};
+    io::exclusive_lock lock{mutex_};
     if (stopping_) return;
     queue_.push_back(object);
   }
@@ -22,7 +22,7 @@ void build_id_reader::enqueue(const std::shared_ptr<model::dso>& object) {
 
 void build_id_reader::stop() {
   {
-    model::exclusive_lock lock{mutex_};
+    io::exclusive_lock lock{mutex_};
     stopping_ = true;
   }
   queued_.notify_one();
@@ -34,14 +34,14 @@ void build_id_reader::run() {
   std::vector<std::shared_ptr<model::dso>> batch;
   for (;;) {
     {
-      model::exclusive_lock lock{mutex_};
+      io::exclusive_lock lock{mutex_};
       while (queue_.empty() && !stopping_) queued_.wait(mutex_);
       if (must_end()) return;
       batch.swap(queue_);
     }
     for (const auto& object : batch) {
       handle(*object);
-      model::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
+      io::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
       if (stopping_ && !cache_) return;
     }
     batch.clear();

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/annotated_mutex.hpp"
+#include "io/annotated_mutex.hpp"
 #include "model/dso.hpp"
 #include "record/synthesis/build_id_cache.hpp"
 #include "record/synthesis/build_id_table.hpp"
@@ -43,7 +43,7 @@ class build_id_reader {
 
   const build_id_sources sources_;
   const std::unique_ptr<build_id_cache> cache_;
-  model::mutex mutex_;
+  io::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<std::shared_ptr<model::dso>> queue_ AREC_GUARDED_BY(mutex_);
   bool stopping_ AREC_GUARDED_BY(mutex_) = false;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "io/annotated_mutex.hpp"
 #include "io/dir_reader.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/proc_maps.hpp"
@@ -19,7 +20,6 @@
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
-#include "model/annotated_mutex.hpp"
 #include "record/streaming/model_feed.hpp"
 #include "record/synthesis/worker_pool.hpp"
 
@@ -173,7 +173,7 @@ class process_queue {
 
   // Copies the next process's directory name into `name`; false at the end.
   bool next(std::array<char, 16>& name, std::size_t& size) AREC_EXCLUDES(mutex_) {
-    model::exclusive_lock lock{mutex_};
+    io::exclusive_lock lock{mutex_};
     while (auto entry = reader_.next()) {
       if (!all_digits(entry->name) || entry->name.size() >= name.size()) continue;
       size = entry->name.size();
@@ -185,7 +185,7 @@ class process_queue {
   int fd() const noexcept { return fd_; }
 
  private:
-  model::mutex mutex_;
+  io::mutex mutex_;
   io::dir_reader reader_ AREC_GUARDED_BY(mutex_);
   int fd_;  // reader_'s fd, constant: workers open paths relative to it without the lock
 };
@@ -196,7 +196,7 @@ class shared_sink {
   explicit shared_sink(io::record_sink& target) : target_(target) {}
   // Writes each record of `batch` (whole records back to back) to the target.
   void write_batch(std::span<const std::byte> batch) AREC_EXCLUDES(mutex_) {
-    model::exclusive_lock lock{mutex_};
+    io::exclusive_lock lock{mutex_};
     while (!batch.empty()) {
       std::uint16_t size;
       std::memcpy(&size, batch.data() + 6, sizeof size);
@@ -206,7 +206,7 @@ class shared_sink {
   }
 
  private:
-  model::mutex mutex_;
+  io::mutex mutex_;
   io::record_sink& target_;  // guarded by mutex_ (a reference: not annotatable)
 };
 

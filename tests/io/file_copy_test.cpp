@@ -77,5 +77,39 @@ TEST(FileCopy, WriteNewFileWritesTheBytesWithTheMode) {
   EXPECT_EQ(status.st_mode & 0777, 0600u);
 }
 
+TEST(FileCopy, ReplaceFileAtomicallyLeavesOnlyTheWholeFile) {
+  test::temp_dir dir;
+  std::string first = "first window", second = "second";
+  replace_file_atomically(dir.path(), "w.pb", std::as_bytes(std::span{first}));
+  replace_file_atomically(dir.path(), "w.pb", std::as_bytes(std::span{second}));
+  EXPECT_EQ(contents(dir.file("w.pb")), second);
+  EXPECT_EQ(directory_names(dir.path()), std::vector<std::string>{"w.pb"}) << "no .tmp left";
+  struct stat status {};
+  ASSERT_EQ(::stat(dir.file("w.pb").c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0600u);
+}
+
+TEST(FileCopy, ReplaceFileAtomicallyNamesTheFileItCannotWrite) {
+  try {
+    replace_file_atomically("/nonexistent-dir", "w.pb", {});
+    ADD_FAILURE() << "no error";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "open /nonexistent-dir/.w.pb.tmp: No such file or directory");
+  }
+}
+
+TEST(FileCopy, DirectoryNamesSizesAndRemoval) {
+  test::temp_dir dir;
+  EXPECT_EQ(directory_names(dir.file("absent")), std::vector<std::string>{});
+  std::string text = "12345";
+  write_new_file(dir.file("a"), std::as_bytes(std::span{text}), 0600);
+  EXPECT_EQ(directory_names(dir.path()), std::vector<std::string>{"a"});
+  EXPECT_EQ(file_size(dir.file("a")), 5u);
+  EXPECT_EQ(file_size(dir.file("b")), std::nullopt);
+  EXPECT_TRUE(remove_file(dir.file("a")));
+  EXPECT_FALSE(remove_file(dir.file("a")));
+}
+
 }  // namespace
 }  // namespace arec::io

@@ -24,7 +24,7 @@
 #define AREC_RELEASE_SHARED(...) AREC_THREAD_ANNOTATION(release_shared_capability(__VA_ARGS__))
 #define AREC_EXCLUDES(...) AREC_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 
-namespace arec::model {
+namespace arec::io {
 
 // An exclusive lock for small, rarely contended state (one thread's comm).
 class AREC_CAPABILITY("mutex") mutex {
@@ -75,4 +75,4 @@ class AREC_SCOPED_CAPABILITY reader_lock {
   shared_mutex& mutex_;
 };
 
-}  // namespace arec::model
+}  // namespace arec::io

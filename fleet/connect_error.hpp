@@ -1,0 +1,36 @@
+// connect_error: what a Connect protocol answer means for a window: delivered, worth another
+// try later, or refused for good. A unary Connect error is an HTTP status with a JSON body
+// {"code": "unavailable", "message": "..."} (connectrpc.com/docs/protocol).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace arec::fleet {
+
+enum class push_verdict {
+  delivered,
+  retry,  // the server or the network may recover: keep the window, try again later
+  drop,   // the server refuses this window for good: drop it and say why
+};
+
+struct push_outcome {
+  push_verdict verdict = push_verdict::delivered;
+  std::string reason;  // empty when delivered: "HTTP 503, unavailable: ingester down"
+};
+
+// The Connect error code and message of a JSON error body; empty strings for what is missing
+// or when the body is not a JSON object.
+struct connect_status {
+  std::string code;
+  std::string message;
+};
+connect_status parse_connect_error(std::string_view body);
+
+// The outcome of an HTTP answer `status` with `body` to a unary Connect call.
+push_outcome classify_response(long status, std::string_view body);
+
+// Whether a Connect error code is worth retrying (unavailable, resource_exhausted, ...).
+bool retryable_code(std::string_view code);
+
+}  // namespace arec::fleet

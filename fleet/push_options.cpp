@@ -1,0 +1,113 @@
+#include "fleet/push_options.hpp"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "io/usage_error.hpp"
+
+namespace arec::fleet {
+namespace {
+
+[[noreturn]] void bad_value(std::string_view option, std::string_view value,
+                            std::string_view expected) {
+  throw io::usage_error(std::string(option) + ": " + std::string(expected) + ", got '" +
+                        std::string(value) + "'");
+}
+
+void add_or_replace(std::vector<label>& labels, label pair) {
+  auto same = std::find_if(labels.begin(), labels.end(),
+                           [&](const label& other) { return other.name == pair.name; });
+  if (same != labels.end()) {
+    same->value = std::move(pair.value);
+  } else {
+    labels.push_back(std::move(pair));
+  }
+}
+
+}  // namespace
+
+void set_push_url(push_options& options, std::string_view url) {
+  std::string_view scheme;
+  for (std::string_view candidate : {"http://", "https://"}) {
+    if (url.starts_with(candidate)) scheme = candidate;
+  }
+  std::string_view rest = url.substr(scheme.size());
+  if (scheme.empty() || rest.empty() || rest.front() == '/') {
+    bad_value("--push", url, "expected an http:// or https:// URL");
+  }
+  // Credentials go to basic auth, so the URL can be shown in messages without them.
+  std::size_t host_end = std::min(rest.find('/'), rest.size());
+  if (std::size_t at = rest.substr(0, host_end).rfind('@'); at != std::string_view::npos) {
+    std::string_view credentials = rest.substr(0, at);
+    std::size_t colon = credentials.find(':');
+    options.basic_user = std::string(credentials.substr(0, colon));
+    options.basic_password =
+        colon == std::string_view::npos ? "" : std::string(credentials.substr(colon + 1));
+    rest = rest.substr(at + 1);
+  }
+  while (rest.ends_with('/')) rest.remove_suffix(1);
+  options.url = std::string(scheme) + std::string(rest);
+}
+
+std::chrono::milliseconds parse_push_interval(std::string_view text) {
+  double number = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+  std::string_view unit = text.substr(static_cast<std::size_t>(end - text.data()));
+  double scale = unit == "ms" ? 1 : unit == "s" || unit.empty() ? 1e3 : unit == "m" ? 60e3 : -1;
+  if (error != std::errc{} || scale < 0 || number <= 0) {
+    bad_value("--push-interval", text, "expected a duration such as 15s, 500ms or 1m");
+  }
+  auto interval = std::chrono::milliseconds(static_cast<std::int64_t>(number * scale));
+  if (interval < std::chrono::seconds(1)) bad_value("--push-interval", text, "expected 1s or more");
+  return interval;
+}
+
+label parse_push_label(std::string_view text) {
+  std::size_t equals = text.find('=');
+  if (equals == std::string_view::npos || equals == 0 || equals + 1 == text.size()) {
+    bad_value("--push-label", text, "expected key=value");
+  }
+  label pair{std::string(text.substr(0, equals)), std::string(text.substr(equals + 1))};
+  // The service_name stands in so that only the name itself is judged here.
+  std::vector<label> probe{pair, {"service_name", "x"}};
+  if (pair.name == "service_name") probe.pop_back();
+  if (auto problem = label_problem(probe, ingest_limits{})) {
+    bad_value("--push-label", text, "expected key=value with a valid key (" + *problem + ")");
+  }
+  return pair;
+}
+
+void apply_push_option(push_options& options, std::string_view option, std::string_view value) {
+  if (option == "--push") {
+    set_push_url(options, value);
+  } else if (option == "--push-interval") {
+    options.interval = parse_push_interval(value);
+  } else if (option == "--push-label") {
+    add_or_replace(options.labels, parse_push_label(value));
+  } else {
+    throw io::usage_error("unknown push option " + std::string(option));
+  }
+}
+
+std::string push_endpoint(const push_options& options) {
+  return options.url + "/push.v1.PusherService/Push";
+}
+
+std::vector<label> series_labels(const push_options& options, const push_window& window) {
+  std::vector<label> labels{
+      {"__name__", options.profile_name},
+      {"service_name", options.service_name.empty() ? host_name() : options.service_name}};
+  for (const label& pair : options.labels) add_or_replace(labels, pair);
+  for (const label& pair : window.labels) add_or_replace(labels, pair);
+  return labels;
+}
+
+std::string host_name() {
+  struct utsname names {};
+  if (::uname(&names) != 0) return "unknown";
+  return names.nodename;
+}
+
+}  // namespace arec::fleet

@@ -1,0 +1,60 @@
+// push_options: where and how windows are pushed (--push URL, --push-interval, --push-label and
+// the transport's settings), and the parser of those options' values. Not wired into the record
+// command line yet: that comes with the live --push integration.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fleet/ingest_limits.hpp"
+#include "fleet/push_window.hpp"
+
+namespace arec::fleet {
+
+struct push_options {
+  std::string url;  // base URL, without credentials or trailing '/'
+  std::chrono::milliseconds interval{15'000};
+  std::string profile_name = "process_cpu";  // the __name__ label
+  std::string service_name;                  // empty: the host name
+  std::vector<label> labels;                 // --push-label key=value, in order
+  std::string basic_user, basic_password;    // from user:password@ in the URL
+  std::string bearer_token;                  // Authorization: Bearer
+  std::string tenant_id;                     // X-Scope-OrgID, for multi-tenant servers
+  std::string spool_dir;                     // empty: windows wait in memory only
+  std::uint64_t memory_bound_bytes = 8 << 20;
+  std::uint64_t disk_bound_bytes = 256 << 20;
+  std::chrono::milliseconds connect_timeout{5'000};
+  std::chrono::milliseconds request_timeout{30'000};
+  std::chrono::milliseconds flush_timeout{10'000};  // at shutdown, then the rest stays on disk
+  std::chrono::milliseconds first_retry{1'000};     // back-off: doubles per failure ...
+  std::chrono::milliseconds max_retry{60'000};      // ... up to this, with jitter
+  ingest_limits limits;
+};
+
+// Applies one option ("--push", "--push-interval" or "--push-label") with its value.
+// Throws io::usage_error naming the option for a bad value.
+void apply_push_option(push_options& options, std::string_view option, std::string_view value);
+
+// --push URL: http:// or https://; "user:password@" is taken out into basic auth.
+void set_push_url(push_options& options, std::string_view url);
+
+// --push-interval: a number with s, ms, m or no unit (seconds), at least 1s.
+std::chrono::milliseconds parse_push_interval(std::string_view text);
+
+// --push-label key=value: a valid Pyroscope label name and a non-empty value.
+label parse_push_label(std::string_view text);
+
+// The push endpoint: URL + "/push.v1.PusherService/Push".
+std::string push_endpoint(const push_options& options);
+
+// The labels of a window's series: __name__, service_name (the host name by default), the
+// --push-label ones, then the window's own; a later name replaces an earlier one.
+std::vector<label> series_labels(const push_options& options, const push_window& window);
+
+// This machine's host name (uname's nodename).
+std::string host_name();
+
+}  // namespace arec::fleet

@@ -1,0 +1,141 @@
+#include "fleet/push_sender.hpp"
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "fleet/backoff.hpp"
+#include "fleet/pusher.hpp"
+
+namespace arec::fleet {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// "2026-11-23T09:16:36Z": how a window is named in messages.
+std::string utc_time(std::int64_t ns) {
+  time_t seconds = static_cast<time_t>(ns / 1'000'000'000);
+  struct tm parts {};
+  gmtime_r(&seconds, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+spool_bounds bounds_of(const push_options& options) {
+  return {options.memory_bound_bytes, options.disk_bound_bytes, options.spool_dir};
+}
+
+}  // namespace
+
+void report_to_stderr(const std::string& message) {
+  std::fprintf(stderr, "arec: %s\n", message.c_str());
+}
+
+push_sender::push_sender(push_options options, reporter report)
+    : options_(std::move(options)),
+      report_(std::move(report)),
+      spool_(bounds_of(options_), report_),
+      thread_([this] { run(); }) {}
+
+push_sender::~push_sender() {
+  stop();
+}
+
+void push_sender::push(push_window window) {
+  spool_.add(std::move(window));
+}
+
+void push_sender::run() {
+  try {
+    send_until_stopped();
+  } catch (const std::exception& error) {
+    // Nothing is sent any more; what waits stays in the spool, and stop() keeps it on disk.
+    report_(std::string("push: the sender stopped: ") + error.what());
+  }
+  finished_ = true;
+  spool_.wake_all();
+}
+
+void push_sender::send_until_stopped() {
+  pusher client{options_, abort_};
+  backoff delays{options_.first_retry, options_.max_retry, std::random_device{}()};
+  while (!abort_) {
+    std::uint64_t generation = spool_.generation();
+    auto entry = spool_.take_oldest();
+    if (!entry) {
+      if (stopping_) break;  // flushed
+      spool_.wait(generation, std::chrono::steady_clock::time_point::max(), true);
+      continue;
+    }
+    auto window = spool_.load(*entry);
+    if (!window) {
+      spool_.finish(*entry, spool_result::refused);
+      report_("push: dropped a window whose spool file " + entry->path + " is unreadable");
+      continue;
+    }
+    push_outcome outcome = client.push(*window, now_ns());
+    if (outcome.verdict == push_verdict::delivered) {
+      spool_.finish(*entry, spool_result::delivered);
+      delays.reset();
+      if (failing_) report_("push: delivering to " + options_.url + " again");
+      failing_ = false;
+    } else if (outcome.verdict == push_verdict::drop) {
+      spool_.finish(*entry, spool_result::refused);
+      report_("push: dropped the window " + utc_time(window->start_ns) + " to " +
+              utc_time(window->end_ns) + ": " + outcome.reason);
+    } else {
+      spool_.finish(*entry, spool_result::kept);
+      if (abort_) break;
+      if (!failing_) {
+        report_("push: cannot deliver to " + options_.url + ": " + outcome.reason +
+                "; windows wait in the spool and are retried with back-off");
+      }
+      failing_ = true;
+      spool_.wait(generation, std::chrono::steady_clock::now() + delays.next(), false);
+    }
+  }
+}
+
+void push_sender::stop() {
+  if (!thread_.joinable()) return;
+  stopping_ = true;
+  spool_.wake_all();
+  auto deadline = std::chrono::steady_clock::now() + options_.flush_timeout;
+  for (;;) {
+    std::uint64_t generation = spool_.generation();
+    if (finished_ || std::chrono::steady_clock::now() >= deadline) break;
+    spool_.wait(generation, deadline, false);
+  }
+  abort_ = true;  // ends a request in progress and the back-off wait
+  spool_.wake_all();
+  thread_.join();
+  report_leftovers();
+}
+
+void push_sender::report_leftovers() {
+  push_spool::leftover left = spool_.persist_remaining();
+  if (left.on_disk > 0) {
+    report_("push: " + std::to_string(left.on_disk) + " window(s) not sent are kept in " +
+            spool_.dir() + "; a later run with this spool directory sends them first");
+  }
+  if (left.lost > 0) {
+    report_("push: " + std::to_string(left.lost) + " window(s) not sent are lost" +
+            (spool_.dir().empty() ? " (no spool directory)" : ""));
+  }
+  spool_counts counts = spool_.counts();
+  if (counts.dropped_full + counts.dropped_refused > 0) {
+    report_("push: " + std::to_string(counts.delivered) + " window(s) delivered, " +
+            std::to_string(counts.dropped_full + counts.dropped_refused) + " dropped (" +
+            std::to_string(counts.dropped_full) + " when the spool was full, " +
+            std::to_string(counts.dropped_refused) + " refused)");
+  }
+}
+
+}  // namespace arec::fleet

@@ -1,0 +1,260 @@
+#include "fleet/push_spool.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+#include <span>
+#include <system_error>
+
+#include "fleet/wire_format.hpp"
+#include "io/file_copy.hpp"
+#include "io/small_file.hpp"
+
+namespace arec::fleet {
+namespace {
+
+constexpr std::string_view file_prefix = "window-";
+constexpr std::string_view file_suffix = ".pb";
+
+// What a window costs in memory, roughly: its bytes and its labels.
+std::uint64_t window_bytes(const push_window& window) {
+  std::uint64_t bytes = window.profile.size() + sizeof(push_window);
+  for (const label& pair : window.labels) bytes += pair.name.size() + pair.value.size();
+  return bytes;
+}
+
+std::optional<std::uint64_t> sequence_of(std::string_view name) {
+  if (!name.starts_with(file_prefix) || !name.ends_with(file_suffix)) return std::nullopt;
+  std::string_view digits = name.substr(file_prefix.size());
+  digits.remove_suffix(file_suffix.size());
+  std::uint64_t sequence = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), sequence);
+  if (error != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+  return sequence;
+}
+
+std::span<const std::byte> as_bytes(const std::string& text) {
+  return std::as_bytes(std::span{text.data(), text.size()});
+}
+
+// The entry of a tier that may leave it: the oldest one not in flight.
+template <typename Tier>
+auto oldest_idle(Tier& tier, const std::optional<std::uint64_t>& in_flight) {
+  auto it = tier.begin();
+  if (it != tier.end() && in_flight == it->sequence) ++it;
+  return it;
+}
+
+}  // namespace
+
+push_spool::push_spool(spool_bounds bounds, reporter report)
+    : bounds_(std::move(bounds)), report_(std::move(report)) {
+  if (!bounds_.dir.empty()) index_directory();
+}
+
+std::string push_spool::file_path(std::uint64_t sequence) const {
+  char name[48];
+  std::snprintf(name, sizeof name, "window-%020" PRIu64 ".pb", sequence);
+  return bounds_.dir + "/" + name;
+}
+
+void push_spool::index_directory() {
+  io::make_directories(bounds_.dir);
+  std::size_t half_written = 0;
+  io::exclusive_lock lock{mutex_};
+  for (const std::string& name : io::directory_names(bounds_.dir)) {
+    // A kill between write and rename leaves ".window-N.pb.tmp": never sent, removed.
+    if (name.starts_with('.') && name.ends_with(".tmp")) {
+      half_written += io::remove_file(bounds_.dir + "/" + name) ? 1 : 0;
+      continue;
+    }
+    auto sequence = sequence_of(name);
+    if (!sequence) continue;
+    std::string path = bounds_.dir + "/" + name;
+    auto size = io::file_size(path);
+    if (!size) continue;
+    disk_.push_back({*sequence, nullptr, path, *size});
+    disk_bytes_ += *size;
+    next_sequence_ = std::max(next_sequence_, *sequence + 1);
+  }
+  std::sort(disk_.begin(), disk_.end(),
+            [](const spool_entry& a, const spool_entry& b) { return a.sequence < b.sequence; });
+  if (half_written > 0) {
+    report_("push: removed " + std::to_string(half_written) + " half-written window file(s) from " +
+            bounds_.dir);
+  }
+  if (!disk_.empty()) {
+    report_("push: " + std::to_string(disk_.size()) + " window(s) left in " + bounds_.dir +
+            " by an earlier run are sent first");
+  }
+  enforce_bounds();
+}
+
+void push_spool::add(push_window window) {
+  io::exclusive_lock lock{mutex_};
+  std::uint64_t bytes = window_bytes(window);
+  memory_.push_back(
+      {next_sequence_++, std::make_shared<const push_window>(std::move(window)), {}, bytes});
+  memory_bytes_ += bytes;
+  enforce_bounds();
+  changed_.notify_all();
+}
+
+void push_spool::enforce_bounds() {
+  while (memory_bytes_ > bounds_.memory_bytes &&
+         oldest_idle(memory_, in_flight_) != memory_.end()) {
+    if (bounds_.dir.empty()) {
+      drop_oldest(memory_, memory_bytes_);
+    } else if (!spill_oldest()) {
+      ++counts_.dropped_full;
+      ++burst_dropped_;
+    }
+  }
+  while (disk_bytes_ > bounds_.disk_bytes && oldest_idle(disk_, in_flight_) != disk_.end()) {
+    drop_oldest(disk_, disk_bytes_);
+  }
+}
+
+bool push_spool::spill_oldest() {
+  auto it = oldest_idle(memory_, in_flight_);
+  spool_entry entry = std::move(*it);
+  memory_.erase(it);
+  memory_bytes_ -= entry.bytes;
+  std::string path = file_path(entry.sequence);
+  try {
+    std::string bytes = encode_spooled_window(*entry.window);
+    io::replace_file_atomically(bounds_.dir, path.substr(bounds_.dir.size() + 1), as_bytes(bytes));
+    // In order: a window kept in memory while in flight is older than what went to disk then.
+    auto after = std::upper_bound(
+        disk_.begin(), disk_.end(), entry.sequence,
+        [](std::uint64_t sequence, const spool_entry& e) { return sequence < e.sequence; });
+    disk_.insert(after, {entry.sequence, nullptr, std::move(path), bytes.size()});
+    disk_bytes_ += bytes.size();
+    return true;
+  } catch (const std::system_error& error) {
+    report_("push: cannot keep a window in the spool: " + std::string(error.what()) +
+            "; it is dropped");
+    return false;
+  }
+}
+
+void push_spool::drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes) {
+  auto it = oldest_idle(tier, in_flight_);
+  if (!it->path.empty()) io::remove_file(it->path);
+  bytes -= it->bytes;
+  tier.erase(it);
+  ++counts_.dropped_full;
+  ++burst_dropped_;
+}
+
+std::optional<spool_entry> push_spool::take_oldest() {
+  io::exclusive_lock lock{mutex_};
+  std::deque<spool_entry>* tier = nullptr;
+  if (!disk_.empty()) tier = &disk_;
+  if (!memory_.empty() && (tier == nullptr || memory_.front().sequence < disk_.front().sequence)) {
+    tier = &memory_;
+  }
+  if (tier == nullptr) return std::nullopt;
+  in_flight_ = tier->front().sequence;
+  return tier->front();
+}
+
+std::optional<push_window> push_spool::load(const spool_entry& entry) const {
+  if (entry.window) return *entry.window;
+  try {
+    auto bytes = io::read_text_if_exists(entry.path);
+    if (!bytes) return std::nullopt;
+    return decode_spooled_window(*bytes);
+  } catch (const std::system_error&) {  // unreadable (EACCES, EIO): the caller drops it
+    return std::nullopt;
+  }
+}
+
+void push_spool::finish(const spool_entry& entry, spool_result result) {
+  io::exclusive_lock lock{mutex_};
+  in_flight_.reset();
+  if (result == spool_result::kept) {
+    enforce_bounds();  // what arrived during the flight may now be over the bound
+    return;
+  }
+  for (auto* tier : {&disk_, &memory_}) {
+    auto it = std::find_if(tier->begin(), tier->end(),
+                           [&](const spool_entry& e) { return e.sequence == entry.sequence; });
+    if (it == tier->end()) continue;
+    if (!it->path.empty()) io::remove_file(it->path);
+    (tier == &disk_ ? disk_bytes_ : memory_bytes_) -= it->bytes;
+    tier->erase(it);
+  }
+  if (result == spool_result::delivered) {
+    ++counts_.delivered;
+    report_burst();
+  } else {
+    ++counts_.dropped_refused;
+  }
+  enforce_bounds();
+}
+
+std::uint64_t push_spool::generation() const {
+  io::exclusive_lock lock{mutex_};
+  return generation_;
+}
+
+void push_spool::wait(std::uint64_t generation, std::chrono::steady_clock::time_point until,
+                      bool for_work) {
+  io::exclusive_lock lock{mutex_};
+  while (generation == generation_ && !(for_work && (!memory_.empty() || !disk_.empty()))) {
+    if (until == std::chrono::steady_clock::time_point::max()) {
+      changed_.wait(mutex_);
+    } else if (changed_.wait_until(mutex_, until) == std::cv_status::timeout) {
+      return;
+    }
+  }
+}
+
+void push_spool::wake_all() {
+  io::exclusive_lock lock{mutex_};
+  ++generation_;
+  changed_.notify_all();
+}
+
+push_spool::leftover push_spool::persist_remaining() {
+  io::exclusive_lock lock{mutex_};
+  leftover result;
+  if (bounds_.dir.empty()) {
+    result.lost = memory_.size();
+    memory_.clear();
+    memory_bytes_ = 0;
+  }
+  while (!memory_.empty()) result.lost += spill_oldest() ? 0 : 1;
+  report_burst();
+  result.on_disk = disk_.size();
+  return result;
+}
+
+void push_spool::end_drop_burst() {
+  io::exclusive_lock lock{mutex_};
+  report_burst();
+}
+
+void push_spool::report_burst() {
+  if (burst_dropped_ == 0) return;
+  report_("push: spool full: dropped the " + std::to_string(burst_dropped_) +
+          " oldest window(s) (bounds: " + std::to_string(bounds_.memory_bytes) +
+          " bytes in memory" +
+          (bounds_.dir.empty()
+               ? std::string()
+               : ", " + std::to_string(bounds_.disk_bytes) + " on disk in " + bounds_.dir) +
+          ")");
+  burst_dropped_ = 0;
+}
+
+spool_counts push_spool::counts() const {
+  io::exclusive_lock lock{mutex_};
+  spool_counts counts = counts_;
+  counts.in_memory = memory_.size();
+  counts.on_disk = disk_.size();
+  return counts;
+}
+
+}  // namespace arec::fleet

@@ -1,0 +1,161 @@
+#include "fleet/push_spool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fleet_test_support.hpp"
+#include "io/file_copy.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::fleet {
+namespace {
+
+using test::captured_reports;
+using test::numbered_window;
+using test::window_index;
+
+// Takes every waiting window, oldest first, as the sender does, and says which they were.
+std::vector<int> drain(push_spool& spool) {
+  std::vector<int> order;
+  while (auto entry = spool.take_oldest()) {
+    auto window = spool.load(*entry);
+    EXPECT_TRUE(window);
+    if (!window) break;
+    order.push_back(window_index(window->profile));
+    spool.finish(*entry, spool_result::delivered);
+  }
+  return order;
+}
+
+std::vector<std::string> spool_files(const std::string& dir) {
+  auto names = io::directory_names(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The memory a numbered window of 1000 bytes costs in the spool, within a few bytes.
+constexpr std::uint64_t window_cost = 1000 + sizeof(push_window) + 16;
+
+TEST(FleetSpool, MemoryOnlyDropsTheOldestAndSaysSoOncePerBurst) {
+  captured_reports reports;
+  push_spool spool({3 * window_cost, 0, ""}, reports.reporter());
+  for (int i = 1; i <= 6; ++i) spool.add(numbered_window(i, 1000));
+  EXPECT_EQ(spool.counts().dropped_full, 3u);
+  EXPECT_EQ(reports.lines().size(), 0u) << "reported at the end of the burst, not per window";
+  EXPECT_EQ(drain(spool), (std::vector<int>{4, 5, 6}));
+  EXPECT_EQ(reports.matching("spool full"),
+            "push: spool full: dropped the 3 oldest window(s) (bounds: " +
+                std::to_string(3 * window_cost) + " bytes in memory)\n");
+}
+
+TEST(FleetSpool, OverflowGoesToDiskOldestFirstAndComesBackInOrder) {
+  test::temp_dir dir;
+  captured_reports reports;
+  push_spool spool({2 * window_cost, 100 * window_cost, dir.file("spool")}, reports.reporter());
+  for (int i = 1; i <= 5; ++i) spool.add(numbered_window(i, 1000));
+  spool_counts counts = spool.counts();
+  EXPECT_EQ(counts.in_memory, 2u);
+  EXPECT_EQ(counts.on_disk, 3u);
+  EXPECT_EQ(spool_files(dir.file("spool")).size(), 3u);
+  EXPECT_EQ(drain(spool), (std::vector<int>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(spool_files(dir.file("spool")).size(), 0u) << "a delivered window's file is removed";
+  EXPECT_EQ(spool.counts().dropped_full, 0u);
+}
+
+TEST(FleetSpool, DiskBoundDropsTheOldestFiles) {
+  test::temp_dir dir;
+  captured_reports reports;
+  // Memory holds nothing: every window goes to disk, which holds about two.
+  push_spool spool({0, 2 * 1100, dir.file("spool")}, reports.reporter());
+  for (int i = 1; i <= 5; ++i) spool.add(numbered_window(i, 1000));
+  EXPECT_EQ(spool.counts().dropped_full, 3u);
+  EXPECT_EQ(drain(spool), (std::vector<int>{4, 5}));
+  EXPECT_NE(reports.matching("dropped the 3 oldest"), "");
+}
+
+TEST(FleetSpool, AWindowInFlightIsNeverDropped) {
+  captured_reports reports;
+  push_spool spool({2 * window_cost, 0, ""}, reports.reporter());
+  spool.add(numbered_window(1, 1000));
+  auto in_flight = spool.take_oldest();
+  ASSERT_TRUE(in_flight);
+  for (int i = 2; i <= 5; ++i) spool.add(numbered_window(i, 1000));
+  spool.finish(*in_flight, spool_result::kept);  // a retryable failure: it stays first
+  EXPECT_EQ(drain(spool), (std::vector<int>{1, 5}));
+}
+
+TEST(FleetSpool, AWindowKeptAfterAFailureGoesToDiskInItsPlace) {
+  test::temp_dir dir;
+  captured_reports reports;
+  push_spool spool({5 * window_cost / 2, 1 << 20, dir.file("spool")}, reports.reporter());
+  spool.add(numbered_window(1, 1000));
+  auto in_flight = spool.take_oldest();
+  ASSERT_TRUE(in_flight);
+  spool.add(numbered_window(2, 1000));
+  spool.add(numbered_window(3, 1000));  // 2 goes to disk: 1 is in flight
+  spool.finish(*in_flight, spool_result::kept);
+  spool.add(numbered_window(4, 1000));  // now 1 goes to disk, behind 2 in time of writing
+  EXPECT_EQ(spool.counts().on_disk, 2u);
+  EXPECT_EQ(drain(spool), (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST(FleetSpool, ANextRunSendsWhatALastRunLeftAndRemovesHalfWrittenFiles) {
+  test::temp_dir dir;
+  captured_reports reports;
+  {
+    push_spool first({0, 1 << 20, dir.file("spool")}, reports.reporter());
+    for (int i = 1; i <= 3; ++i) first.add(numbered_window(i, 1000));
+  }
+  // What a kill between write and rename leaves behind.
+  std::string half = "half";
+  io::write_new_file(dir.file("spool/.window-00000000000000000004.pb.tmp"),
+                     std::as_bytes(std::span{half.data(), half.size()}), 0600);
+  push_spool second({1 << 20, 1 << 20, dir.file("spool")}, reports.reporter());
+  second.add(numbered_window(10, 1000));
+  EXPECT_EQ(drain(second), (std::vector<int>{1, 2, 3, 10}));
+  EXPECT_NE(reports.matching("removed 1 half-written window file(s)"), "");
+  EXPECT_NE(reports.matching("3 window(s) left in " + dir.file("spool") +
+                             " by an earlier run are sent first"),
+            "");
+  EXPECT_EQ(spool_files(dir.file("spool")).size(), 0u);
+}
+
+TEST(FleetSpool, PersistRemainingWritesMemoryToDisk) {
+  test::temp_dir dir;
+  captured_reports reports;
+  {
+    push_spool spool({1 << 20, 1 << 20, dir.file("spool")}, reports.reporter());
+    for (int i = 1; i <= 3; ++i) spool.add(numbered_window(i, 100));
+    auto left = spool.persist_remaining();
+    EXPECT_EQ(left.on_disk, 3u);
+    EXPECT_EQ(left.lost, 0u);
+  }
+  push_spool next({1 << 20, 1 << 20, dir.file("spool")}, reports.reporter());
+  EXPECT_EQ(drain(next), (std::vector<int>{1, 2, 3}));
+}
+
+TEST(FleetSpool, WithoutADirectoryWhatRemainsIsLost) {
+  captured_reports reports;
+  push_spool spool({1 << 20, 1 << 20, ""}, reports.reporter());
+  spool.add(numbered_window(1));
+  auto left = spool.persist_remaining();
+  EXPECT_EQ(left.on_disk, 0u);
+  EXPECT_EQ(left.lost, 1u);
+}
+
+TEST(FleetSpool, AnUnreadableFileIsNotAWindow) {
+  test::temp_dir dir;
+  captured_reports reports;
+  std::string junk = "not a window";
+  io::make_directories(dir.file("spool"));
+  io::write_new_file(dir.file("spool/window-00000000000000000001.pb"),
+                     std::as_bytes(std::span{junk.data(), junk.size()}), 0600);
+  push_spool spool({1 << 20, 1 << 20, dir.file("spool")}, reports.reporter());
+  auto entry = spool.take_oldest();
+  ASSERT_TRUE(entry);
+  EXPECT_FALSE(spool.load(*entry));
+}
+
+}  // namespace
+}  // namespace arec::fleet
