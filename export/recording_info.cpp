@@ -3,6 +3,9 @@
 #include <cstring>
 #include <span>
 
+#include "io/perf_data/build_id_feature.hpp"
+#include "io/perf_data/format_error.hpp"
+
 namespace arec::exporting {
 namespace {
 
@@ -13,11 +16,6 @@ T load(std::span<const std::byte> bytes, std::size_t offset) {
   return value;
 }
 
-// perf's build_id_event: header (8), pid (4), 20 id bytes, size byte, 3 reserved, file name.
-constexpr std::size_t id_offset = 12;
-constexpr std::size_t size_offset = 32;
-constexpr std::size_t name_offset = 36;
-
 }  // namespace
 
 std::unordered_map<std::string, io::build_id> recorded_build_ids(
@@ -25,21 +23,13 @@ std::unordered_map<std::string, io::build_id> recorded_build_ids(
   std::unordered_map<std::string, io::build_id> ids;
   const std::vector<std::byte>* payload = features.find(io::perf::feature_build_id);
   if (!payload) return ids;
-  std::span<const std::byte> bytes{*payload};
-  std::size_t at = 0;
-  while (at + name_offset <= bytes.size()) {
-    auto misc = load<std::uint16_t>(bytes, at + 4);
-    auto size = load<std::uint16_t>(bytes, at + 6);
-    if (size < name_offset || at + size > bytes.size()) break;
-    std::span<const std::byte> entry = bytes.subspan(at, size);
-    std::size_t id_size = (misc & io::perf::misc_build_id_size)
-                              ? std::min<std::size_t>(load<std::uint8_t>(entry, size_offset), 20)
-                              : 20;
-    const char* name = reinterpret_cast<const char*>(entry.data() + name_offset);
-    std::string file(name, ::strnlen(name, size - name_offset));
-    io::build_id id = io::build_id::from(entry.subspan(id_offset, id_size));
-    if (!file.empty() && !id.empty()) ids.emplace(std::move(file), id);
-    at += size;
+  try {
+    for (io::perf::build_id_entry& entry :
+         io::perf::parse_build_id_payload(*payload, 0, "BUILD_ID"))
+      if (!entry.filename.empty() && !entry.id.empty())
+        ids.emplace(std::move(entry.filename), entry.id);
+  } catch (const io::perf::format_error&) {
+    // A damaged table only costs the names the build-id cache would have given.
   }
   return ids;
 }
