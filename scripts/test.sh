@@ -15,7 +15,11 @@ export JOBS=${JOBS:-2}
 tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record|Fuzz|^Fleet|^Push'}
 # Suites that compare attrs and options with perf: the pipeline they run is the one the other
 # ^Record tests already run under TSan, so here they would cost minutes and find nothing new.
-tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.'}
+# ^Export: the export tool is single-threaded (ExportInputs matches "Thread" by its name only).
+# SwitchSignalWhileRecordingIsNamedAsIgnored: TSan's runtime defers signal handlers and, about
+# one run in four, never calls arec's for a SIGUSR2 the kernel delivered (no signal pending, the
+# handler's counter unchanged, a second SIGUSR2 is handled): a limit of TSan, not of arec.
+tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.SwitchSignalWhileRecordingIsNamedAsIgnored$'}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
 
