@@ -11,9 +11,9 @@
 #include "cli/archive_command.hpp"
 #include "cli/convert_command.hpp"
 #include "cli/export_command.hpp"
+#include "cli/record_command.hpp"
 #include "cli/record_command_line.hpp"
 #include "io/stop_signals.hpp"
-#include "record/session/session.hpp"
 #include "record/session/workload.hpp"
 
 namespace {
@@ -38,7 +38,7 @@ int record(std::span<const char* const> args, std::span<const std::string> comma
     std::printf("arec %s\n", AREC_VERSION);
     return 0;
   }
-  return arec::record::run_session(std::get<arec::record::record_options>(command), command_line);
+  return run_record_command(std::get<record_request>(std::move(command)), command_line);
 }
 
 }  // namespace

@@ -6,13 +6,8 @@ namespace arec::cli {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(option_group::count_)> group_titles{
-    "Target selection",
-    "Event selection and sampling",
-    "Files",
-    "Output",
-    "Buffers and threads",
-    "Run control",
-    "Help"};
+    "Target selection", "Event selection and sampling",   "Files", "Output", "Buffers and threads",
+    "Run control",      "Fleet push (Grafana Pyroscope)", "Help"};
 
 constexpr std::size_t help_column = 32;
 constexpr std::size_t help_width = 100;

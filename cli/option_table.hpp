@@ -22,7 +22,7 @@ enum class argument_kind {
 };
 
 // The groups of the help text, in the order printed.
-enum class option_group { target, events, files, output, buffers, control, help, count_ };
+enum class option_group { target, events, files, output, buffers, control, push, help, count_ };
 
 // One option as the user spelled it, for the handler and its error messages.
 struct option_use {

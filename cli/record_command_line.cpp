@@ -16,6 +16,7 @@
 
 #include "cli/option_table.hpp"
 #include "cli/option_values.hpp"
+#include "fleet/push_options.hpp"
 #include "io/cpu_list.hpp"
 #include "record/events/event_list.hpp"
 #include "record/events/event_spec.hpp"
@@ -40,7 +41,15 @@ struct record_state {
   std::string period_spelled;
   std::size_t cgroups_given = 0;  // -G names so far, empty ones included (perf's nr_cgroups)
   bool group = false;  // --group: applied once every -e is known
+  std::optional<fleet::push_options> push;  // any --push* option
 };
+
+// --push and its companions: their values are fleet's to judge.
+void apply_push(record_state& state, const option_use& use) {
+  if (!state.push) state.push.emplace();
+  std::string option = "--" + std::string(use.spelled.substr(use.spelled.find_first_not_of('-')));
+  fleet::apply_push_option(*state.push, option, use.value);
+}
 
 void apply_cpus(record_state& state, const option_use& use) {
   try {
@@ -255,11 +264,11 @@ void apply_switch_output(record_state& state, const option_use& use) {
   } else if (std::optional<std::uint64_t> bytes = parse_tagged(use.value, size_units)) {
     mode.size = *bytes;
   } else if (std::optional<std::uint64_t> seconds = parse_tagged(use.value, time_units)) {
-    mode.time_s = *seconds;
+    mode.time = std::chrono::seconds(*seconds);
   } else {
     reject(use, "expected signal, a size like 100M (B, K, M, G) or a time like 30s (s, m, h, d)");
   }
-  if (!mode.on_signal && mode.size == 0 && mode.time_s == 0)
+  if (!mode.on_signal && mode.size == 0 && mode.time.count() == 0)
     reject(use, "the size or time must be more than 0");
   state.options.switch_output = mode;
   state.options.timestamp_filename = true;  // as in perf: every file gets its time
@@ -769,6 +778,26 @@ constexpr std::array record_table{
                 always_so},
     record_spec{"duration", 0, required, "SECONDS", "stop after SECONDS (fractions allowed)",
                 "until COMMAND exits or Ctrl-C", control, apply_duration},
+    record_spec{"push", 0, required, "URL",
+                "every --push-interval, send what was recorded as one pprof to Grafana "
+                "Pyroscope's push API at URL (user:password@ for basic auth); samples at 99 Hz "
+                "unless -F or -c say otherwise. Without -o the windows are not kept on disk",
+                "", push, apply_push},
+    record_spec{"push-interval", 0, required, "TIME",
+                "the window of each push: 15s, 500ms, 1m (at least 1s); with -o each window is "
+                "a file FILE.<timestamp>, as --switch-output=TIME writes them",
+                "15s", push, apply_push},
+    record_spec{"push-label", 0, required, "KEY=VALUE",
+                "a label of every pushed profile, repeatable; service_name replaces the host name",
+                "", push, apply_push},
+    record_spec{"push-tenant", 0, required, "ID",
+                "send X-Scope-OrgID: ID, for multi-tenant servers", "", push, apply_push},
+    record_spec{"push-token-file", 0, required, "FILE",
+                "send Authorization: Bearer with the token FILE holds", "", push, apply_push},
+    record_spec{"push-spool", 0, required, "DIR",
+                "where windows wait on disk while the server cannot take them, and are kept for "
+                "the next run at exit",
+                "/var/tmp/arec-push", push, apply_push},
     record_spec{"dry-run", 0, none, "", "check the options, then exit without recording", "",
                 control, [](record_state& s, const option_use&) { s.options.dry_run = true; }},
     record_spec{
@@ -779,6 +808,23 @@ constexpr std::array record_table{
                   s.request = record_state::request_kind::version;
                 }},
 };
+
+// --push cuts the recording into windows as --switch-output=TIME does, at a fleet agent's rate.
+void settle_push(record_state& state) {
+  record_options& options = state.options;
+  fleet::push_options& push = *state.push;
+  if (push.url.empty()) throw io::usage_error("--push-* options need --push URL");
+  if (options.output_path == "-")
+    throw io::usage_error("--push needs files to export: it cannot write to a pipe (-o -)");
+  if (options.switch_output)
+    throw io::usage_error("--push cuts its own windows: it cannot be used with --switch-output");
+  if (options.attrs.overwrite)
+    throw io::usage_error("--push sends every window: it cannot be used with --overwrite");
+  options.switch_output = record_options::output_switch{.time = push.interval};
+  options.timestamp_filename = true;
+  if (!options.frequency && !options.period) options.frequency = default_push_frequency_hz;
+  if (push.spool_dir.empty()) push.spool_dir = std::string(default_push_spool);
+}
 
 }  // namespace
 
@@ -817,7 +863,8 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   // perf's rule: the cgroup of an event is a filter on each cpu, so there must be one on each.
   if (state.cgroups_given > 0 && !options.system_wide)
     throw io::usage_error("cgroup monitoring only available in system-wide mode (-a)");
-  return options;
+  if (state.push) settle_push(state);
+  return record_request{std::move(options), std::move(state.push)};
 }
 
 std::string record_help_text() {

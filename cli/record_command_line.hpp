@@ -6,15 +6,27 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include "cli/command_requests.hpp"
+#include "fleet/push_options.hpp"
 #include "record/record_options.hpp"
 
 namespace arec::cli {
 
-using record_command = std::variant<record::record_options, help_request, version_request>;
+// What the record command line asks for: a recording, and with --push, where it goes live.
+struct record_request {
+  record::record_options options;
+  std::optional<fleet::push_options> push;
+};
+
+// --push's defaults: a fleet agent's sampling rate, and where unsent windows wait.
+inline constexpr std::uint64_t default_push_frequency_hz = 99;
+inline constexpr std::string_view default_push_spool = "/var/tmp/arec-push";
+
+using record_command = std::variant<record_request, help_request, version_request>;
 
 // Parses arec's arguments (argv[0] excluded). Options may be flags ("-a"), combined flags
 // ("-ag"), take a value attached or separate ("-C0,1", "-C 0,1", "--cpu=0,1", "--cpu 0,1") or

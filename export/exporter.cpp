@@ -13,36 +13,16 @@
 #include "export/profile_builder.hpp"
 #include "export/recording_info.hpp"
 #include "io/output_path.hpp"
-#include "io/record_sink.hpp"
 #include "io/system_error.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::exporting {
 namespace {
 
-class builder_sink final : public io::record_sink {
- public:
-  explicit builder_sink(profile_builder& builder) : builder_(builder) {}
-  void write(std::span<const std::byte> record) override { builder_.add(record); }
-
- private:
-  profile_builder& builder_;
-};
-
 std::int64_t modification_time_ns(const std::string& path) {
   struct stat status {};
   io::check_syscall(::stat(path.c_str(), &status), "stat", path);
   return static_cast<std::int64_t>(status.st_mtim.tv_sec) * 1'000'000'000 + status.st_mtim.tv_nsec;
-}
-
-builder_settings settings_for(const convert::convert_input& input) {
-  builder_settings settings;
-  settings.recorded_build_ids = recorded_build_ids(input.features);
-  settings.symbols.build_id_dir = default_build_id_dir();
-  auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
-  if (kernel != settings.recorded_build_ids.end())
-    settings.symbols.kernel_build_id = kernel->second;
-  return settings;
 }
 
 // The wall-clock window of the samples: exact with CLOCK_DATA (-k); otherwise the recording
@@ -89,7 +69,7 @@ export_report export_recording(const export_options& options) {
     if (report.output != "-" && opened.back().header_path == report.output)
       throw io::usage_error("-o " + report.output + ": the output would overwrite the input");
   }
-  profile_builder builder(opened.front().events, settings_for(opened.front()));
+  profile_builder builder(opened.front().events, settings_from(opened.front().features));
   builder_sink sink(builder);
   for (const convert::convert_input& input : opened) {
     builder.use_events(input.events);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "export/recording_info.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
 #include "model/side_band.hpp"
@@ -35,6 +36,16 @@ std::string event_name(const io::perf::event_entry& event, std::size_t index) {
 }
 
 }  // namespace
+
+builder_settings settings_from(const io::perf::feature_set& features) {
+  builder_settings settings;
+  settings.recorded_build_ids = recorded_build_ids(features);
+  settings.symbols.build_id_dir = default_build_id_dir();
+  auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
+  if (kernel != settings.recorded_build_ids.end())
+    settings.symbols.kernel_build_id = kernel->second;
+  return settings;
+}
 
 profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
                                  builder_settings settings)
@@ -250,6 +261,11 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
   functions_.push_back({functions_.size() + 1, name_id, filename});
   found->second = functions_.back().id;
   return found->second;
+}
+
+void profile_builder::add_recorded_build_ids(
+    const std::unordered_map<std::string, io::build_id>& ids) {
+  settings_.recorded_build_ids.insert(ids.begin(), ids.end());
 }
 
 io::build_id profile_builder::recorded_id(const model::dso& object) const {

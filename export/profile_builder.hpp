@@ -20,6 +20,7 @@
 #include "export/symbolizer.hpp"
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/record_sink.hpp"
 #include "model/machine.hpp"
 
 namespace arec::exporting {
@@ -30,6 +31,10 @@ struct builder_settings {
   // last, the file on disk are used for files it does not name.
   std::unordered_map<std::string, io::build_id> recorded_build_ids;
 };
+
+// The settings a recording's header features give: the build-ids it names (the kernel's
+// among them) and the build-id cache to look in.
+builder_settings settings_from(const io::perf::feature_set& features);
 
 class profile_builder {
  public:
@@ -48,6 +53,9 @@ class profile_builder {
   // Reads the samples that follow with `events` (the next file of the same recording: the
   // same events in the same order, other ids). Throws io::usage_error when the events differ.
   void use_events(std::span<const io::perf::event_entry> events);
+  // Build-ids a later file of the recording names (each window of a live recording has its
+  // own BUILD_ID feature); the ones known already stay.
+  void add_recorded_build_ids(const std::unordered_map<std::string, io::build_id>& ids);
 
   // Sample times (the recording's clock) seen since the last finish(); 0 when none.
   std::uint64_t first_time() const noexcept { return first_time_; }
@@ -123,6 +131,16 @@ class profile_builder {
   std::uint64_t first_time_ = 0, last_time_ = 0;
   std::vector<std::string> event_names_;
   std::uint64_t bad_samples_ = 0;
+};
+
+// Feeds a builder from whatever writes records (convert's merge in time order).
+class builder_sink final : public io::record_sink {
+ public:
+  explicit builder_sink(profile_builder& builder) : builder_(builder) {}
+  void write(std::span<const std::byte> record) override { builder_.add(record); }
+
+ private:
+  profile_builder& builder_;
 };
 
 }  // namespace arec::exporting

@@ -3,8 +3,11 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <optional>
 
+#include "io/small_file.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::fleet {
@@ -24,6 +27,17 @@ void add_or_replace(std::vector<label>& labels, label pair) {
   } else {
     labels.push_back(std::move(pair));
   }
+}
+
+// A bearer token comes from a file, never the command line, where `ps` would show it.
+std::string read_token(std::string_view path) {
+  std::optional<std::string> text = io::read_text_if_exists(std::string(path));
+  if (!text) bad_value("--push-token-file", path, "expected a file holding the token");
+  std::string token = std::move(*text);
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+  if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos)
+    bad_value("--push-token-file", path, "expected a file holding one token");
+  return token;
 }
 
 }  // namespace
@@ -86,6 +100,14 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
     options.interval = parse_push_interval(value);
   } else if (option == "--push-label") {
     add_or_replace(options.labels, parse_push_label(value));
+  } else if (option == "--push-tenant") {
+    if (value.empty()) bad_value(option, value, "expected a tenant id");
+    options.tenant_id = std::string(value);
+  } else if (option == "--push-token-file") {
+    options.bearer_token = read_token(value);
+  } else if (option == "--push-spool") {
+    if (value.empty()) bad_value(option, value, "expected a directory");
+    options.spool_dir = std::string(value);
   } else {
     throw io::usage_error("unknown push option " + std::string(option));
   }

@@ -1,6 +1,6 @@
 // push_options: where and how windows are pushed (--push URL, --push-interval, --push-label and
-// the transport's settings), and the parser of those options' values. Not wired into the record
-// command line yet: that comes with the live --push integration.
+// the transport's settings), and the parser of those options' values, which the record command
+// line (cli/) calls.
 #pragma once
 
 #include <chrono>
@@ -34,7 +34,8 @@ struct push_options {
   ingest_limits limits;
 };
 
-// Applies one option ("--push", "--push-interval" or "--push-label") with its value.
+// Applies one option ("--push", "--push-interval", "--push-label", "--push-tenant",
+// "--push-token-file" or "--push-spool") with its value.
 // Throws io::usage_error naming the option for a bad value.
 void apply_push_option(push_options& options, std::string_view option, std::string_view value);
 

@@ -8,6 +8,7 @@
 
 #include "fleet/backoff.hpp"
 #include "fleet/pusher.hpp"
+#include "io/file_copy.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -121,6 +122,8 @@ void push_sender::stop() {
 
 void push_sender::report_leftovers() {
   push_spool::leftover left = spool_.persist_remaining();
+  // A spool directory this run made and left empty goes: the machine is as it was.
+  if (left.on_disk == 0 && spool_.made_directory()) io::remove_empty_directory(spool_.dir());
   if (left.on_disk > 0) {
     report_("push: " + std::to_string(left.on_disk) + " window(s) not sent are kept in " +
             spool_.dir() + "; a later run with this spool directory sends them first");

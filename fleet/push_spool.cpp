@@ -1,5 +1,7 @@
 #include "fleet/push_spool.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
@@ -60,6 +62,7 @@ std::string push_spool::file_path(std::uint64_t sequence) const {
 }
 
 void push_spool::index_directory() {
+  made_directory_ = ::access(bounds_.dir.c_str(), F_OK) != 0;
   io::make_directories(bounds_.dir);
   std::size_t half_written = 0;
   io::exclusive_lock lock{mutex_};

@@ -87,6 +87,8 @@ class push_spool {
 
   spool_counts counts() const AREC_EXCLUDES(mutex_);
   const std::string& dir() const noexcept { return bounds_.dir; }
+  // The spool directory did not exist before this spool made it.
+  bool made_directory() const noexcept { return made_directory_; }
 
  private:
   void index_directory();
@@ -98,6 +100,7 @@ class push_spool {
 
   spool_bounds bounds_;
   reporter report_;
+  bool made_directory_ = false;  // set before the sender's thread starts, then read only
   mutable io::mutex mutex_;
   std::condition_variable_any changed_;
   std::deque<spool_entry> disk_ AREC_GUARDED_BY(mutex_);  // each tier sorted by sequence

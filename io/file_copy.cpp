@@ -99,4 +99,10 @@ bool remove_file(const std::string& path) {
   throw_errno("unlink", path);
 }
 
+bool remove_empty_directory(const std::string& path) {
+  if (::rmdir(path.c_str()) == 0) return true;
+  if (errno == ENOENT || errno == ENOTEMPTY || errno == EEXIST) return false;
+  throw_errno("rmdir", path);
+}
+
 }  // namespace arec::io

@@ -42,4 +42,7 @@ std::optional<std::uint64_t> file_size(const std::string& path);
 // Removes `path`; false when it was not there.
 bool remove_file(const std::string& path);
 
+// Removes directory `path` if it holds nothing; false when it holds something or is not there.
+bool remove_empty_directory(const std::string& path);
+
 }  // namespace arec::io

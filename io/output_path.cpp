@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "io/dir_reader.hpp"
 #include "io/system_error.hpp"
@@ -18,9 +19,14 @@ void remove_directory_files(const std::string& path) {
                   path + "/" + std::string(entry->name));
 }
 
-void remove_tree(const std::string& path) {
+}  // namespace
+
+void remove_output(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    throw_errno("stat", path);
+  }
   if (S_ISDIR(st.st_mode)) {
     remove_directory_files(path);
     check_syscall(::rmdir(path.c_str()), "rmdir", path);
@@ -29,8 +35,6 @@ void remove_tree(const std::string& path) {
   }
 }
 
-}  // namespace
-
 void keep_previous_output(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
@@ -38,8 +42,14 @@ void keep_previous_output(const std::string& path) {
     throw_errno("stat", path);
   }
   std::string old = path + ".old";
-  remove_tree(old);
+  remove_output(old);
   check_syscall(::rename(path.c_str(), old.c_str()), "rename", path + " to " + old);
+}
+
+std::string create_private_directory(const std::string& prefix) {
+  std::string path = prefix + ".XXXXXX";
+  if (::mkdtemp(path.data()) == nullptr) throw_errno("mkdtemp", path);
+  return path;
 }
 
 unique_fd create_output_file(const std::string& path) {

@@ -13,6 +13,9 @@ namespace arec::io {
 
 // Renames an existing file or directory at `path` to `path`.old (replacing an older .old).
 void keep_previous_output(const std::string& path);
+// Removes a finished output: a file, or a --threads directory with its data files (arec's
+// layout has no subdirectories). Nothing there is not an error; a failure throws naming it.
+void remove_output(const std::string& path);
 // Creates a new file for reading and writing; fails if anything exists at `path`.
 unique_fd create_output_file(const std::string& path);
 // A file that gets a name only when publish_output_file() gives it `path`, so that a crash
@@ -25,6 +28,8 @@ struct pending_output {
 pending_output create_pending_output_file(const std::string& path);
 // Gives the pending file its name; fails if anything exists at `path` by then.
 void publish_output_file(pending_output& file, const std::string& path);
+// Creates a new directory PREFIX.XXXXXX (0700, a name nobody else has) and returns its path.
+std::string create_private_directory(const std::string& prefix);
 // Creates a new directory (0700); fails if anything exists at `path`.
 void create_output_directory(const std::string& path);
 // Writes all of `bytes` at `offset`, retrying short writes; throws naming `path`.

@@ -2,7 +2,9 @@
 // (cli/record_command_line) sets it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +70,14 @@ struct control_spec {
   friend bool operator==(const control_spec&, const control_spec&) = default;
 };
 
+// One complete output and the wall-clock window it covers (ns since the epoch): from the start
+// of the recording or the previous cut, to its own cut. Windows follow each other without gap.
+struct finished_output {
+  std::string path;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
 struct record_options {
   bool system_wide = false;        // -a/--all-cpus; also set when there is no workload, -p or -C
   std::vector<int> cpus;           // -C/--cpu LIST; empty = all online
@@ -95,7 +105,7 @@ struct record_options {
   struct output_switch {
     bool on_signal = false;
     std::uint64_t size = 0;    // bytes, 0 for none
-    std::uint64_t time_s = 0;  // seconds, 0 for none
+    std::chrono::milliseconds time{0};  // 0 for none
   };
   std::optional<output_switch> switch_output;
   std::size_t switch_max_files = 0;  // --switch-max-files N: rotated files kept, 0 for all
@@ -117,6 +127,12 @@ struct record_options {
   synth_options synth;                         // --synth=no|all|task|mmap|cgroup[,...]
   std::vector<std::string> workload;           // after "--" or from the first non-option
   std::vector<std::string> notes;              // what the parser adjusted, for the user (unless -q)
+  // Told on the control thread of each output (file or --threads directory) once it is
+  // complete: every rotated one, then the last. Empty: nobody is told. (--push exports them.)
+  std::function<void(const finished_output&)> on_output_finished;
+  // The outputs are removed once on_output_finished has used them (--push without -o): they
+  // are not announced, nor offered for reading.
+  bool transient_outputs = false;
 };
 
 // How the events sample: every `value` events (period) or `value` times a second (frequency).

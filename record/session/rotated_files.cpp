@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <system_error>
 
+#include "io/output_path.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::record {
@@ -44,8 +46,11 @@ void rotated_files::keep(const std::string& finished) {
   kept_.push_back(finished);
   if (keep_ == 0) return;
   while (kept_.size() > keep_) {
-    if (::unlink(kept_.front().c_str()) != 0 && errno != ENOENT)
-      warn_("arec: warning: cannot remove " + kept_.front() + ": " + std::strerror(errno));
+    try {
+      io::remove_output(kept_.front());  // a --threads output is a directory
+    } catch (const std::system_error& error) {
+      warn_(std::string("arec: warning: cannot remove an old output: ") + error.what());
+    }
     kept_.pop_front();
   }
 }

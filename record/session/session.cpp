@@ -85,6 +85,12 @@ clock_reference read_clock_reference(int clockid) {
   return {nanoseconds(resolution), nanoseconds(wall), nanoseconds(clock)};
 }
 
+std::int64_t wall_clock_now_ns() {
+  timespec wall{};
+  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
+  return static_cast<std::int64_t>(nanoseconds(wall));
+}
+
 std::vector<int> online_cpus() {
   std::array<char, 4096> buffer;
   std::string path = sysfs_root() + "/devices/system/cpu/online";
@@ -216,6 +222,7 @@ class recording {
                     [](const event_spec& spec) { return spec.exclude_recorder; }))
       events_->exclude_threads(threads_of_processes(std::array{static_cast<int>(::getpid())}));
     create_output();
+    window_start_ns_ = wall_clock_now_ns();
     start_streaming();
     wait_for_stop();
     std::exception_ptr failure = stop_streaming();
@@ -529,7 +536,7 @@ class recording {
     if (child_) sources.workload_exit_fd = child_->exit_fd();
     if (options_.switch_output && options_.switch_output->on_signal)
       sources.switch_output = [this] { switch_output(); };
-    if (options_.switch_output && options_.switch_output->time_s)
+    if (options_.switch_output && options_.switch_output->time.count() > 0)
       async::spawn_detached(control_.get_executor(), switch_output_every_period());
     for (const io::unique_fd& fd : target_exits) sources.target_exit_fds.push_back(fd.get());
     stop_conditions stop(control_, std::move(sources),
@@ -551,7 +558,7 @@ class recording {
   async::task<void> switch_output_every_period() {
     async::timer timer(control_.get_executor());
     for (;;) {
-      bool elapsed = co_await timer.wait_for(std::chrono::seconds(options_.switch_output->time_s));
+      bool elapsed = co_await timer.wait_for(options_.switch_output->time);
       if (!elapsed) co_return;
       switch_output();
     }
@@ -592,8 +599,9 @@ class recording {
     finish_file(old_header, cut);
     rotated_bytes_ += old_output.total_bytes();
     ++switches_;
-    say(options_, "arec: dump " + rotated);
+    if (!options_.transient_outputs) say(options_, "arec: dump " + rotated);
     rotated_files_.keep(rotated);
+    output_finished(rotated);
     // What runs now, for the new output's samples; then its rounds may flow.
     if (directory()) {
       synthesize_into_header(true);
@@ -869,7 +877,7 @@ class recording {
     final_path_ = rotated_files_.next_name();
     io::check_syscall(::rename(options_.output_path.c_str(), final_path_.c_str()), "rename",
                       options_.output_path + " to " + final_path_);
-    say(options_, "arec: dump " + final_path_);
+    if (!options_.transient_outputs) say(options_, "arec: dump " + final_path_);
     rotated_files_.keep(final_path_);
   }
 
@@ -889,6 +897,7 @@ class recording {
       // The header file's features from make_recoverable() are valid; rewriting them in place
       // on a full disk could leave a feature table its header bits no longer describe.
       print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
+      output_finished(output_written().path);
       return;
     }
     try {
@@ -912,6 +921,15 @@ class recording {
     }
     if (timestamped()) name_final_output();
     print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
+    output_finished(output_written().path);
+  }
+
+  // The window of a finished output ends now and the next one's begins.
+  void output_finished(const std::string& path) {
+    if (!options_.on_output_finished) return;
+    std::int64_t now = wall_clock_now_ns();
+    options_.on_output_finished({path, window_start_ns_, now});
+    window_start_ns_ = now;
   }
 
   const record_options& options_;
@@ -949,6 +967,7 @@ class recording {
   rotated_files rotated_files_{options_.output_path, options_.switch_max_files,
                                [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;              // the final file's name once timestamped
+  std::int64_t window_start_ns_ = 0;    // wall clock: the current output's window began
   stream_stats total_;
   compression_totals compression_;
 };

@@ -81,11 +81,18 @@ void print_summary(const record_options& options, const written_output& output,
                      static_cast<unsigned long long>(stats.lost));
     }
   }
-  std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
-               static_cast<unsigned long long>(total.samples),
-               static_cast<unsigned long long>(total.lost),
-               static_cast<unsigned long long>(output.bytes),
-               output.path == "-" ? "standard output" : output.path.c_str());
+  if (options.transient_outputs) {
+    std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes recorded\n",
+                 static_cast<unsigned long long>(total.samples),
+                 static_cast<unsigned long long>(total.lost),
+                 static_cast<unsigned long long>(output.bytes));
+  } else {
+    std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
+                 static_cast<unsigned long long>(total.samples),
+                 static_cast<unsigned long long>(total.lost),
+                 static_cast<unsigned long long>(output.bytes),
+                 output.path == "-" ? "standard output" : output.path.c_str());
+  }
   if (compression.bytes_in > 0)
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
@@ -97,7 +104,8 @@ void print_summary(const record_options& options, const written_output& output,
                  static_cast<unsigned long long>(total.lost));
     for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
   }
-  if (output.path == "-") return;  // the reader at the other end of the pipe has it
+  // The reader at the other end of the pipe has it; pushed windows are gone.
+  if (output.path == "-" || options.transient_outputs) return;
   const std::string& path = output.path;
   std::string converted = converted_name(path);
   std::fprintf(stderr,

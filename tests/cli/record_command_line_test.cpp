@@ -7,10 +7,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 #include <initializer_list>
 #include <string>
 #include <vector>
+
+#include "support/temp_file.hpp"
 
 using namespace arec::cli;
 using namespace arec::record;
@@ -22,13 +25,17 @@ record_command parse_command(std::initializer_list<const char*> args) {
   return parse_record_command_line(std::span<const char* const>(args.begin(), args.size()));
 }
 
-record_options parse(std::initializer_list<const char*> args) {
+record_request parse_request(std::initializer_list<const char*> args) {
   record_command command = parse_command(args);
-  if (!std::holds_alternative<record_options>(command)) {
+  if (!std::holds_alternative<record_request>(command)) {
     ADD_FAILURE() << "not a record command";
     return {};
   }
-  return std::get<record_options>(command);
+  return std::get<record_request>(std::move(command));
+}
+
+record_options parse(std::initializer_list<const char*> args) {
+  return parse_request(args).options;
 }
 
 // The usage_error message for `args`, or a test failure when they are accepted.
@@ -467,10 +474,10 @@ TEST(RecordOptions, SwitchOutputTakesSignalSizeOrTime) {
   EXPECT_EQ(parse({"--switch-output=2M"}).switch_output->size, 2u << 20);
   EXPECT_EQ(parse({"--switch-output=512B"}).switch_output->size, 512u);
   EXPECT_EQ(parse({"--switch-output=1G"}).switch_output->size, 1u << 30);
-  EXPECT_EQ(parse({"--switch-output=30s"}).switch_output->time_s, 30u);
-  EXPECT_EQ(parse({"--switch-output=2m"}).switch_output->time_s, 120u);
-  EXPECT_EQ(parse({"--switch-output=1h"}).switch_output->time_s, 3600u);
-  EXPECT_EQ(parse({"--switch-output=1d"}).switch_output->time_s, 86400u);
+  EXPECT_EQ(parse({"--switch-output=30s"}).switch_output->time, std::chrono::seconds(30));
+  EXPECT_EQ(parse({"--switch-output=2m"}).switch_output->time, std::chrono::seconds(120));
+  EXPECT_EQ(parse({"--switch-output=1h"}).switch_output->time, std::chrono::seconds(3600));
+  EXPECT_EQ(parse({"--switch-output=1d"}).switch_output->time, std::chrono::seconds(86400));
   EXPECT_FALSE(parse({}).switch_output);
   EXPECT_FALSE(parse({}).timestamp_filename);
   const std::string expected =
@@ -775,4 +782,69 @@ TEST(RecordHelp, GroupsDefaultsAndExamples) {
     EXPECT_LE(end - start, 100u) << help.substr(start, end - start);
     start = end + 1;
   }
+}
+
+// --push: the recording is cut into windows as --switch-output=TIME cuts it, at a fleet agent's
+// rate unless -F or -c say otherwise.
+TEST(RecordPushOptions, PushCutsWindowsAtTheIntervalAndSamplesAt99Hz) {
+  record_request request =
+      parse_request({"-a", "--push", "http://ann:secret@pyro:4040/", "--push-interval", "5s",
+                     "--push-label", "env=prod", "--push-label", "service_name=shop"});
+  ASSERT_TRUE(request.push.has_value());
+  EXPECT_EQ(request.push->url, "http://pyro:4040");
+  EXPECT_EQ(request.push->basic_user, "ann");
+  EXPECT_EQ(request.push->basic_password, "secret");
+  EXPECT_EQ(request.push->interval, std::chrono::seconds(5));
+  ASSERT_EQ(request.push->labels.size(), 2u);
+  EXPECT_EQ(request.push->labels[0], (arec::fleet::label{"env", "prod"}));
+  EXPECT_EQ(request.push->labels[1], (arec::fleet::label{"service_name", "shop"}));
+  EXPECT_EQ(request.push->spool_dir, default_push_spool);
+  ASSERT_TRUE(request.options.switch_output.has_value());
+  EXPECT_EQ(request.options.switch_output->time, std::chrono::seconds(5));
+  EXPECT_FALSE(request.options.switch_output->on_signal);
+  EXPECT_TRUE(request.options.timestamp_filename);
+  EXPECT_EQ(request.options.frequency, std::optional<std::uint64_t>(default_push_frequency_hz));
+  EXPECT_EQ(parse_request({"--push", "http://h"}).push->interval, std::chrono::seconds(15));
+}
+
+TEST(RecordPushOptions, ARateGivenWinsAndWithoutPushThereIsNone) {
+  EXPECT_EQ(parse({"--push", "http://h", "-F", "999"}).frequency,
+            std::optional<std::uint64_t>(999));
+  record_options counted = parse({"--push", "http://h", "-c", "100000"});
+  EXPECT_FALSE(counted.frequency.has_value());
+  EXPECT_EQ(counted.period, std::optional<std::uint64_t>(100000));
+  record_request plain = parse_request({"-a"});
+  EXPECT_FALSE(plain.push.has_value());
+  EXPECT_FALSE(plain.options.switch_output.has_value());
+  EXPECT_FALSE(plain.options.frequency.has_value());
+}
+
+TEST(RecordPushOptions, TenantSpoolAndTokenFromAFile) {
+  arec::test::temp_file token;
+  ASSERT_EQ(::write(token.fd(), "tok-123\n", 8), 8);
+  record_request request =
+      parse_request({"--push", "https://h", "--push-tenant", "team-a", "--push-token-file",
+                     token.path().c_str(), "--push-spool", "/var/spool/x"});
+  ASSERT_TRUE(request.push.has_value());
+  EXPECT_EQ(request.push->tenant_id, "team-a");
+  EXPECT_EQ(request.push->bearer_token, "tok-123");
+  EXPECT_EQ(request.push->spool_dir, "/var/spool/x");
+}
+
+TEST(RecordPushOptions, ConflictsAndBadValuesAreUsageErrors) {
+  EXPECT_EQ(error_of({"--push-label", "a=b"}), "--push-* options need --push URL");
+  EXPECT_EQ(error_of({"--push", "http://h", "-o", "-"}),
+            "--push needs files to export: it cannot write to a pipe (-o -)");
+  EXPECT_EQ(error_of({"--push", "http://h", "--switch-output=1s"}),
+            "--push cuts its own windows: it cannot be used with --switch-output");
+  EXPECT_EQ(error_of({"--push", "http://h", "--overwrite"}),
+            "--push sends every window: it cannot be used with --overwrite");
+  EXPECT_EQ(error_of({"--push", "ftp://h"}),
+            "--push: expected an http:// or https:// URL, got 'ftp://h'");
+  EXPECT_EQ(error_of({"--push", "http://h", "--push-interval", "200ms"}),
+            "--push-interval: expected 1s or more, got '200ms'");
+  EXPECT_EQ(error_of({"--push", "http://h", "--push-label", "9x=1"}).rfind("--push-label: ", 0),
+            0u);
+  EXPECT_EQ(error_of({"--push", "http://h", "--push-token-file", "/nonexistent/token"}),
+            "--push-token-file: expected a file holding the token, got '/nonexistent/token'");
 }

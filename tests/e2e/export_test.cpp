@@ -13,6 +13,7 @@
 
 #include "perf_report.hpp"
 #include "perf_script.hpp"
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "rotated_outputs.hpp"
@@ -217,29 +218,11 @@ TEST(ExportLabels, CgroupIsThePathPerfReportShows) {
                                                                       << excerpt(raw.out);
 }
 
-// Where scripts/install-deps.sh puts npm's pprof-format (AREC_TEST_NODE_DIR overrides).
-std::string node_modules() {
-  const char* dir = std::getenv("AREC_TEST_NODE_DIR");
-  return std::string(dir && *dir ? dir : "/usr/local/lib/arec-test-node") + "/node_modules";
-}
-
-// The number after "\"KEY\":" in JSON text, or -1.
-long json_number(const std::string& json, const std::string& key) {
-  auto at = json.find("\"" + key + "\":");
-  return at == std::string::npos ? -1 : std::stol(json.substr(at + key.size() + 3));
-}
-
 TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
   const std::string out = dir_->file("npm.pb.gz");
   ASSERT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data(), "-o", out}).exit_code, 0);
-  test::command_result decoded =
-      test::run_command({"env", "NODE_PATH=" + node_modules(), "node",
-                         std::string(AREC_TEST_SOURCE_DIR) + "/e2e/pprof_format_summary.cjs", out});
-  // Not a skip: CI must have the second decoder (scripts/install-deps.sh installs it).
-  ASSERT_EQ(decoded.exit_code, 0)
-      << "npm's pprof-format could not decode the profile; if it is missing from " << node_modules()
-      << ", run scripts/install-deps.sh (it needs the npm registry)\n"
-      << decoded.describe();
+  test::command_result decoded = npm_pprof_summary(out);
+  ASSERT_EQ(decoded.exit_code, 0) << decoded.describe();
   perf_script script = run_perf_script(data());
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
   std::map<std::string, long> by_comm;

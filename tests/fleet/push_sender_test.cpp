@@ -6,7 +6,7 @@
 
 #include "fleet_test_support.hpp"
 #include "io/file_copy.hpp"
-#include "stand_in_server.hpp"
+#include "stand_in/stand_in_server.hpp"
 #include "support/forked.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-#include "stand_in_server.hpp"
+#include "stand_in/stand_in_server.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

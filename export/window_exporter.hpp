@@ -1,0 +1,33 @@
+// window_exporter: the live side of export. Each finished output of a rotating recording (one
+// window of `arec --push`) becomes one gzipped pprof. One profile_builder serves every window,
+// so symbol tables are read once per object for the whole recording, not once per window.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "export/profile_builder.hpp"
+
+namespace arec::exporting {
+
+struct window_profile {
+  std::vector<std::byte> gzipped;  // pprof (profile.proto), gzipped
+  std::uint64_t uncompressed_size = 0;
+  std::uint64_t samples = 0;
+};
+
+class window_exporter {
+ public:
+  // Reads `path` (a file or a --threads directory; an unfinished one is salvaged) and returns
+  // its samples as the profile of the window [start_ns, end_ns). Throws as export_recording
+  // does; a failed window leaves the next ones unaffected.
+  window_profile export_window(const std::string& path, std::int64_t start_ns, std::int64_t end_ns);
+
+ private:
+  std::optional<profile_builder> builder_;  // from the first window on
+};
+
+}  // namespace arec::exporting
