@@ -38,7 +38,12 @@ std::string event_name(const io::perf::event_entry& event, std::size_t index) {
 
 profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
                                  builder_settings settings)
-    : settings_(std::move(settings)), decoder_(events), symbols_(settings_.symbols) {
+    : settings_(std::move(settings)),
+      decoder_(events),
+      symbols_(settings_.symbols),
+      unwinder_([this](const model::map& where) {
+        return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
+      }) {
   describe_events(events);
   label_pid_ = intern("pid");
   label_tid_ = intern("tid");
@@ -135,21 +140,25 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   if (!task && sample->pid >= 0) task = machine_.find_or_add_thread(sample->pid, sample->tid);
 
   stack_.clear();
-  if (sample->callchain.empty()) {
-    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
-  } else {
-    bool kernel = kernel_mode(sample->misc);
-    bool first_of_context = true;  // the first address after a marker is exact, not a return
-    for (std::uint64_t entry : sample->callchain) {
-      if (entry >= context_max) {
-        kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
-        first_of_context = true;
-        continue;
-      }
-      stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
-      first_of_context = false;
+  bool user_frames = false;  // a frame-pointer chain's user part, or none recorded
+  bool kernel = kernel_mode(sample->misc);
+  bool first_of_context = true;  // the first address after a marker is exact, not a return
+  for (std::uint64_t entry : sample->callchain) {
+    if (entry >= context_max) {
+      kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
+      first_of_context = true;
+      continue;
     }
+    stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
+    user_frames = user_frames || !kernel;
+    first_of_context = false;
   }
+  // --call-graph dwarf: the kernel's chain holds no user frames (exclude_callchain_user);
+  // they come from unwinding the user stack copy, after the kernel's, as perf shows them.
+  if (!user_frames && !sample->stack_user.empty())
+    user_frames = add_unwound_frames(*sample, task.get());
+  if (stack_.empty())
+    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
 
   std::string comm = task ? task->comm() : std::string{};  // at most 15 bytes: no allocation
   std::int64_t comm_id =
@@ -187,6 +196,15 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   const event_columns& columns = columns_[sample->event];
   window_[index].values[columns.count] += 1;
   window_[index].values[columns.weight] += static_cast<std::int64_t>(sample->period);
+}
+
+bool profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
+  if (!task) return false;
+  unwinder_.unwind(sample.pid, sample.tid, task->address_space(), sample.regs_user,
+                   sample.stack_user, unwound_);
+  for (const unwound_frame& frame : unwound_)
+    stack_.push_back(location_of(task, false, frame.pc, frame.caller));
+  return !unwound_.empty();
 }
 
 std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,
