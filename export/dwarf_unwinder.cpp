@@ -7,6 +7,8 @@
 #include <array>
 #include <cstring>
 #include <optional>
+#include <set>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -65,6 +67,8 @@ struct unwound_process {
   bool attached = false;
   bool stale = false;  // a module no longer matches the maps: start over at the next sample
   const dwarf_unwinder::file_locator* locate = nullptr;
+  // Maps (start, file) libdwfl would not take: not opened again for every sample.
+  std::set<std::pair<std::uint64_t, const model::dso*>> refused;
 
   // The sample being unwound (set by unwind() for the callbacks).
   const user_registers* regs = nullptr;
@@ -90,12 +94,16 @@ Dwfl_Module* unwound_process::module_at(std::uint64_t address) {
     stale = true;  // another file is mapped there now (exec, dlclose): a Dwfl cannot drop it
     return nullptr;
   }
+  std::pair<std::uint64_t, const model::dso*> key{where->start, where->object.get()};
+  if (refused.contains(key)) return nullptr;
   std::string file = (*locate)(*where);
-  if (file.empty()) return nullptr;
   // The load bias: where offset 0 of the file would be (perf's map start - pgoff).
-  Dwfl_Module* added = dwfl_report_elf(dwfl.get(), name.c_str(), file.c_str(), -1,
-                                       where->start - where->pgoff, false);
-  return added && dwfl_addrmodule(dwfl.get(), address) == added ? added : nullptr;
+  Dwfl_Module* added = file.empty() ? nullptr
+                                    : dwfl_report_elf(dwfl.get(), name.c_str(), file.c_str(), -1,
+                                                      where->start - where->pgoff, false);
+  if (added && dwfl_addrmodule(dwfl.get(), address) == added) return added;
+  refused.insert(key);
+  return nullptr;
 }
 
 bool unwound_process::read_stack(std::uint64_t address, Dwarf_Word& value) const {

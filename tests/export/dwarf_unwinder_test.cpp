@@ -40,6 +40,14 @@ std::uint64_t mapping_end(std::uint64_t address) {
   return 0;
 }
 
+// Byte by byte, unseen by ASan: the copy crosses other frames' redzones, as the kernel's does.
+__attribute__((no_sanitize("address", "hwaddress"))) void copy_stack(std::byte* to,
+                                                                     std::uint64_t from,
+                                                                     std::size_t size) {
+  const volatile std::byte* source = reinterpret_cast<const volatile std::byte*>(from);
+  for (std::size_t i = 0; i < size; ++i) to[i] = source[i];
+}
+
 __attribute__((noinline)) void capture_here(captured& out) {
   ucontext_t context;
   getcontext(&context);  // the state as if getcontext had just returned here
@@ -68,7 +76,7 @@ __attribute__((noinline)) void capture_here(captured& out) {
   std::uint64_t sp = out.registers[7];
   std::size_t size = static_cast<std::size_t>(std::min<std::uint64_t>(8192, mapping_end(sp) - sp));
   out.stack.resize(size);
-  std::memcpy(out.stack.data(), reinterpret_cast<const void*>(sp), size);
+  copy_stack(out.stack.data(), sp, size);
 }
 
 // Two callers with names the test looks for; the empty asm after each call keeps it a call.
