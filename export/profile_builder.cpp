@@ -140,7 +140,7 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   if (!task && sample->pid >= 0) task = machine_.find_or_add_thread(sample->pid, sample->tid);
 
   stack_.clear();
-  bool user_frames = false;  // a frame-pointer chain's user part, or none recorded
+  bool user_frames = false;  // whether the chain has a user part (frame pointers)
   bool kernel = kernel_mode(sample->misc);
   bool first_of_context = true;  // the first address after a marker is exact, not a return
   for (std::uint64_t entry : sample->callchain) {
@@ -155,8 +155,8 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   }
   // --call-graph dwarf: the kernel's chain holds no user frames (exclude_callchain_user);
   // they come from unwinding the user stack copy, after the kernel's, as perf shows them.
-  if (!user_frames && !sample->stack_user.empty())
-    user_frames = add_unwound_frames(*sample, task.get());
+  // A sample whose stack the kernel could not copy still has its user registers: its IP.
+  if (!user_frames && sample->has_stack_user) add_unwound_frames(*sample, task.get());
   if (stack_.empty())
     stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
 
@@ -198,13 +198,12 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   window_[index].values[columns.weight] += static_cast<std::int64_t>(sample->period);
 }
 
-bool profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
-  if (!task) return false;
+void profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
+  if (!task) return;
   unwinder_.unwind(sample.pid, sample.tid, task->address_space(), sample.regs_user,
                    sample.stack_user, unwound_);
   for (const unwound_frame& frame : unwound_)
     stack_.push_back(location_of(task, false, frame.pc, frame.caller));
-  return !unwound_.empty();
 }
 
 std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,

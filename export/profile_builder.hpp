@@ -82,8 +82,8 @@ class profile_builder {
   void add_sample(std::span<const std::byte> record);
   void add_cgroup(std::span<const std::byte> record);
   // Appends the user frames libdwfl unwinds from the sample's registers and stack copy
-  // (--call-graph dwarf); false when it has none to start from.
-  bool add_unwound_frames(const decoded_sample& sample, const model::thread* task);
+  // (--call-graph dwarf), none when they cannot start an unwind.
+  void add_unwound_frames(const decoded_sample& sample, const model::thread* task);
   // The location id of one frame; `caller` frames hold return addresses (pprof wants an
   // address inside the call instruction: return address - 1).
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,

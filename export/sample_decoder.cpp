@@ -184,7 +184,10 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
   }
   if (type & PERF_SAMPLE_REGS_USER)
     sample.regs_user = read_registers(in, attr.sample_regs_user, unaligned_regs_);
-  if (type & PERF_SAMPLE_STACK_USER) sample.stack_user = read_stack(in);
+  if (type & PERF_SAMPLE_STACK_USER) {
+    sample.stack_user = read_stack(in);
+    sample.has_stack_user = true;
+  }
   // The fields after the user stack matter only for the cgroup at the end.
   if (type & PERF_SAMPLE_CGROUP) {
     if (type & PERF_SAMPLE_WEIGHT_TYPE) in.next();

@@ -38,8 +38,9 @@ struct decoded_sample {
   std::span<const std::uint64_t> callchain;  // as recorded, PERF_CONTEXT_* markers included
   user_registers regs_user;                  // PERF_SAMPLE_REGS_USER
   // PERF_SAMPLE_STACK_USER: the copy of the user stack from the sampled SP up, cut to the
-  // bytes the kernel filled (dyn_size); empty when not recorded.
+  // bytes the kernel filled (dyn_size); empty when not recorded or not copied.
   std::span<const std::byte> stack_user;
+  bool has_stack_user = false;  // the sample_type has it: a --call-graph dwarf sample
 };
 
 class sample_decoder {

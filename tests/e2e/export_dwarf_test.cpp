@@ -46,17 +46,21 @@ std::uint64_t folded_count(const std::string& folded, const std::string& suffix)
   return total;
 }
 
-// Cumulative percentages by function of `go tool pprof -top -cum`: "flat flat% sum% cum cum%
-// NAME" rows.
-std::map<std::string, double> pprof_cum_shares(const std::string& text) {
-  std::map<std::string, double> shares;
+// Flat (self) and cumulative percentages by function of `go tool pprof -top -cum`: "flat
+// flat% sum% cum cum% NAME" rows.
+struct pprof_shares {
+  std::map<std::string, double> flat, cum;
+};
+pprof_shares pprof_top_shares(const std::string& text) {
+  pprof_shares shares;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::istringstream row(line);
     std::vector<std::string> fields;
     for (std::string field; row >> field;) fields.push_back(field);
-    if (fields.size() < 6 || !fields[4].ends_with('%') || !fields[2].ends_with('%')) continue;
-    shares[fields[5]] = std::stod(fields[4]);
+    if (fields.size() < 6 || !fields[4].ends_with('%') || !fields[1].ends_with('%')) continue;
+    shares.flat[fields[5]] = std::stod(fields[1]);
+    shares.cum[fields[5]] = std::stod(fields[4]);
   }
   return shares;
 }
@@ -130,9 +134,10 @@ TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShar
   test::command_result top = test::run_command(
       {"go", "tool", "pprof", "-top", "-cum", "-nodecount=1000", "-symbolize=none", out});
   ASSERT_EQ(top.exit_code, 0) << top.describe();
-  std::map<std::string, double> cum = pprof_cum_shares(top.out);
+  std::map<std::string, double> flat = pprof_top_shares(top.out).flat;
 
-  // Self: the leaf, as perf report --no-children weighs it.
+  // Self: the leaf (samples in the kernel on top of it are not its own), as perf report
+  // --no-children weighs it.
   perf_report report = run_perf_report(data());
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
   double samples = static_cast<double>(script_->samples.size());
@@ -140,8 +145,8 @@ TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShar
     double perf_share = 0;
     for (const report_row& row : report.rows)
       if (row.symbol == leaf) perf_share += row.percent;
-    ASSERT_TRUE(cum.contains(leaf)) << leaf << "\n" << top.out;
-    EXPECT_NEAR(cum[leaf], perf_share, tolerance()) << leaf << "\n" << top.out;
+    ASSERT_TRUE(flat.contains(leaf)) << leaf << "\n" << top.out;
+    EXPECT_NEAR(flat[leaf], perf_share, tolerance()) << leaf << "\n" << top.out;
   }
   // Callers: the samples whose unwound stack passes through them, counted as perf script
   // lists them (pprof's sample count, not the periods).
@@ -149,7 +154,7 @@ TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShar
       test::run_command({"go", "tool", "pprof", "-top", "-cum", "-nodecount=1000",
                          "-sample_index=cpu-clock_samples", "-symbolize=none", out});
   ASSERT_EQ(counted.exit_code, 0) << counted.describe();
-  cum = pprof_cum_shares(counted.out);
+  std::map<std::string, double> cum = pprof_top_shares(counted.out).cum;
   for (const char* caller : {"call_major", "call_minor", "main"}) {
     std::size_t perf = 0;
     for (const script_sample& sample : script_->samples)

@@ -117,6 +117,7 @@ TEST(SampleDecoder, ReadsNoRegistersForAKernelThread) {
   EXPECT_TRUE(sample->regs_user.values.empty());
   EXPECT_EQ(sample->regs_user.get(8), std::nullopt);
   EXPECT_TRUE(sample->stack_user.empty());
+  EXPECT_TRUE(sample->has_stack_user);
 }
 
 TEST(SampleDecoder, RejectsAUserStackLongerThanItsRecord) {
