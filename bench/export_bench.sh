@@ -4,9 +4,11 @@
 # in the manner of FlameGraph's stackcollapse-perf.pl, which Debian does not package), and
 # perf's own conversion `perf data convert --to-json`, with peak memory (max RSS) of each.
 #
-#   bench/export_bench.sh [BUILD_DIR] [SECONDS]
+#   bench/export_bench.sh [BUILD_DIR] [SECONDS] [fp|dwarf]
 #
-# Records system-wide at 10 kHz with call graphs and two hot_pair workers for SECONDS, then
+# fp (the default): records system-wide at 10 kHz with frame-pointer call graphs and two
+# hot_pair workers for SECONDS. dwarf: records hot_pair_without_fp for SECONDS at 4 kHz with
+# --call-graph dwarf (8 KB of stack per sample), which both exporters unwind themselves. Then
 # runs each exporter once on the warm page cache and prints wall seconds, CPU seconds (user +
 # system, all processes of a pipeline: what counts on a busy machine), samples per CPU second
 # and max RSS (the largest process).
@@ -14,8 +16,10 @@ set -eu
 
 build=${1:-build}
 seconds=${2:-10}
+mode=${3:-fp}
 arec="$build/arec"
 hot_pair="$build/tests/hot_pair"
+[ "$mode" = dwarf ] && hot_pair="$build/tests/hot_pair_without_fp"
 work=$(mktemp -d "${TMPDIR:-/tmp}/arec-export-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -23,12 +27,18 @@ trap 'rm -rf "$work"' EXIT INT TERM
 [ -x "$hot_pair" ] || { echo "export_bench: $hot_pair not built" >&2; exit 1; }
 
 input="$work/rec.data"
-"$hot_pair" $((seconds * 1000)) & w1=$!
-"$hot_pair" $((seconds * 1000)) & w2=$!
-"$arec" -q -a -g -F 10000 -o "$input" --duration "$seconds"
-wait $w1 $w2 || true
+if [ "$mode" = dwarf ]; then
+  recorded="arec -F 4000 --call-graph dwarf -- hot_pair_without_fp, ${seconds}s"
+  "$arec" -q -F 4000 --call-graph dwarf -o "$input" -- "$hot_pair" $((seconds * 1000))
+else
+  recorded="arec -a -g -F 10000, ${seconds}s"
+  "$hot_pair" $((seconds * 1000)) & w1=$!
+  "$hot_pair" $((seconds * 1000)) & w2=$!
+  "$arec" -q -a -g -F 10000 -o "$input" --duration "$seconds"
+  wait $w1 $w2 || true
+fi
 samples=$(perf script -i "$input" -F tid 2>/dev/null | wc -l)
-echo "input: $(du -sb "$input" | cut -f1) bytes, $samples samples (arec -a -g -F 10000, ${seconds}s)"
+echo "input: $(du -sb "$input" | cut -f1) bytes, $samples samples ($recorded)"
 
 # The collapse: a sample is a header line then one "ADDR SYM+OFF (DSO)" line per frame, leaf
 # first, ended by an empty line; prints "comm;root;...;leaf count" lines.

@@ -49,7 +49,12 @@ builder_settings settings_from(const io::perf::feature_set& features) {
 
 profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
                                  builder_settings settings)
-    : settings_(std::move(settings)), decoder_(events), symbols_(settings_.symbols) {
+    : settings_(std::move(settings)),
+      decoder_(events),
+      symbols_(settings_.symbols),
+      unwinder_([this](const model::map& where) {
+        return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
+      }) {
   describe_events(events);
   label_pid_ = intern("pid");
   label_tid_ = intern("tid");
@@ -146,21 +151,25 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   if (!task && sample->pid >= 0) task = machine_.find_or_add_thread(sample->pid, sample->tid);
 
   stack_.clear();
-  if (sample->callchain.empty()) {
-    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
-  } else {
-    bool kernel = kernel_mode(sample->misc);
-    bool first_of_context = true;  // the first address after a marker is exact, not a return
-    for (std::uint64_t entry : sample->callchain) {
-      if (entry >= context_max) {
-        kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
-        first_of_context = true;
-        continue;
-      }
-      stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
-      first_of_context = false;
+  bool user_frames = false;  // whether the chain has a user part (frame pointers)
+  bool kernel = kernel_mode(sample->misc);
+  bool first_of_context = true;  // the first address after a marker is exact, not a return
+  for (std::uint64_t entry : sample->callchain) {
+    if (entry >= context_max) {
+      kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
+      first_of_context = true;
+      continue;
     }
+    stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
+    user_frames = user_frames || !kernel;
+    first_of_context = false;
   }
+  // --call-graph dwarf: the kernel's chain holds no user frames (exclude_callchain_user);
+  // they come from unwinding the user stack copy, after the kernel's, as perf shows them.
+  // A sample whose stack the kernel could not copy still has its user registers: its IP.
+  if (!user_frames && sample->has_stack_user) add_unwound_frames(*sample, task.get());
+  if (stack_.empty())
+    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
 
   std::string comm = task ? task->comm() : std::string{};  // at most 15 bytes: no allocation
   std::int64_t comm_id =
@@ -198,6 +207,14 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   const event_columns& columns = columns_[sample->event];
   window_[index].values[columns.count] += 1;
   window_[index].values[columns.weight] += static_cast<std::int64_t>(sample->period);
+}
+
+void profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
+  if (!task) return;
+  unwinder_.unwind(sample.pid, sample.tid, task->address_space(), sample.regs_user,
+                   sample.stack_user, unwound_);
+  for (const unwound_frame& frame : unwound_)
+    stack_.push_back(location_of(task, false, frame.pc, frame.caller));
 }
 
 std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "export/dwarf_unwinder.hpp"
 #include "export/profile.hpp"
 #include "export/sample_decoder.hpp"
 #include "export/symbolizer.hpp"
@@ -40,6 +41,9 @@ class profile_builder {
  public:
   // `events`: the recording's attrs in file order, with names and ids.
   profile_builder(std::span<const io::perf::event_entry> events, builder_settings settings);
+  // The unwinder finds files through this builder's symbolizer.
+  profile_builder(const profile_builder&) = delete;
+  profile_builder& operator=(const profile_builder&) = delete;
 
   // Takes one whole record (header included). COMM/FORK/EXIT/MMAP/MMAP2 update the model,
   // CGROUP names cgroup ids, SAMPLEs are aggregated, everything else is ignored. Once the tables
@@ -85,6 +89,9 @@ class profile_builder {
 
   void add_sample(std::span<const std::byte> record);
   void add_cgroup(std::span<const std::byte> record);
+  // Appends the user frames libdwfl unwinds from the sample's registers and stack copy
+  // (--call-graph dwarf), none when they cannot start an unwind.
+  void add_unwound_frames(const decoded_sample& sample, const model::thread* task);
   // The location id of one frame; `caller` frames hold return addresses (pprof wants an
   // address inside the call instruction: return address - 1).
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
@@ -99,6 +106,8 @@ class profile_builder {
   model::machine machine_;
   sample_decoder decoder_;
   symbolizer symbols_;
+  dwarf_unwinder unwinder_;
+  std::vector<unwound_frame> unwound_;  // reused per sample
   std::vector<event_columns> columns_;  // per event
 
   std::vector<std::string> strings_{""};

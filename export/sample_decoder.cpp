@@ -50,6 +50,16 @@ class word_reader {
     std::memcpy(spare.data(), first, count * 8);
     return spare;
   }
+  // `count` bytes in place.
+  std::span<const std::byte> bytes(std::uint64_t count) {
+    if (!ok_ || count > record_.size() - offset_) {
+      ok_ = false;
+      return {};
+    }
+    std::span<const std::byte> view = record_.subspan(offset_, count);
+    offset_ += count;
+    return view;
+  }
   bool ok() const noexcept { return ok_; }
 
  private:
@@ -79,7 +89,33 @@ void skip_registers(word_reader& in, std::uint64_t mask) {
   if (abi != 0) in.skip(8 * static_cast<std::uint64_t>(std::popcount(mask)));
 }
 
+// The registers follow the abi word only when it is not PERF_SAMPLE_REGS_ABI_NONE.
+user_registers read_registers(word_reader& in, std::uint64_t mask,
+                              std::vector<std::uint64_t>& spare) {
+  user_registers regs;
+  regs.abi = in.next();
+  regs.mask = mask;
+  if (regs.abi != 0) regs.values = in.words(static_cast<std::uint64_t>(std::popcount(mask)), spare);
+  return regs;
+}
+
+// u64 size, the size bytes, then u64 dyn_size (the bytes filled) only when size is not 0.
+std::span<const std::byte> read_stack(word_reader& in) {
+  std::uint64_t size = in.next();
+  if (size == 0) return {};
+  std::span<const std::byte> data = in.bytes(size);
+  std::uint64_t filled = in.next();
+  return data.first(std::min(filled, data.size()));
+}
+
 }  // namespace
+
+std::optional<std::uint64_t> user_registers::get(unsigned index) const noexcept {
+  if (index >= 64 || !(mask & (1ull << index))) return std::nullopt;
+  auto position = static_cast<std::size_t>(std::popcount(mask & ((1ull << index) - 1)));
+  if (position >= values.size()) return std::nullopt;
+  return values[position];
+}
 
 sample_decoder::sample_decoder(std::span<const io::perf::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -137,23 +173,23 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
     std::uint64_t count = in.next();
     sample.callchain = in.words(count, unaligned_);
   }
-  // The fields after the call chain matter only for the cgroup at the end.
+  if (type & PERF_SAMPLE_RAW) {
+    std::uint64_t size_word = in.next();  // u32 size, then the data: rewind by 4 bytes
+    in.skip(((size_word & 0xffffffffu) + 4 + 7) / 8 * 8 - 8);
+  }
+  if (type & PERF_SAMPLE_BRANCH_STACK) {
+    std::uint64_t count = in.next();
+    if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) in.next();
+    in.skip(24 * count);
+  }
+  if (type & PERF_SAMPLE_REGS_USER)
+    sample.regs_user = read_registers(in, attr.sample_regs_user, unaligned_regs_);
+  if (type & PERF_SAMPLE_STACK_USER) {
+    sample.stack_user = read_stack(in);
+    sample.has_stack_user = true;
+  }
+  // The fields after the user stack matter only for the cgroup at the end.
   if (type & PERF_SAMPLE_CGROUP) {
-    if (type & PERF_SAMPLE_RAW) {
-      std::uint64_t size_word = in.next();  // u32 size, then the data: rewind by 4 bytes
-      in.skip(((size_word & 0xffffffffu) + 4 + 7) / 8 * 8 - 8);
-    }
-    if (type & PERF_SAMPLE_BRANCH_STACK) {
-      std::uint64_t count = in.next();
-      if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) in.next();
-      in.skip(24 * count);
-    }
-    if (type & PERF_SAMPLE_REGS_USER) skip_registers(in, attr.sample_regs_user);
-    if (type & PERF_SAMPLE_STACK_USER) {
-      std::uint64_t size = in.next();
-      in.skip(size);
-      if (size != 0) in.next();  // dyn_size
-    }
     if (type & PERF_SAMPLE_WEIGHT_TYPE) in.next();
     if (type & PERF_SAMPLE_DATA_SRC) in.next();
     if (type & PERF_SAMPLE_TRANSACTION) in.next();

@@ -64,18 +64,21 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   if (found != files_.end()) return found->second;
   file_symbols& symbols = files_[&object];
   symbols.table = io::read_elf_symbols(object.name().c_str());
+  symbols.path = object.name();
   bool rebuilt = !recorded_id.empty() && symbols.table && !symbols.table->id.empty() &&
                  symbols.table->id != recorded_id;
   if ((!symbols.table || rebuilt) && !recorded_id.empty() && !settings_.build_id_dir.empty()) {
     // perf's cache: .build-id/xx/yyy links to the directory holding the file as "elf".
-    auto cached =
-        io::read_elf_symbols((cache_path(settings_.build_id_dir, recorded_id) + "/elf").c_str());
+    std::string cached_path = cache_path(settings_.build_id_dir, recorded_id) + "/elf";
+    auto cached = io::read_elf_symbols(cached_path.c_str());
     if (cached) {
       symbols.table = std::move(cached);
+      symbols.path = std::move(cached_path);
       rebuilt = false;
     }
   }
   if (rebuilt) symbols.table.reset();  // the names of another build would be wrong names
+  if (!symbols.table) symbols.path.clear();
   if (symbols.table) add_debug_symbols(*symbols.table);
   return symbols;
 }
@@ -116,6 +119,12 @@ bool symbolizer::has_symbols(const model::map& where, const io::build_id& record
   }
   const file_symbols& symbols = symbols_of(*where.object, recorded_id);
   return symbols.table && !symbols.table->symbols.empty();
+}
+
+const std::string& symbolizer::elf_path(const model::map& where, const io::build_id& recorded_id) {
+  static const std::string none;
+  if (!where.object || where.object->kind() != model::dso_kind::user) return none;
+  return symbols_of(*where.object, recorded_id).path;
 }
 
 io::build_id symbolizer::file_build_id(const model::map& where) {

@@ -49,12 +49,16 @@ class symbolizer {
   bool has_symbols(const model::map& where, const io::build_id& recorded_id);
   // The build-id of the file `where` maps as read from disk (or the cache), or empty.
   io::build_id file_build_id(const model::map& where);
+  // The ELF file the symbols of `where` come from (the mapped file, or its copy in the build-id
+  // cache when the file on disk is another build or gone), or "" when there is none.
+  const std::string& elf_path(const model::map& where, const io::build_id& recorded_id);
   // The kernel function containing `address` (kallsyms), or "".
   std::string_view kernel_function_at(std::uint64_t address);
 
  private:
   struct file_symbols {
     std::optional<io::elf_symbol_table> table;
+    std::string path;                                        // the file `table` was read from
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
   };
   struct kernel_symbol {
