@@ -10,7 +10,8 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   -o --output --switch-output --switch-max-files --timestamp-filename --max-size
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads
-  -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run -h --help
+  -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run
+  --push --push-interval --push-label --push-tenant --push-token-file --push-spool -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage -q --quiet -v --verbose -h --help'
@@ -32,8 +33,15 @@ _arec() {
   done
 
   case $prev in
-    -o | --output | -i | --input)
+    -o | --output | -i | --input | --push-token-file)
       _filedir
+      return
+      ;;
+    --push-spool)
+      _filedir -d
+      return
+      ;;
+    --push | --push-interval | --push-label | --push-tenant)
       return
       ;;
     -p | --pid)
