@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
@@ -233,14 +234,13 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
   location.id = locations_.size() + 1;
   location.mapping_id = mapping_id;
   location.address = address;
-  std::string_view name;
-  if (kernel)
-    name = symbols_.kernel_function_at(address);
-  else if (where && where->object)
-    name = symbols_.function_at(*where, address, recorded_id(*where->object));
-  if (!name.empty()) {
-    std::int64_t filename = where && where->object ? intern(where->object->name()) : 0;
-    location.function_id = function_of(name, filename);
+  std::int64_t filename = where && where->object ? intern(where->object->name()) : 0;
+  if (kernel) {
+    // Named with the window's other new kernel locations, in one pass over kallsyms.
+    unnamed_kernel_.push_back({address, location.id, filename});
+  } else if (where && where->object) {
+    std::string_view name = symbols_.function_at(*where, address, recorded_id(*where->object));
+    if (!name.empty()) location.function_id = function_of(name, filename);
   }
   locations_.push_back(location);
   found->second = location.id;
@@ -291,7 +291,25 @@ io::build_id profile_builder::recorded_id(const model::dso& object) const {
   return found != settings_.recorded_build_ids.end() ? found->second : io::build_id{};
 }
 
+void profile_builder::name_kernel_locations() {
+  if (unnamed_kernel_.empty()) return;
+  std::sort(
+      unnamed_kernel_.begin(), unnamed_kernel_.end(),
+      [](const unnamed_location& a, const unnamed_location& b) { return a.address < b.address; });
+  std::vector<std::uint64_t> addresses;
+  addresses.reserve(unnamed_kernel_.size());
+  for (const unnamed_location& pending : unnamed_kernel_) addresses.push_back(pending.address);
+  std::vector<std::string> names = symbols_.kernel_functions(addresses);
+  for (std::size_t i = 0; i < unnamed_kernel_.size(); ++i) {
+    if (names[i].empty()) continue;
+    const unnamed_location& pending = unnamed_kernel_[i];
+    locations_[pending.location_id - 1].function_id = function_of(names[i], pending.filename);
+  }
+  unnamed_kernel_.clear();
+}
+
 profile profile_builder::finish(std::int64_t start_ns, std::int64_t end_ns) {
+  name_kernel_locations();
   profile out;
   out.sample_types = sample_types_;
   out.samples = std::move(window_);
@@ -315,6 +333,7 @@ profile profile_builder::finish(std::int64_t start_ns, std::int64_t end_ns) {
   window_ids_.clear();
   samples_ = 0;
   first_time_ = last_time_ = 0;
+  keep_only_referenced(out);
   return out;
 }
 

@@ -50,7 +50,8 @@ class profile_builder {
   // hold a sample's thread, locations and stack, adding it allocates nothing.
   void add(std::span<const std::byte> record);
 
-  // The profile of the samples added since the last finish(): the window [start_ns, end_ns)
+  // The profile of the samples added since the last finish(), with only the locations,
+  // functions, mappings and strings they refer to: the window [start_ns, end_ns)
   // on the wall clock (ns since the epoch).
   profile finish(std::int64_t start_ns, std::int64_t end_ns);
 
@@ -97,6 +98,8 @@ class profile_builder {
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
                             bool caller);
   std::uint64_t mapping_of(const model::map& where);
+  // Gives the kernel locations added since the last call their functions (finish() does).
+  void name_kernel_locations();
   std::uint64_t function_of(std::string_view name, std::int64_t filename);
   std::int64_t intern(std::string_view text);
   io::build_id recorded_id(const model::dso& object) const;
@@ -125,6 +128,12 @@ class profile_builder {
            std::uint64_t>
       mapping_ids_;
   std::vector<profile_location> locations_;
+  struct unnamed_location {
+    std::uint64_t address;
+    std::uint64_t location_id;
+    std::int64_t filename;  // string index
+  };
+  std::vector<unnamed_location> unnamed_kernel_;  // kernel locations not named yet
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
       location_ids_;  // (mapping id, address)
   std::vector<profile_function> functions_;

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "export/kernel_symbols.hpp"
+#include "io/file_copy.hpp"
 #include "io/small_file.hpp"
 
 namespace arec::exporting {
@@ -14,10 +16,6 @@ namespace {
 std::string cache_path(const std::string& root, const io::build_id& id) {
   std::string hex = id.hex();
   return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
-}
-
-bool is_text_type(char type) {
-  return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
 }  // namespace
@@ -34,26 +32,6 @@ std::string demangle(const std::string& name) {
   std::unique_ptr<char, decltype(&std::free)> plain{
       abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free};
   return status == 0 && plain ? std::string(plain.get()) : name;
-}
-
-std::vector<std::pair<std::uint64_t, std::string>> parse_kallsyms(std::string_view text) {
-  std::vector<std::pair<std::uint64_t, std::string>> symbols;
-  while (!text.empty()) {
-    std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    std::uint64_t address = 0;
-    auto [after, error] = std::from_chars(line.data(), line.data() + line.size(), address, 16);
-    std::size_t at = static_cast<std::size_t>(after - line.data());
-    if (error != std::errc{} || address == 0 || at + 3 > line.size()) continue;
-    if (!is_text_type(line[at + 1])) continue;
-    std::string_view name = line.substr(at + 3);
-    name = name.substr(0, name.find_first_of("\t "));
-    if (!name.empty()) symbols.emplace_back(address, std::string(name));
-  }
-  std::stable_sort(symbols.begin(), symbols.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  return symbols;
 }
 
 symbolizer::symbolizer(symbolizer_settings settings) : settings_(std::move(settings)) {}
@@ -98,7 +76,7 @@ void symbolizer::add_debug_symbols(io::elf_symbol_table& table) const {
 std::string_view symbolizer::function_at(const model::map& where, std::uint64_t address,
                                          const io::build_id& recorded_id) {
   if (!where.object) return {};
-  if (where.object->kind() != model::dso_kind::user) return kernel_function_at(address);
+  if (where.object->kind() != model::dso_kind::user) return {};  // kernel_functions()
   file_symbols& symbols = symbols_of(*where.object, recorded_id);
   if (!symbols.table) return {};
   auto vaddr = symbols.table->vaddr_of_offset(address - where.start + where.pgoff);
@@ -114,8 +92,7 @@ std::string_view symbolizer::function_at(const model::map& where, std::uint64_t 
 bool symbolizer::has_symbols(const model::map& where, const io::build_id& recorded_id) {
   if (!where.object) return false;
   if (where.object->kind() != model::dso_kind::user) {
-    load_kallsyms();
-    return !kernel_.empty();
+    return io::file_size(kallsyms_file()).has_value();  // named when the profile is finished
   }
   const file_symbols& symbols = symbols_of(*where.object, recorded_id);
   return symbols.table && !symbols.table->symbols.empty();
@@ -133,25 +110,20 @@ io::build_id symbolizer::file_build_id(const model::map& where) {
   return symbols.table ? symbols.table->id : io::build_id{};
 }
 
-void symbolizer::load_kallsyms() {
-  if (kernel_loaded_) return;
-  kernel_loaded_ = true;
-  std::optional<std::string> text;
-  if (!settings_.kernel_build_id.empty() && !settings_.build_id_dir.empty())
-    text = io::read_text_if_exists(settings_.build_id_dir + "/[kernel.kallsyms]/" +
-                                   settings_.kernel_build_id.hex() + "/kallsyms");
-  if (!text) text = io::read_text_if_exists(settings_.kallsyms_path);
-  if (!text) return;
-  for (auto& [start, name] : parse_kallsyms(*text)) kernel_.push_back({start, std::move(name)});
+const std::string& symbolizer::kallsyms_file() {
+  if (kallsyms_file_) return *kallsyms_file_;
+  // The cache's copy is of the recorded kernel, which need not be the running one.
+  if (!settings_.kernel_build_id.empty() && !settings_.build_id_dir.empty()) {
+    std::string cached = settings_.build_id_dir + "/[kernel.kallsyms]/" +
+                         settings_.kernel_build_id.hex() + "/kallsyms";
+    if (io::file_size(cached)) return kallsyms_file_.emplace(std::move(cached));
+  }
+  return kallsyms_file_.emplace(settings_.kallsyms_path);
 }
 
-std::string_view symbolizer::kernel_function_at(std::uint64_t address) {
-  load_kallsyms();
-  auto after =
-      std::upper_bound(kernel_.begin(), kernel_.end(), address,
-                       [](std::uint64_t at, const kernel_symbol& s) { return at < s.start; });
-  if (after == kernel_.begin()) return {};
-  return std::prev(after)->name;
+std::vector<std::string> symbolizer::kernel_functions(std::span<const std::uint64_t> addresses) {
+  auto names = kernel_function_names(kallsyms_file().c_str(), addresses);
+  return names ? std::move(*names) : std::vector<std::string>(addresses.size());
 }
 
 }  // namespace arec::exporting

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,8 +53,9 @@ class symbolizer {
   // The ELF file the symbols of `where` come from (the mapped file, or its copy in the build-id
   // cache when the file on disk is another build or gone), or "" when there is none.
   const std::string& elf_path(const model::map& where, const io::build_id& recorded_id);
-  // The kernel function containing `address` (kallsyms), or "".
-  std::string_view kernel_function_at(std::uint64_t address);
+  // The kernel functions containing `addresses` (sorted, ascending) from kallsyms, "" for
+  // one it has no symbol for; nothing when no kallsyms can be read. One pass over the file.
+  std::vector<std::string> kernel_functions(std::span<const std::uint64_t> addresses);
 
  private:
   struct file_symbols {
@@ -61,22 +63,18 @@ class symbolizer {
     std::string path;                                        // the file `table` was read from
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
   };
-  struct kernel_symbol {
-    std::uint64_t start;
-    std::string name;
-  };
 
   file_symbols& symbols_of(const model::dso& object, const io::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
   void add_debug_symbols(io::elf_symbol_table& table) const;
-  void load_kallsyms();
+  // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.
+  const std::string& kallsyms_file();
 
   symbolizer_settings settings_;
   // Keyed by the dso itself (the machine keeps every dso): one load per dso, however many maps
   // and samples name it.
   std::unordered_map<const model::dso*, file_symbols> files_;
-  std::vector<kernel_symbol> kernel_;  // sorted by start
-  bool kernel_loaded_ = false;
+  std::optional<std::string> kallsyms_file_;  // chosen at first use
 };
 
 // The demangled form of a C++ (Itanium ABI) name, or the name itself.
@@ -84,6 +82,5 @@ std::string demangle(const std::string& name);
 
 // The kernel's text symbols in kallsyms text ("ADDRESS TYPE NAME [MODULE]" lines), sorted;
 // data symbols and zero addresses (kptr_restrict) are left out.
-std::vector<std::pair<std::uint64_t, std::string>> parse_kallsyms(std::string_view text);
 
 }  // namespace arec::exporting

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/kallsyms.hpp"
 #include "io/small_file.hpp"
 
 namespace arec::record {
@@ -100,26 +101,17 @@ constexpr std::uint32_t host_kernel_pid = 0xffffffff;  // perf's HOST_KERNEL_ID 
 }  // namespace
 
 std::optional<kernel_text> find_kernel_text(const char* kallsyms_path) {
-  io::small_file file = io::small_file::open_at(AT_FDCWD, kallsyms_path);
-  if (!file) return std::nullopt;
-  char buffer[16384];
-  io::line_reader lines{file, buffer};
   std::optional<std::uint64_t> text, stext, etext;
-  while (auto line = lines.next()) {
-    // "ffffffff81000000 T _text" (module symbols add "\t[module]")
-    std::string_view rest = line->text;
-    auto address = parse_hex(next_field(rest));
-    next_field(rest);  // the symbol type
-    std::string_view name = next_field(rest, '\t');
-    if (!address) continue;
-    if (name == "_text")
-      text = address;
-    else if (name == "_stext")
-      stext = address;
-    else if (name == "_etext")
-      etext = address;
-    if (text && etext) break;
-  }
+  bool readable = io::for_each_kallsyms_entry(kallsyms_path, [&](const io::kallsyms_entry& entry) {
+    if (entry.name == "_text")
+      text = entry.address;
+    else if (entry.name == "_stext")
+      stext = entry.address;
+    else if (entry.name == "_etext")
+      etext = entry.address;
+    return !(text && etext);
+  });
+  if (!readable) return std::nullopt;
   kernel_text result;
   if (text) {
     result.symbol = "_text";

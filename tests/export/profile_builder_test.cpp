@@ -130,11 +130,14 @@ TEST_F(ProfileBuilder, FinishStartsANewWindowAndKeepsTheTables) {
   EXPECT_EQ(builder_->samples(), 0u);
   profile empty = builder_->finish(1, 2);
   EXPECT_TRUE(empty.samples.empty());
-  EXPECT_EQ(empty.locations.size(), first.locations.size());
+  EXPECT_TRUE(empty.locations.empty()) << "a window carries only the locations it samples";
+  EXPECT_TRUE(empty.functions.empty());
   builder_->add(sample(100, 100, 3000, 0, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
   profile second = builder_->finish(2, 3);
   ASSERT_EQ(second.samples.size(), 1u);
   EXPECT_EQ(second.samples[0].location_ids, first.samples[0].location_ids);
+  ASSERT_EQ(second.locations.size(), first.locations.size());
+  EXPECT_EQ(second.locations[0].address, first.locations[0].address);
 }
 
 TEST_F(ProfileBuilder, FoldedStacksAreRootFirstWithCommAndCounts) {

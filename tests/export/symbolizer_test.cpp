@@ -123,10 +123,10 @@ TEST(Symbolizer, NamesKernelAddressesFromKallsyms) {
   symbolizer_settings settings;
   settings.kallsyms_path = dir.file("kallsyms");
   symbolizer symbols(settings);
-  EXPECT_EQ(symbols.kernel_function_at(0xffffffff81000050), "_stext");  // data is skipped
-  EXPECT_EQ(symbols.kernel_function_at(0xffffffff81000090), "weak_fn");
-  EXPECT_EQ(symbols.kernel_function_at(0xffffffffc0000010), "mod_fn");
-  EXPECT_EQ(symbols.kernel_function_at(0x1000), "");
+  std::vector<std::uint64_t> addresses{0x1000, 0xffffffff81000050, 0xffffffff81000090,
+                                       0xffffffffc0000010};
+  EXPECT_EQ(symbols.kernel_functions(addresses),  // data symbols are skipped
+            (std::vector<std::string>{"", "_stext", "weak_fn", "mod_fn"}));
 }
 
 TEST(Symbolizer, DemanglesOnlyItaniumNames) {
