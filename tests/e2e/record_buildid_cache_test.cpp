@@ -80,12 +80,16 @@ class RecordBuildIdCache : public ::testing::Test {
   }
   // perf report's "dso symbol" lines with `home`'s cache, where the running kernel's symbols
   // and build-id are hidden (/proc/kallsyms and /sys/kernel/notes read as empty), as they
-  // are to a machine running another kernel.
+  // are to a machine running another kernel. They are hidden behind an empty file of ours, not
+  // /dev/null: on some machines (containers) that is a regular file holding what was written
+  // to it, and perf 6.1 aborts on a notes file of garbage.
   std::string report_without_running_kernel(const std::string& data, const std::string& home) {
-    std::string script =
-        "mount --bind /dev/null /proc/kallsyms && mount --bind /dev/null /sys/kernel/notes && "
-        "exec env -u PERF_BUILDID_DIR HOME=" +
-        home + " /usr/bin/perf report -i " + data + " --stdio -q --sort dso,sym";
+    std::string empty_file = dir_.file("empty_file");
+    std::ofstream{empty_file}.flush();
+    std::string script = "mount --bind " + empty_file + " /proc/kallsyms && mount --bind " +
+                         empty_file +
+                         " /sys/kernel/notes && exec env -u PERF_BUILDID_DIR HOME=" + home +
+                         " /usr/bin/perf report -i " + data + " --stdio -q --sort dso,sym";
     test::command_result run = test::run_command(
         {"unshare", "--mount", "--propagation", "private", "sh", "-c", script}, 120s);
     EXPECT_EQ(run.exit_code, 0) << run.describe();

@@ -103,6 +103,10 @@ child_process child_process::spawn(const std::vector<std::string>& argv,
   if (argv.empty()) throw std::invalid_argument("child_process::spawn: empty command");
   pipe_ends out = make_pipe();
   pipe_ends err = make_pipe();
+  // stdin is an empty pipe, not /dev/null: on some machines (containers) /dev/null is a regular
+  // file holding whatever was written to it.
+  pipe_ends in = make_pipe();
+  in.write.reset();
 
   spawn_attributes spawn;
   // The test runner may have inherited ignored or blocked signals (a shell's background job
@@ -121,9 +125,8 @@ child_process child_process::spawn(const std::vector<std::string>& argv,
       posix_spawnattr_setflags(
           &spawn.attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP),
       "posix_spawnattr");
-  check_spawn_call(
-      posix_spawn_file_actions_addopen(&spawn.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0),
-      "posix_spawn_file_actions");
+  check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, in.read.get(), STDIN_FILENO),
+                   "posix_spawn_file_actions");
   check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, out.write.get(), STDOUT_FILENO),
                    "posix_spawn_file_actions");
   check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, err.write.get(), STDERR_FILENO),

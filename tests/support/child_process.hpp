@@ -29,7 +29,7 @@ struct command_result {
 
 class child_process {
  public:
-  // Starts argv[0] (looked up in PATH when it has no slash) with stdin from /dev/null, default
+  // Starts argv[0] (looked up in PATH when it has no slash) with stdin at end of file, default
   // signal dispositions, an empty signal mask and a new process group. Throws std::system_error
   // when the pipes or the spawn fail (a missing program is an error here, not a result).
   static child_process spawn(const std::vector<std::string>& argv);
