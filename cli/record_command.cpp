@@ -35,6 +35,27 @@ class window_directory {
   std::string path_;
 };
 
+// The last line of a pushed recording. Profiles and windows differ when windows over the
+// server's limits were split.
+void print_push_summary(const push::push_totals& totals, const fleet::push_options& push_options) {
+  auto n = [](std::uint64_t value) { return static_cast<unsigned long long>(value); };
+  if (totals.profiles == totals.windows) {
+    std::fprintf(stderr, "arec: push: %llu of %llu window(s) delivered to %s (%llu samples)\n",
+                 n(totals.delivered), n(totals.windows), push_options.url.c_str(),
+                 n(totals.samples));
+  } else {
+    std::fprintf(stderr,
+                 "arec: push: %llu of %llu profile(s) delivered to %s (%llu window(s) split to "
+                 "the server's limits, %llu samples)\n",
+                 n(totals.delivered), n(totals.profiles), push_options.url.c_str(),
+                 n(totals.windows), n(totals.samples));
+  }
+  if (totals.cut_stacks != 0) {
+    std::fprintf(stderr, "arec: push: %llu stack(s) cut to the server's %zu frames\n",
+                 n(totals.cut_stacks), push_options.limits.max_stack_depth);
+  }
+}
+
 int record_and_push(record::record_options options, const fleet::push_options& push_options,
                     std::span<const std::string> command_line) {
   std::optional<window_directory> windows;
@@ -51,12 +72,7 @@ int record_and_push(record::record_options options, const fleet::push_options& p
   };
   int status = record::run_session(options, command_line);
   live.stop();
-  push::push_totals totals = live.totals();
-  if (!options.quiet)
-    std::fprintf(stderr, "arec: push: %llu of %llu window(s) delivered to %s (%llu samples)\n",
-                 static_cast<unsigned long long>(totals.delivered),
-                 static_cast<unsigned long long>(totals.windows), push_options.url.c_str(),
-                 static_cast<unsigned long long>(totals.samples));
+  if (!options.quiet) print_push_summary(live.totals(), push_options);
   return status;
 }
 

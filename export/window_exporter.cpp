@@ -1,13 +1,32 @@
 #include "export/window_exporter.hpp"
 
+#include <utility>
+
 #include "convert/convert_input.hpp"
 #include "convert/converter.hpp"
 #include "export/pprof_writer.hpp"
 #include "export/recording_info.hpp"
 
 namespace arec::exporting {
-window_profile window_exporter::export_window(const std::string& path, std::int64_t start_ns,
-                                              std::int64_t end_ns) {
+namespace {
+
+// Encodes `p`, halving its samples until each part fits `max_bytes` (a single sample that does
+// not fit stays whole: the sender says why it cannot go).
+void encode_within(profile p, std::size_t max_bytes, std::vector<window_profile>& parts) {
+  std::vector<std::byte> message = pprof_message(p);
+  if (max_bytes != 0 && message.size() > max_bytes && p.samples.size() > 1) {
+    std::size_t half_samples = (p.samples.size() + 1) / 2;
+    for (profile& half : split_samples(std::move(p), half_samples))
+      encode_within(std::move(half), max_bytes, parts);
+    return;
+  }
+  parts.push_back({.gzipped = gzip(message), .uncompressed_size = message.size()});
+}
+
+}  // namespace
+
+window_export window_exporter::export_window(const std::string& path, std::int64_t start_ns,
+                                             std::int64_t end_ns, const profile_limits& limits) {
   // Salvage: a window cut short by a full disk or a failed write still has its samples.
   convert::convert_input input = convert::open_convert_input(path, true);
   if (!builder_) {
@@ -23,11 +42,12 @@ window_profile window_exporter::export_window(const std::string& path, std::int6
     builder_->finish(start_ns, end_ns);  // what was read of it goes nowhere
     throw;
   }
-  window_profile out;
+  window_export out;
   out.samples = builder_->samples();
-  std::vector<std::byte> message = pprof_message(builder_->finish(start_ns, end_ns));
-  out.uncompressed_size = message.size();
-  out.gzipped = gzip(message);
+  profile whole = builder_->finish(start_ns, end_ns);
+  out.cut_stacks = truncate_stacks(whole, limits.max_stack_depth);
+  for (profile& part : split_samples(std::move(whole), limits.max_samples))
+    encode_within(std::move(part), limits.max_bytes, out.parts);
   return out;
 }
 

@@ -10,21 +10,29 @@
 #include <vector>
 
 #include "export/profile_builder.hpp"
+#include "export/profile_split.hpp"
 
 namespace arec::exporting {
 
 struct window_profile {
   std::vector<std::byte> gzipped;  // pprof (profile.proto), gzipped
   std::uint64_t uncompressed_size = 0;
-  std::uint64_t samples = 0;
+};
+
+// One window, in as many profiles as `profile_limits` asks for (one, mostly).
+struct window_export {
+  std::vector<window_profile> parts;
+  std::uint64_t samples = 0;     // perf samples read
+  std::uint64_t cut_stacks = 0;  // stacks cut to the limit's depth
 };
 
 class window_exporter {
  public:
   // Reads `path` (a file or a --threads directory; an unfinished one is salvaged) and returns
-  // its samples as the profile of the window [start_ns, end_ns). Throws as export_recording
-  // does; a failed window leaves the next ones unaffected.
-  window_profile export_window(const std::string& path, std::int64_t start_ns, std::int64_t end_ns);
+  // its samples as the profiles of the window [start_ns, end_ns), within `limits`. Throws as
+  // export_recording does; a failed window leaves the next ones unaffected.
+  window_export export_window(const std::string& path, std::int64_t start_ns, std::int64_t end_ns,
+                              const profile_limits& limits = {});
 
  private:
   std::optional<profile_builder> builder_;  // from the first window on

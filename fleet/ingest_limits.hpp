@@ -19,6 +19,10 @@ struct ingest_limits {
   std::size_t max_label_value_length = 2048;
   std::size_t max_label_names_per_series = 30;
   std::uint64_t max_profile_size_bytes = 4 * 1024 * 1024;  // uncompressed
+  // Left to the encoder, which knows the samples: it splits and truncates (export's
+  // profile_limits); the server refuses more samples and cuts deeper stacks.
+  std::size_t max_samples_per_profile = 16'000;
+  std::size_t max_stack_depth = 1'000;
   std::chrono::seconds reject_older_than{3600};
   std::chrono::seconds reject_newer_than{600};
 };

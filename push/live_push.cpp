@@ -7,10 +7,20 @@
 #include "io/output_path.hpp"
 
 namespace arec::push {
+namespace {
+
+exporting::profile_limits encoder_limits(const fleet::ingest_limits& server) {
+  return {.max_samples = server.max_samples_per_profile,
+          .max_bytes = server.max_profile_size_bytes,
+          .max_stack_depth = server.max_stack_depth};
+}
+
+}  // namespace
 
 live_push::live_push(fleet::push_options options, bool keep_outputs, fleet::reporter report)
     : report_(std::move(report)),
       keep_outputs_(keep_outputs),
+      limits_(encoder_limits(options.limits)),
       sender_(std::move(options), report_),
       thread_([this] { run(); }) {}
 
@@ -59,16 +69,27 @@ void live_push::run() {
   }
 }
 
+// Said once, the first time: a host that needs it once needs it every window, and the totals
+// at the end say how often.
+void live_push::report_limits_met(const exporting::window_export& exported, bool first_split,
+                                  bool first_cut) const {
+  if (first_split) {
+    report_("push: a window holds more than the server takes in one profile (" +
+            std::to_string(limits_.max_samples) + " samples, " + std::to_string(limits_.max_bytes) +
+            " bytes): it is sent as " + std::to_string(exported.parts.size()) +
+            " profiles of the same time range");
+  }
+  if (first_cut) {
+    report_("push: stacks deeper than the server's " + std::to_string(limits_.max_stack_depth) +
+            " frames are cut to their innermost " + std::to_string(limits_.max_stack_depth) + " (" +
+            std::to_string(exported.cut_stacks) + " in this window)");
+  }
+}
+
 void live_push::export_and_push(const window_output& window) {
-  fleet::push_window pushed{.start_ns = window.start_ns, .end_ns = window.end_ns};
-  std::uint64_t samples = 0;
+  exporting::window_export exported;
   try {
-    exporting::window_profile profile =
-        exporter_.export_window(window.path, window.start_ns, window.end_ns);
-    samples = profile.samples;
-    pushed.uncompressed_size = profile.uncompressed_size;
-    pushed.profile.assign(reinterpret_cast<const char*>(profile.gzipped.data()),
-                          profile.gzipped.size());
+    exported = exporter_.export_window(window.path, window.start_ns, window.end_ns, limits_);
   } catch (const std::exception& error) {
     report_(std::string("push: cannot export the window in ") + window.path + ": " + error.what() +
             (keep_outputs_ ? "" : "; it is kept there"));
@@ -76,12 +97,25 @@ void live_push::export_and_push(const window_output& window) {
     ++totals_.failed;
     return;
   }
-  sender_.push(std::move(pushed));
+  for (exporting::window_profile& part : exported.parts) {
+    fleet::push_window pushed{
+        .profile = {reinterpret_cast<const char*>(part.gzipped.data()), part.gzipped.size()},
+        .uncompressed_size = part.uncompressed_size,
+        .start_ns = window.start_ns,
+        .end_ns = window.end_ns};
+    sender_.push(std::move(pushed));
+  }
+  bool first_split = false, first_cut = false;
   {
     io::exclusive_lock lock{mutex_};
+    first_split = exported.parts.size() > 1 && totals_.profiles == totals_.windows;
+    first_cut = exported.cut_stacks != 0 && totals_.cut_stacks == 0;
     ++totals_.windows;
-    totals_.samples += samples;
+    totals_.profiles += exported.parts.size();
+    totals_.cut_stacks += exported.cut_stacks;
+    totals_.samples += exported.samples;
   }
+  report_limits_met(exported, first_split, first_cut);
   if (keep_outputs_) return;
   try {
     io::remove_output(window.path);

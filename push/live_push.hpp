@@ -26,6 +26,8 @@ struct window_output {
 
 struct push_totals {
   std::uint64_t windows = 0;  // exported and handed to the sender
+  std::uint64_t profiles = 0;    // sent for them: more when a window was split for the server
+  std::uint64_t cut_stacks = 0;  // stacks cut to the server's depth
   std::uint64_t samples = 0;
   std::uint64_t failed = 0;     // windows that could not be exported (reported one by one)
   std::uint64_t delivered = 0;  // windows the server took
@@ -53,9 +55,13 @@ class live_push {
  private:
   void run() AREC_EXCLUDES(mutex_);
   void export_and_push(const window_output& window) AREC_EXCLUDES(mutex_);
+  // Says the first time a window had to be split or its stacks cut for the server.
+  void report_limits_met(const exporting::window_export& exported, bool first_split,
+                         bool first_cut) const;
 
   fleet::reporter report_;
   bool keep_outputs_;
+  exporting::profile_limits limits_;  // the server's, for the encoder
   fleet::push_sender sender_;
   // thread_'s alone: one for the whole recording, so symbol tables outlive the windows.
   exporting::window_exporter exporter_;

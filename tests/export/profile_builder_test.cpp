@@ -10,8 +10,8 @@
 #include <set>
 
 #include "export/folded_writer.hpp"
-#include "side_band_records.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/side_band_records.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::exporting {

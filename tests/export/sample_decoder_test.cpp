@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "side_band_records.hpp"
+#include "support/side_band_records.hpp"
 
 namespace arec::exporting {
 namespace {

@@ -1,4 +1,5 @@
-// side_band_records: COMM, MMAP2 and SAMPLE records built by hand for the export tests.
+// side_band_records: COMM, MMAP2 and SAMPLE records built by hand for the export and push
+// tests.
 #pragma once
 
 #include <linux/perf_event.h>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,7 +79,7 @@ inline std::vector<std::byte> kernel_mmap(std::uint64_t start, std::uint64_t len
 // A SAMPLE of cpu_clock_event(); `chain` as recorded (markers included), ip its first address.
 inline std::vector<std::byte> sample(std::uint32_t pid, std::uint32_t tid, std::uint64_t time,
                                      std::uint32_t cpu, std::uint16_t mode,
-                                     std::initializer_list<std::uint64_t> chain) {
+                                     std::span<const std::uint64_t> chain) {
   std::uint64_t ip = 0;
   for (std::uint64_t entry : chain)
     if (entry < static_cast<std::uint64_t>(-4095)) {
@@ -87,6 +89,13 @@ inline std::vector<std::byte> sample(std::uint32_t pid, std::uint32_t tid, std::
   std::vector<std::uint64_t> words{ip, pair(pid, tid), time, pair(cpu, 0), period_ns, chain.size()};
   words.insert(words.end(), chain.begin(), chain.end());
   return record_with_text(PERF_RECORD_SAMPLE, mode, words);
+}
+
+inline std::vector<std::byte> sample(std::uint32_t pid, std::uint32_t tid, std::uint64_t time,
+                                     std::uint32_t cpu, std::uint16_t mode,
+                                     std::initializer_list<std::uint64_t> chain) {
+  return sample(pid, tid, time, cpu, mode,
+                std::span<const std::uint64_t>(chain.begin(), chain.size()));
 }
 
 }  // namespace arec::exporting::test_records
