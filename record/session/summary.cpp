@@ -61,13 +61,14 @@ void print_summary(const record_options& options, const written_output& output,
       stream_stats stats = t.stream.stats();
       std::fprintf(stderr,
                    "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu "
-                   "bytes=%llu cpu_time=%.3fs\n",
+                   "bytes=%llu drains=%llu cpu_time=%.3fs\n",
                    i, io::format_cpu_list(t.stream.cpus()).c_str(),
                    io::format_cpu_list(t.thread.affinity()).c_str(),
                    io::format_cpu_list(t.stream.ran_on()).c_str(),
                    static_cast<unsigned long long>(stats.samples),
                    static_cast<unsigned long long>(stats.lost),
-                   static_cast<unsigned long long>(stats.bytes_out), t.thread.cpu_seconds());
+                   static_cast<unsigned long long>(stats.bytes_out),
+                   static_cast<unsigned long long>(stats.drains), t.thread.cpu_seconds());
     }
   }
   for (const auto& t : threads) {

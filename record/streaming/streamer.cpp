@@ -570,7 +570,7 @@ void streamer::note_cpu() {
 
 stream_stats streamer::note_drain(ring_state& ring, ring_chunk& chunk) {
   note_cpu();
-  stream_stats drained;
+  stream_stats drained{.drains = 1};
   if (scan_records(chunk, drained, config_.sample_time_offset, config_.fixups))
     chunk = mend(ring, chunk);
   if (feed_) feed_->scan(chunk);

@@ -44,7 +44,8 @@ std::optional<thread_summary> parse_thread_line(std::string_view line) {
       take(line, " ran_on=") && (line.starts_with(' ') || take_cpu_list(line, t.ran_on)) &&
       take(line, " samples=") && take_number(line, t.samples) && take(line, " lost=") &&
       take_number(line, t.lost) && take(line, " bytes=") && take_number(line, t.bytes) &&
-      take(line, " cpu_time=") && take_number(line, t.cpu_seconds) && line == "s")
+      take(line, " drains=") && take_number(line, t.drains) && take(line, " cpu_time=") &&
+      take_number(line, t.cpu_seconds) && line == "s")
     return t;
   return std::nullopt;
 }

@@ -1,6 +1,7 @@
 // thread_summary: the per-streaming-thread lines arec prints before its summary with --threads
 // or -v, "arec: thread <i>: cpus=<list> affinity=<list> ran_on=<list> samples=<n> lost=<n>
-// bytes=<n> cpu_time=<s>s", and the -z line "arec: compressed <in> bytes to <out> (ratio <r>)".
+// bytes=<n> drains=<n> cpu_time=<s>s", and the -z line "arec: compressed <in> bytes to <out>
+// (ratio <r>)".
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct thread_summary {
   std::uint64_t samples = 0;
   std::uint64_t lost = 0;
   std::uint64_t bytes = 0;
+  std::uint64_t drains = 0;
   double cpu_seconds = 0;
 };
 

@@ -12,8 +12,9 @@ TEST(ThreadSummaryParser, ParsesEveryFieldOfEachLine) {
   auto threads = find_thread_summaries(
       "arec: note\n"
       "arec: thread 0: cpus=0,16 affinity=0-1,16 ran_on=16 samples=516 lost=2 bytes=34272 "
-      "cpu_time=0.001s\n"
-      "arec: thread 1: cpus=1 affinity=1 ran_on=1 samples=0 lost=0 bytes=0 cpu_time=12.500s\n"
+      "drains=12 cpu_time=0.001s\n"
+      "arec: thread 1: cpus=1 affinity=1 ran_on=1 samples=0 lost=0 bytes=0 drains=0 "
+      "cpu_time=12.500s\n"
       "arec: 516 samples, 2 lost, 100 bytes written to d\n");
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[0].index, 0u);
@@ -23,6 +24,7 @@ TEST(ThreadSummaryParser, ParsesEveryFieldOfEachLine) {
   EXPECT_EQ(threads[0].samples, 516u);
   EXPECT_EQ(threads[0].lost, 2u);
   EXPECT_EQ(threads[0].bytes, 34272u);
+  EXPECT_EQ(threads[0].drains, 12u);
   EXPECT_DOUBLE_EQ(threads[0].cpu_seconds, 0.001);
   EXPECT_EQ(threads[1].index, 1u);
   EXPECT_DOUBLE_EQ(threads[1].cpu_seconds, 12.5);
@@ -31,7 +33,8 @@ TEST(ThreadSummaryParser, ParsesEveryFieldOfEachLine) {
 TEST(ThreadSummaryParser, AcceptsAnEmptyRanOnList) {
   // A thread that never ran shows "ran_on=" with nothing after it; the test then reports it.
   auto threads = find_thread_summaries(
-      "arec: thread 0: cpus=3 affinity=3 ran_on= samples=0 lost=0 bytes=0 cpu_time=0.000s\n");
+      "arec: thread 0: cpus=3 affinity=3 ran_on= samples=0 lost=0 bytes=0 drains=0 "
+      "cpu_time=0.000s\n");
   ASSERT_EQ(threads.size(), 1u);
   EXPECT_TRUE(threads[0].ran_on.empty());
 }
