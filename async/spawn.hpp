@@ -26,6 +26,13 @@ inline void spawn_detached(const executor& on, task<void> work) {
   asio::co_spawn(on, std::move(work), asio::detached);
 }
 
+// Lets the handlers already queued on `on` run first (e.g. coroutines an event just resumed),
+// then continues: a trip through the queue, no system call.
+inline task<void> yield(const executor& on) {
+  co_await asio::post(on, asio::use_awaitable);
+  co_return;
+}
+
 // Runs `fn` on `on`'s thread, later; callable from any thread.
 template <typename Fn>
 void post(const executor& on, Fn fn) {

@@ -56,6 +56,11 @@ class append_writer {
   // whose submit() completes synchronously (its cookies come out of the next reap()).
   // reap() clears it, so after reap() the caller waits for readability again.
   virtual int completion_fd() const = 0;
+  // Whether completions are signalled on completion_fd() (on from the start). Off, they still
+  // come out of reap() but wake nobody: a caller that reaps on its own schedule (at its next
+  // wake-up for something else) saves a wake-up per write. After turning it back on, reap()
+  // once before waiting: what completed while it was off was not signalled. No system call.
+  virtual void signal_completions(bool on) { static_cast<void>(on); }
   // The next offset to be reserved.
   virtual std::uint64_t offset() const = 0;
   virtual writer_backend backend() const = 0;

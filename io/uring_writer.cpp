@@ -90,10 +90,18 @@ void uring_writer::prepare_write(std::uint32_t slot) {
   io_uring_sqe_set_data64(sqe, slot);
 }
 
+void uring_writer::signal_completions(bool on) {
+  if (on == signalling_) return;
+  // Fails only where the kernel has no CQ ring flags (before 5.8): it then signals every
+  // completion, which is what `on` asks for and merely wasteful for `off`.
+  if (io_uring_cq_eventfd_toggle(ring_.get(), on) == 0) signalling_ = on;
+}
+
 std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
   // Clear the eventfd before looking at the ring: a completion posted after this read signals
-  // it again, so a caller waiting for readability never misses one.
-  clear_event_fd();
+  // it again, so a caller waiting for readability never misses one. Not signalling, nobody
+  // waits on it, and the read would be a system call per reap for nothing.
+  if (signalling_) clear_event_fd();
   collect_completions();
   return slots_.hand_out(done);
 }

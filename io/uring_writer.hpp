@@ -1,5 +1,6 @@
 // uring_writer: the append_writer backend on io_uring (liburing), with an eventfd that signals
-// completions so the caller's event loop can wait for them; and the owner of the ring itself.
+// completions so the caller's event loop can wait for them (or not, while the caller reaps on
+// its own schedule); and the owner of the ring itself.
 #pragma once
 
 #include <liburing.h>
@@ -58,6 +59,9 @@ class uring_writer final : public append_writer {
   std::size_t reap(std::span<std::uint64_t> done) override;
   void wait_one() override;
   int completion_fd() const override { return event_fd_.get(); }
+  // Sets IORING_CQ_EVENTFD_DISABLED in the completion ring's flags (shared memory). Kernels
+  // without that flag keep signalling: more wake-ups, the same results.
+  void signal_completions(bool on) override;
   std::uint64_t offset() const override { return offset_; }
   writer_backend backend() const override { return writer_backend::io_uring; }
 
@@ -73,6 +77,7 @@ class uring_writer final : public append_writer {
   // Declared before ring_ so that they outlive the ring's wait for in-flight requests.
   request_slots slots_;
   unique_fd event_fd_;
+  bool signalling_ = true;
   uring_queue ring_;
 };
 

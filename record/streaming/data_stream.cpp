@@ -21,56 +21,82 @@ data_stream::data_stream(const async::executor& executor,
 
 async::task<void> data_stream::wait_for_slot() {
   while (!failure_ && !writer_->can_submit()) {
+    // Only a completion frees a slot: the pump must be woken by them meanwhile.
+    ++slot_waiters_;
+    wake_pump_.set();
     slot_freed_.reset();
     co_await slot_freed_.wait();
+    --slot_waiters_;
   }
 }
 
-std::size_t data_stream::take_slot(async::event& done, std::uint64_t size,
-                                   std::uint64_t samples) {
+std::size_t data_stream::take_slot(async::event& done, std::uint64_t size, std::uint64_t samples,
+                                   bool awaited) {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     if (pending_[i].state == pending_write::state::free) {
       std::uint64_t start = writer_->offset();
-      pending_[i] = {pending_write::state::in_flight, &done, start, start + size, samples};
+      pending_[i] = {pending_write::state::in_flight, &done, start, start + size, samples, awaited};
       return i;
     }
   }
   throw std::logic_error("data_stream: more writes in flight than the writer allows");
 }
 
+void data_stream::submit(std::span<const std::span<const std::byte>> pieces, async::event& done,
+                         std::uint64_t samples, bool awaited) {
+  done.reset();
+  std::uint64_t size = 0;
+  for (auto piece : pieces) size += piece.size();
+  writer_->submit(pieces, take_slot(done, size, samples, awaited));
+  if (awaited) ++awaited_writes_;
+  if (writer_->completion_fd() < 0)
+    reap();  // the plain backend finished inside submit()
+  else
+    wake_pump_.set();  // it may have to wait for completions now, or for the first time
+}
+
 async::task<void> data_stream::write(std::span<const std::span<const std::byte>> pieces,
                                      async::event& done, std::uint64_t samples) {
   co_await wait_for_slot();
   throw_if_failed();
-  done.reset();
-  std::uint64_t size = 0;
-  for (auto piece : pieces) size += piece.size();
-  writer_->submit(pieces, take_slot(done, size, samples));
-  if (writer_->completion_fd() < 0)
-    reap();  // the plain backend finished inside submit()
-  else
-    wake_pump_.set();
+  submit(pieces, done, samples, true);
   co_await done.wait();
   throw_if_failed();
 }
 
-void data_stream::reap() {
+void data_stream::start_write(std::span<const std::span<const std::byte>> pieces,
+                              async::event& done, std::uint64_t samples) {
+  throw_if_failed();
+  submit(pieces, done, samples, false);
+}
+
+std::size_t data_stream::poll() {
+  return !failure_ && writer_->in_flight() > 0 ? reap() : 0;
+}
+
+bool data_stream::completion_awaited() const {
+  return awaited_writes_ > 0 || slot_waiters_ > 0 || closed_ || expedited_;
+}
+
+std::size_t data_stream::reap() {
   std::size_t n = 0;
   try {
     n = writer_->reap(finished_);
   } catch (...) {
     fail(std::current_exception());
-    return;
+    return 0;
   }
   for (std::size_t i = 0; i < n; ++i) {
     pending_write& finished = pending_[finished_[i]];
     finished.state = pending_write::state::completed;
+    if (finished.awaited) --awaited_writes_;
     finished.done->set();
   }
   if (n > 0) {
     publish_durable_offset();
     slot_freed_.set();
   }
+  return n;
 }
 
 // Completed writes join the durable prefix in file order: a write finished early waits for the
@@ -113,10 +139,17 @@ async::task<void> data_stream::pump() {
   if (fd < 0) co_return;
   async::readiness completions(executor_, fd);
   while (!failure_ && (!closed_ || writer_->in_flight() > 0)) {
-    if (writer_->in_flight() == 0) {
-      // Nothing to wait for on the eventfd: sleep until a write starts or close() is called.
+    if (writer_->in_flight() == 0 || !completion_awaited()) {
+      // Nothing in flight, or nobody waiting for what is: completions wake nobody until a
+      // write() starts, a slot is waited for, or close() is called (each sets wake_pump_).
+      set_signalling(false);
       wake_pump_.reset();
       co_await wake_pump_.wait();
+      continue;
+    }
+    if (!signalling_) {
+      set_signalling(true);
+      reap();  // what completed while nothing was signalled
       continue;
     }
     co_await completions.readable();
@@ -124,8 +157,19 @@ async::task<void> data_stream::pump() {
   }
 }
 
+void data_stream::set_signalling(bool on) {
+  if (on == signalling_) return;
+  writer_->signal_completions(on);
+  signalling_ = on;
+}
+
 void data_stream::close() {
   closed_ = true;
+  wake_pump_.set();
+}
+
+void data_stream::expedite() {
+  expedited_ = true;
   wake_pump_.set();
 }
 

@@ -1,8 +1,11 @@
 // data_stream: one data file as the coroutines of a streaming thread see it: write() suspends
 // until the bytes are on the file, while a pump coroutine turns io_uring completions (signalled
-// on an eventfd the executor waits on) into resumptions. With the plain backend writes complete
-// synchronously and there is no pump. A failed write fails the stream: every waiting writer
-// resumes with the error, and the owner is told once.
+// on an eventfd the executor waits on) into resumptions. A write started with start_write()
+// is nobody's wait: its completion is reaped by poll() at the caller's next wake-up, and the
+// eventfd is signalled only while someone waits (write(), a full writer, close()), so such a
+// write costs no wake-up of its own. With the plain backend writes complete synchronously and
+// there is no pump. A failed write fails the stream: every waiting writer resumes with the
+// error, and the owner is told once.
 #pragma once
 
 #include <array>
@@ -32,6 +35,16 @@ class data_stream {
   // Throws the write's std::system_error when the stream failed.
   async::task<void> write(std::span<const std::span<const std::byte>> pieces, async::event& done,
                           std::uint64_t samples = 0);
+  // Starts appending `pieces` (their offset is reserved now) and returns at once; `done` is set
+  // when they are on the file or the stream failed (then throw_if_failed() throws). Nothing
+  // waits for the completion: poll(), a write() or close() reaps it. The pieces must stay
+  // unchanged until `done` is set and the stream has not failed. Precondition: a slot is free
+  // (wait_for_slot() with no suspension since) and the stream has not failed.
+  void start_write(std::span<const std::span<const std::byte>> pieces, async::event& done,
+                   std::uint64_t samples = 0);
+  // Reaps, without waiting, the writes that completed (a failed one fails the stream); returns
+  // how many.
+  std::size_t poll();
   // Returns once a write can start without waiting; a write() right after it, with no
   // suspension between, keeps the order in which callers prepared their bytes.
   async::task<void> wait_for_slot();
@@ -39,6 +52,9 @@ class data_stream {
   async::task<void> pump();
   // No more writes will be started; the pump ends once the last one has finished.
   void close();
+  // From now on every completion is reaped as it comes, start_write()'s too: for an owner
+  // that waits for the writes already started before it can close().
+  void expedite();
 
   std::uint64_t offset() const { return writer_->offset(); }
   // The end of the prefix of the file that is completely written: everything before it is on
@@ -59,11 +75,18 @@ class data_stream {
     std::uint64_t start = 0;
     std::uint64_t end = 0;
     std::uint64_t samples = 0;
+    bool awaited = true;  // by write(); start_write()'s completions wait for poll()
   };
   static constexpr std::size_t max_pending = 64;
 
-  std::size_t take_slot(async::event& done, std::uint64_t size, std::uint64_t samples);
-  void reap();
+  std::size_t take_slot(async::event& done, std::uint64_t size, std::uint64_t samples,
+                        bool awaited);
+  void submit(std::span<const std::span<const std::byte>> pieces, async::event& done,
+              std::uint64_t samples, bool awaited);
+  // Whether a completion has a waiter now, so the pump must be woken by it.
+  bool completion_awaited() const;
+  void set_signalling(bool on);
+  std::size_t reap();
   void fail(std::exception_ptr failure);
   void publish_durable_offset();
 
@@ -73,6 +96,10 @@ class data_stream {
   async::event slot_freed_;
   async::event wake_pump_;
   bool closed_ = false;
+  bool expedited_ = false;
+  bool signalling_ = true;          // the writer's completion_fd() is signalled
+  std::size_t awaited_writes_ = 0;  // write()s in flight
+  std::size_t slot_waiters_ = 0;    // in wait_for_slot()
   std::exception_ptr failure_;
   std::array<pending_write, max_pending> pending_{};
   std::array<std::uint64_t, max_pending> finished_{};

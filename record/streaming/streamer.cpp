@@ -67,6 +67,15 @@ struct streamer::ring_state {
   std::unique_ptr<std::byte[]> mended;
 };
 
+// A drain copied out of its ring, from the copy until its write completed.
+struct streamer::staged_write {
+  explicit staged_write(const async::executor& executor) : written(executor) {}
+  std::unique_ptr<std::byte[]> bytes;  // config_.staging_limit bytes, made on first use
+  std::size_t size = 0;                // of the drain in it
+  async::event written;
+  bool busy = false;
+};
+
 // One data file: its stream, its zstd stream (a reader decodes a file's COMPRESSED records as
 // one zstd stream, so each file has its own), and what went into it. `active` counts the
 // coroutines writing to it: a switch waits for them before the file is handed back.
@@ -105,6 +114,9 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_record_written_(thread.executor()),
       snapshot_written_(thread.executor()) {
   if (config.model) feed_.emplace(*config.model, config.trailer_time_from_end);
+  if (config.staging_limit > 0)
+    for (std::size_t i = 0; i < config.staging_buffers; ++i)
+      staging_.push_back(std::make_unique<staged_write>(thread.executor()));
 }
 
 streamer::~streamer() = default;
@@ -256,6 +268,8 @@ async::task<void> streamer::cut(std::unique_ptr<output> old,
   } catch (...) {
     failure = std::current_exception();
   }
+  // Staged writes to it still count as active until reaped: reap them as they come.
+  old->stream->expedite();
   while (old->active > 0) {
     old->idle.reset();
     co_await old->idle.wait();
@@ -533,15 +547,61 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
     co_await drain_compressed(ring, min_bytes);
     co_return;
   }
+  // This wake-up reaps what earlier staged writes finished; their finishers run before this
+  // drain takes a buffer (a yield, not a system call), so the buffers are free again.
+  if (current_->stream->poll() > 0 && !staging_.empty()) co_await async::yield(thread_.executor());
   ring_reader& reader = ring.ring.reader();
   ring_chunk chunk = reader.unread();
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
-  output_use use(*current_);  // chosen with the chunk, with no suspension between
-  co_await use.get().stream->write(chunk.pieces, ring.written, drained.samples);
+  auto use = std::make_unique<output_use>(*current_);  // chosen with the chunk, no suspension
+  if (staged_write* staged = free_staging(chunk.size())) {
+    co_await use->get().stream->wait_for_slot();
+    write_staged(ring, *staged, std::move(use), chunk, drained);
+    co_return;
+  }
+  co_await use->get().stream->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
-  count_written(ring, use.get(), drained, chunk.size());
+  count_written(ring, use->get(), drained, chunk.size());
+}
+
+streamer::staged_write* streamer::free_staging(std::size_t bytes) {
+  if (bytes > config_.staging_limit) return nullptr;
+  for (auto& staged : staging_)
+    if (!staged->busy) return staged.get();
+  return nullptr;
+}
+
+// The chunk is copied and its ring space given back before the write even starts; the write's
+// offset is reserved here, in drain order, and its completion is nobody's wake-up.
+void streamer::write_staged(ring_state& ring, staged_write& staged, std::unique_ptr<output_use> use,
+                            const ring_chunk& chunk, stream_stats drained) {
+  data_stream& stream = *use->get().stream;
+  stream.throw_if_failed();
+  if (!staged.bytes)
+    staged.bytes = std::make_unique_for_overwrite<std::byte[]>(config_.staging_limit);
+  std::span<std::byte> copy{staged.bytes.get(), chunk.size()};
+  chunk.copy_out(0, copy);
+  ring.ring.reader().consume(chunk.end_position);
+  std::array<std::span<const std::byte>, 1> pieces{copy};
+  staged.busy = true;
+  staged.size = chunk.size();
+  stream.start_write(pieces, staged.written, drained.samples);
+  async::spawn(thread_.executor(), finish_staged(ring, staged, std::move(use), drained),
+               thread_.completion());
+}
+
+// Counted once the bytes are on the file, as drains written from the ring are.
+async::task<void> streamer::finish_staged(ring_state& ring, staged_write& staged,
+                                          std::unique_ptr<output_use> use, stream_stats drained) {
+  co_await staged.written.wait();
+  data_stream& stream = *use->get().stream;
+  // A failed stream may still have the write in the kernel: the buffer stays taken.
+  stream.throw_if_failed();
+  staged.busy = false;
+  count_written(ring, use->get(), drained, staged.size);
+  co_return;
 }
 
 async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min_bytes) {
@@ -656,6 +716,7 @@ async::task<void> streamer::run_rounds() {
     co_await round_timer_.wait_for(config_.round_interval);  // on_stop() cancels it
     if (stopping_) break;
     publish_fill();
+    current_->stream->poll();  // staged writes finished since: counted, their buffers free
     ++round_;
     if (feed_) feed_->round_started();
     for (auto& ring : rings_) request_drain(*ring);

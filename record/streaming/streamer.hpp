@@ -50,6 +50,12 @@ struct streamer_config {
   bool overwrite = false;
   // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
   std::size_t trailer_time_from_end = 0;
+  // A drain of at most this many bytes is copied out, its ring space freed at once, and its
+  // write's completion reaped at a later wake-up (no wake-up of its own), in one of
+  // `staging_buffers` buffers of that size (allocated on first use). A larger drain, or one
+  // finding every buffer still being written, is written from the ring and waited for.
+  std::size_t staging_limit = 64 * 1024;
+  std::size_t staging_buffers = 4;
 };
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
@@ -159,6 +165,7 @@ class streamer {
   struct output;
   struct snapshot;
   class output_use;
+  struct staged_write;
 
   void adopt_ring(int cpu, ring_buffer ring, ring_wakeup wakeup, int pause_fd = -1);
   async::task<void> drain_ring(ring_state& ring);
@@ -170,6 +177,11 @@ class streamer {
   void take_snapshot_now();
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
+  staged_write* free_staging(std::size_t bytes);
+  void write_staged(ring_state& ring, staged_write& staged, std::unique_ptr<output_use> use,
+                    const ring_chunk& chunk, stream_stats drained);
+  async::task<void> finish_staged(ring_state& ring, staged_write& staged,
+                                  std::unique_ptr<output_use> use, stream_stats drained);
   void note_cpu();
   stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
   ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
@@ -198,6 +210,8 @@ class streamer {
   // Rings before the stream: the stream (its writer) dies first, and it waits for writes that
   // still read from the ring mappings.
   std::vector<std::unique_ptr<ring_state>> rings_;
+  // Before the outputs for the same reason: a failed stream's writer waits for them.
+  std::vector<std::unique_ptr<staged_write>> staging_;
   // The output records go to now; `published_` is the same, for readers on other threads.
   std::unique_ptr<output> current_;
   std::atomic<output*> published_{nullptr};

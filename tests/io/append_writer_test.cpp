@@ -458,6 +458,43 @@ TEST_P(AppendWriterBackend, DestructionWaitsForWritesStillInFlight) {
   }
 }
 
+// With signals off, a caller reaps on its own schedule: many writes complete and are reaped
+// without a single eventfd signal (no wake-up per write); turned back on, it signals again.
+TEST(UringWriter, SignalsOffCompleteEveryWriteWithoutSignallingTheEventfd) {
+  temp_file file("quiet");
+  environment_guard env("AREC_FORCE_PLAIN_IO", nullptr);
+  auto [writer, choice] = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 8});
+  if (choice.backend != writer_backend::io_uring) GTEST_SKIP() << choice.fallback_reason;
+  writer->signal_completions(false);
+  auto data = pattern(4096, 11);
+  std::array<bytes, 1> pieces{bytes(data)};
+  std::array<std::uint64_t, 8> done{};
+  std::set<std::uint64_t> reaped;
+  constexpr std::uint64_t writes = 64;
+  for (std::uint64_t i = 0; i < writes; ++i) {
+    while (!writer->can_submit()) {
+      std::size_t n = writer->reap(done);
+      if (n == 0) writer->wait_one();  // blocks on the completion ring, not on the eventfd
+      reaped.insert(done.begin(), done.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    writer->submit(pieces, i);
+  }
+  for (std::uint64_t cookie : drain(*writer)) reaped.insert(cookie);
+  EXPECT_EQ(reaped.size(), writes);
+  pollfd ready{writer->completion_fd(), POLLIN, 0};
+  EXPECT_EQ(::poll(&ready, 1, 0), 0) << "the eventfd was signalled while signals were off";
+  auto contents = file.contents();
+  ASSERT_EQ(contents.size(), writes * data.size());
+  for (std::size_t i = 0; i < writes; ++i)
+    EXPECT_TRUE(std::equal(data.begin(), data.end(), contents.begin() + i * data.size())) << i;
+
+  writer->signal_completions(true);
+  writer->submit(pieces, 99);
+  ASSERT_EQ(::poll(&ready, 1, 5000), 1) << "no completion signalled within 5 s after turning on";
+  ASSERT_EQ(writer->reap(done), 1u);
+  EXPECT_EQ(done[0], 99u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, AppendWriterBackend,
                          testing::Values(writer_backend::io_uring, writer_backend::plain),
                          [](const auto& info) { return backend_name(info.param); });

@@ -357,6 +357,10 @@ class test_writer final : public io::append_writer {
   }
   void wait_one() override { ADD_FAILURE() << "the streamer never blocks on its writer"; }
   int completion_fd() const override { return event_fd_ ? event_fd_.get() : -1; }
+  void signal_completions(bool on) override {
+    std::lock_guard lock(mutex_);
+    signalling_ = on;
+  }
   std::uint64_t offset() const override {
     std::lock_guard lock(mutex_);
     return offset_;
@@ -387,6 +391,11 @@ class test_writer final : public io::append_writer {
   std::vector<submitted_write> submitted() const {
     std::lock_guard lock(mutex_);
     return submitted_;
+  }
+  // Completions signalled on the eventfd so far: each one a wake-up of the streaming thread.
+  std::size_t signals() const {
+    std::lock_guard lock(mutex_);
+    return signals_;
   }
   // Waits until `nth` (from 1) submitted writes match `which`; returns the last one's index in
   // submitted().
@@ -423,7 +432,8 @@ class test_writer final : public io::append_writer {
   }
   void finish(std::uint32_t slot) {
     slots_.finish(slot);
-    if (!event_fd_) return;
+    if (!event_fd_ || !signalling_) return;  // as io_uring with IORING_CQ_EVENTFD_DISABLED
+    ++signals_;
     std::uint64_t one = 1;
     [[maybe_unused]] ssize_t ignored = ::write(event_fd_.get(), &one, sizeof one);
   }
@@ -437,6 +447,8 @@ class test_writer final : public io::append_writer {
   io::request_slots slots_;
   std::uint64_t offset_ = 0;
   bool full_ = false;
+  bool signalling_ = true;
+  std::size_t signals_ = 0;
   condition hold_;
   std::vector<held_write> held_;
   std::vector<submitted_write> submitted_;
@@ -469,12 +481,15 @@ struct streaming_thread {
   streamer stream;
 };
 
+// Drains are written from the ring and waited for, as large ones always are: these tests watch
+// each write finish with no later wake-up to reap it. Staged drains have their own tests.
 streamer_config config_with(bool write_rounds, std::chrono::milliseconds round_interval,
                             std::uint64_t mmap_flush = 1) {
   streamer_config config;
   config.write_rounds = write_rounds;
   config.round_interval = round_interval;
   config.mmap_flush = mmap_flush;
+  config.staging_limit = 0;
   return config;
 }
 
@@ -862,6 +877,123 @@ INSTANTIATE_TEST_SUITE_P(, StreamerWriteFailure,
                                       ? std::string("Synchronous")
                                       : std::string("OnEventfd");
                          });
+
+// ---- staged drains: copied out, their completions reaped at a later wake-up
+// ----------------------
+
+streamer_config staged_config(std::chrono::milliseconds round_interval, std::size_t buffers) {
+  streamer_config config = config_with(false, round_interval);
+  config.staging_limit = 64 * 1024;
+  config.staging_buffers = buffers;
+  return config;
+}
+
+// A staged drain hands its ring space back before its write completes; its buffer is taken
+// again only once that write completed: meanwhile the next drain is written from the ring and
+// waited for, and hands the ring back only then.
+TEST(StreamerStaging, RingSpaceComesBackAtOnceAndTheBufferOnlyOnceItsWriteCompleted) {
+  test::temp_file file;
+  fake_rings rings(1);
+  streaming_thread t(staged_config(no_rounds, 1));
+  rings.add_to(t.stream);
+  auto owned =
+      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
+  test_writer& writer = *owned;
+  writer.hold_when([](const submitted_write&) { return true; });
+  t.stream.start(std::move(owned));
+
+  std::uint64_t first = rings[0].put();
+  rings[0].wake();
+  writer.wait_for([&](const submitted_write& w) { return w.holds(first); }, "first drain");
+  ASSERT_TRUE(eventually([&] { return rings[0].consumed() == sample_size; }))
+      << "a staged drain's ring space waited for its write";
+
+  std::uint64_t second = rings[0].put();
+  rings[0].wake();
+  writer.wait_for([&](const submitted_write& w) { return w.holds(second); }, "second drain");
+  EXPECT_EQ(rings[0].consumed(), sample_size) << "the busy buffer was taken again";
+
+  writer.release_all();
+  ASSERT_TRUE(eventually([&] { return rings[0].consumed() == 2 * sample_size; }));
+  std::uint64_t third = rings[0].put();
+  rings[0].wake();
+  writer.wait_for([&](const submitted_write& w) { return w.holds(third); }, "third drain");
+  EXPECT_TRUE(eventually([&] { return rings[0].consumed() == 3 * sample_size; }))
+      << "the buffer did not come back after its write completed";
+
+  writer.release_all();
+  writer.hold_when(nullptr);
+  t.finish();
+  expect_holds_exactly(read_records(file, t.stream.durable_offset()), rings.published);
+  EXPECT_EQ(t.stream.stats().samples, 3u);
+  EXPECT_EQ(t.stream.stats().bytes_out, 3 * sample_size);
+}
+
+// Many staged drains complete with the completion eventfd never signalled: no wake-up per
+// write. Each drain reaps what the previous ones finished, so the buffers keep coming back.
+TEST(StreamerStaging, StagedWritesCompleteWithoutAWakeUpPerWrite) {
+  constexpr std::uint64_t drains = 40;
+  test::temp_file file;
+  fake_rings rings(1);
+  streaming_thread t(staged_config(no_rounds, 2));
+  rings.add_to(t.stream);
+  auto owned =
+      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
+  test_writer& writer = *owned;
+  t.stream.start(std::move(owned));
+
+  for (std::uint64_t i = 1; i <= drains; ++i) {
+    rings[0].put();
+    rings[0].wake();
+    ASSERT_TRUE(eventually([&] { return rings[0].consumed() == i * sample_size; })) << i;
+  }
+  EXPECT_EQ(writer.signals(), 0u) << "completions of staged writes woke the streaming thread";
+  EXPECT_EQ(writer.submitted().size(), drains);
+
+  t.finish();
+  expect_holds_exactly(read_records(file, t.stream.durable_offset()), rings.published);
+  EXPECT_EQ(t.stream.stats().drains, drains);
+  EXPECT_EQ(t.stream.stats().bytes_out, drains * sample_size);
+}
+
+// A staged write that fails is found by the next round's reap: the stream fails with the
+// writer's "write PATH: <strerror>", on_failure runs, and nothing after it is counted.
+TEST(StreamerStaging, AFailedStagedWriteStillFailsTheStreamWithTheWritersError) {
+  constexpr std::uint64_t room = 3 * sample_size;
+  test::temp_file file;
+  fake_rings rings(1);
+  std::atomic<int> failures{0};
+  std::promise<void> failed;
+  streaming_thread t(staged_config(1ms, 4), [&] {
+    if (failures.fetch_add(1) == 0) failed.set_value();
+  });
+  rings.add_to(t.stream);
+  t.stream.start(std::make_unique<test_writer>(file.fd(), file.path(),
+                                               test_writer::completions::on_eventfd, room));
+
+  for (int i = 0; i < 3; ++i) rings[0].put();
+  ASSERT_TRUE(t.durable_reaches(room));
+  rings[0].put();  // drained by the next round; its write does not fit
+
+  auto on_failure = failed.get_future();
+  ASSERT_EQ(on_failure.wait_for(120s), std::future_status::ready) << "on_failure never ran";
+  auto joined = std::async(std::launch::async, [&] { t.thread.join(); });
+  if (joined.wait_for(120s) != std::future_status::ready) {
+    ADD_FAILURE() << "the streaming thread did not end after the failure";
+    t.stream.stop();
+  }
+  try {
+    joined.get();
+    ADD_FAILURE() << "join() did not report the write error";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(error.code().value(), ENOSPC);
+    EXPECT_EQ(std::string(error.what()), "write " + file.path() + ": No space left on device");
+  }
+  EXPECT_EQ(failures.load(), 1);
+  EXPECT_EQ(t.stream.durable_offset(), room);
+  EXPECT_EQ(t.stream.stats().bytes_out, room);
+  EXPECT_EQ(t.stream.stats().samples, 3u);
+}
 
 // ---- the ring a test gives the streamer ---------------------------------------------------------
 
