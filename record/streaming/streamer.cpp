@@ -556,10 +556,13 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
   auto use = std::make_unique<output_use>(*current_);  // chosen with the chunk, no suspension
-  if (staged_write* staged = free_staging(chunk.size())) {
+  if (chunk.size() <= config_.staging_limit && !staging_.empty()) {
     co_await use->get().stream->wait_for_slot();
-    write_staged(ring, *staged, std::move(use), chunk, drained);
-    co_return;
+    // Taken with no suspension before the copy: another ring's drain may have waited too.
+    if (staged_write* staged = free_staging(chunk.size())) {
+      write_staged(ring, *staged, std::move(use), chunk, drained);
+      co_return;
+    }
   }
   co_await use->get().stream->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
