@@ -67,15 +67,6 @@ struct streamer::ring_state {
   std::unique_ptr<std::byte[]> mended;
 };
 
-// A drain copied out of its ring, from the copy until its write completed.
-struct streamer::staged_write {
-  explicit staged_write(const async::executor& executor) : written(executor) {}
-  std::unique_ptr<std::byte[]> bytes;  // config_.staging_limit bytes, made on first use
-  std::size_t size = 0;                // of the drain in it
-  async::event written;
-  bool busy = false;
-};
-
 // One data file: its stream, its zstd stream (a reader decodes a file's COMPRESSED records as
 // one zstd stream, so each file has its own), and what went into it. `active` counts the
 // coroutines writing to it: a switch waits for them before the file is handed back.
@@ -104,6 +95,17 @@ class streamer::output_use {
   output& out_;
 };
 
+// A drain copied out of its ring, from the copy until its write completed. It holds its output
+// in use meanwhile, as a drain written from the ring does (a switch waits for it).
+struct streamer::staged_write {
+  explicit staged_write(const async::executor& executor) : written(executor) {}
+  std::unique_ptr<std::byte[]> bytes;  // config_.staging_limit bytes, made on first use
+  std::size_t size = 0;                // of the drain in it
+  async::event written;
+  std::optional<output_use> use;
+  bool busy = false;
+};
+
 streamer::streamer(async::executor_thread& thread, const streamer_config& config,
                    std::function<void()> on_failure)
     : thread_(thread),
@@ -119,7 +121,11 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       staging_.push_back(std::make_unique<staged_write>(thread.executor()));
 }
 
-streamer::~streamer() = default;
+streamer::~streamer() {
+  // A staged write whose finisher never ran (its executor stopped first) still holds its
+  // output; let go while the outputs exist (members die after this body).
+  for (auto& staged : staging_) staged->use.reset();
+}
 
 void streamer::add_ring(int cpu, const perf_event& owner, std::size_t data_pages) {
   thread_.run_sync([&] {
@@ -555,18 +561,18 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   if (chunk.empty() || chunk.size() < min_bytes) co_return;
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
-  auto use = std::make_unique<output_use>(*current_);  // chosen with the chunk, no suspension
+  output_use use(*current_);  // chosen with the chunk, with no suspension between
   if (chunk.size() <= config_.staging_limit && !staging_.empty()) {
-    co_await use->get().stream->wait_for_slot();
+    co_await use.get().stream->wait_for_slot();
     // Taken with no suspension before the copy: another ring's drain may have waited too.
     if (staged_write* staged = free_staging(chunk.size())) {
-      write_staged(ring, *staged, std::move(use), chunk, drained);
+      write_staged(ring, *staged, use.get(), chunk, drained);
       co_return;
     }
   }
-  co_await use->get().stream->write(chunk.pieces, ring.written, drained.samples);
+  co_await use.get().stream->write(chunk.pieces, ring.written, drained.samples);
   reader.consume(chunk.end_position);  // only now may the kernel reuse the space
-  count_written(ring, use->get(), drained, chunk.size());
+  count_written(ring, use.get(), drained, chunk.size());
 }
 
 streamer::staged_write* streamer::free_staging(std::size_t bytes) {
@@ -578,9 +584,9 @@ streamer::staged_write* streamer::free_staging(std::size_t bytes) {
 
 // The chunk is copied and its ring space given back before the write even starts; the write's
 // offset is reserved here, in drain order, and its completion is nobody's wake-up.
-void streamer::write_staged(ring_state& ring, staged_write& staged, std::unique_ptr<output_use> use,
+void streamer::write_staged(ring_state& ring, staged_write& staged, output& out,
                             const ring_chunk& chunk, stream_stats drained) {
-  data_stream& stream = *use->get().stream;
+  data_stream& stream = *out.stream;
   stream.throw_if_failed();
   if (!staged.bytes)
     staged.bytes = std::make_unique_for_overwrite<std::byte[]>(config_.staging_limit);
@@ -590,20 +596,24 @@ void streamer::write_staged(ring_state& ring, staged_write& staged, std::unique_
   std::array<std::span<const std::byte>, 1> pieces{copy};
   staged.busy = true;
   staged.size = chunk.size();
+  staged.use.emplace(out);
   stream.start_write(pieces, staged.written, drained.samples);
-  async::spawn(thread_.executor(), finish_staged(ring, staged, std::move(use), drained),
-               thread_.completion());
+  async::spawn(thread_.executor(), finish_staged(ring, staged, drained), thread_.completion());
 }
 
 // Counted once the bytes are on the file, as drains written from the ring are.
 async::task<void> streamer::finish_staged(ring_state& ring, staged_write& staged,
-                                          std::unique_ptr<output_use> use, stream_stats drained) {
+                                          stream_stats drained) {
   co_await staged.written.wait();
-  data_stream& stream = *use->get().stream;
+  output& out = staged.use->get();
+  struct release_use {
+    staged_write& staged;
+    ~release_use() { staged.use.reset(); }
+  } release{staged};
   // A failed stream may still have the write in the kernel: the buffer stays taken.
-  stream.throw_if_failed();
+  out.stream->throw_if_failed();
   staged.busy = false;
-  count_written(ring, use->get(), drained, staged.size);
+  count_written(ring, out, drained, staged.size);
   co_return;
 }
 

@@ -178,10 +178,9 @@ class streamer {
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
   staged_write* free_staging(std::size_t bytes);
-  void write_staged(ring_state& ring, staged_write& staged, std::unique_ptr<output_use> use,
-                    const ring_chunk& chunk, stream_stats drained);
-  async::task<void> finish_staged(ring_state& ring, staged_write& staged,
-                                  std::unique_ptr<output_use> use, stream_stats drained);
+  void write_staged(ring_state& ring, staged_write& staged, output& out, const ring_chunk& chunk,
+                    stream_stats drained);
+  async::task<void> finish_staged(ring_state& ring, staged_write& staged, stream_stats drained);
   void note_cpu();
   stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
   ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
