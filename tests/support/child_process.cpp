@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -103,10 +104,11 @@ child_process child_process::spawn(const std::vector<std::string>& argv,
   if (argv.empty()) throw std::invalid_argument("child_process::spawn: empty command");
   pipe_ends out = make_pipe();
   pipe_ends err = make_pipe();
-  // stdin is an empty pipe, not /dev/null: on some machines (containers) /dev/null is a regular
-  // file holding whatever was written to it.
-  pipe_ends in = make_pipe();
-  in.write.reset();
+  // stdin is an empty file of its own, not /dev/null: on some machines (containers) /dev/null is
+  // a regular file holding whatever was written to it. Not a pipe either: perf (and arec) read a
+  // stream from a FIFO on stdin when no input file is named.
+  io::unique_fd in{io::check_syscall(::memfd_create("empty-stdin", MFD_CLOEXEC), "memfd_create",
+                                     "an empty stdin")};
 
   spawn_attributes spawn;
   // The test runner may have inherited ignored or blocked signals (a shell's background job
@@ -125,7 +127,7 @@ child_process child_process::spawn(const std::vector<std::string>& argv,
       posix_spawnattr_setflags(
           &spawn.attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP),
       "posix_spawnattr");
-  check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, in.read.get(), STDIN_FILENO),
+  check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, in.get(), STDIN_FILENO),
                    "posix_spawn_file_actions");
   check_spawn_call(posix_spawn_file_actions_adddup2(&spawn.actions, out.write.get(), STDOUT_FILENO),
                    "posix_spawn_file_actions");
