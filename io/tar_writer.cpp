@@ -1,7 +1,5 @@
 #include "io/tar_writer.hpp"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "io/archive_library.hpp"
 #include "io/dir_reader.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
@@ -19,16 +18,16 @@ namespace arec::io {
 namespace {
 
 struct entry_deleter {
-  void operator()(::archive_entry* entry) const noexcept { ::archive_entry_free(entry); }
+  void operator()(::archive_entry* entry) const noexcept { libarchive().entry_free(entry); }
 };
 using entry_ptr = std::unique_ptr<::archive_entry, entry_deleter>;
 
 entry_ptr entry_for(const std::string& name, const struct stat& status) {
-  entry_ptr entry{::archive_entry_new()};
+  entry_ptr entry{libarchive().entry_new()};
   if (!entry) throw_system_error(ENOMEM, "archive_entry_new", name);
-  ::archive_entry_set_pathname(entry.get(), name.c_str());
-  ::archive_entry_copy_stat(entry.get(), &status);
-  ::archive_entry_set_nlink(entry.get(), 1);  // a hard link is stored as a file of its own
+  libarchive().entry_set_pathname(entry.get(), name.c_str());
+  libarchive().entry_copy_stat(entry.get(), &status);
+  libarchive().entry_set_nlink(entry.get(), 1);  // a hard link is stored as a file of its own
   return entry;
 }
 
@@ -42,17 +41,17 @@ std::string link_target(const std::string& path) {
 }  // namespace
 
 void tar_writer::archive_deleter::operator()(::archive* handle) const noexcept {
-  ::archive_write_free(handle);  // closes without finishing when finish() was not reached
+  libarchive().write_free(handle);  // closes without finishing when finish() was not reached
 }
 
 tar_writer::tar_writer(int fd, std::string name)
-    : name_(std::move(name)), archive_(::archive_write_new()) {
+    : name_(std::move(name)), archive_(libarchive().write_new()) {
   if (!archive_) throw_system_error(ENOMEM, "archive_write_new", name_);
-  if (::archive_write_set_format_pax_restricted(archive_.get()) != ARCHIVE_OK)
+  if (libarchive().write_set_format_pax_restricted(archive_.get()) != ARCHIVE_OK)
     fail("archive_write_set_format_pax_restricted", name_);
-  if (::archive_write_add_filter_bzip2(archive_.get()) != ARCHIVE_OK)
+  if (libarchive().write_add_filter_bzip2(archive_.get()) != ARCHIVE_OK)
     fail("archive_write_add_filter_bzip2", name_);
-  if (::archive_write_open_fd(archive_.get(), fd) != ARCHIVE_OK)
+  if (libarchive().write_open_fd(archive_.get(), fd) != ARCHIVE_OK)
     fail("archive_write_open_fd", name_);
 }
 
@@ -63,7 +62,7 @@ std::uint64_t tar_writer::add(const std::string& root, const std::string& relati
 }
 
 void tar_writer::finish() {
-  if (::archive_write_close(archive_.get()) != ARCHIVE_OK) fail("write", name_);
+  if (libarchive().write_close(archive_.get()) != ARCHIVE_OK) fail("write", name_);
 }
 
 std::uint64_t tar_writer::add_entry(const std::string& path, const std::string& name) {
@@ -71,9 +70,10 @@ std::uint64_t tar_writer::add_entry(const std::string& path, const std::string& 
   check_syscall(::lstat(path.c_str(), &status), "lstat", path);
   entry_ptr entry = entry_for(name, status);
   bool regular = S_ISREG(status.st_mode);
-  if (S_ISLNK(status.st_mode)) ::archive_entry_copy_symlink(entry.get(), link_target(path).c_str());
-  if (!regular) ::archive_entry_set_size(entry.get(), 0);
-  if (::archive_write_header(archive_.get(), entry.get()) != ARCHIVE_OK) fail("write", name_);
+  if (S_ISLNK(status.st_mode))
+    libarchive().entry_copy_symlink(entry.get(), link_target(path).c_str());
+  if (!regular) libarchive().entry_set_size(entry.get(), 0);
+  if (libarchive().write_header(archive_.get(), entry.get()) != ARCHIVE_OK) fail("write", name_);
   if (S_ISDIR(status.st_mode)) return add_directory(path, name);
   return regular ? copy_content(path, static_cast<std::uint64_t>(status.st_size)) : 0;
 }
@@ -102,7 +102,7 @@ std::uint64_t tar_writer::copy_content(const std::string& path, std::uint64_t si
     ssize_t got = retry_on_eintr([&] { return ::read(file.get(), buffer.data(), want); });
     if (got < 0) throw_errno("read", path);
     if (got == 0) throw_system_error(EIO, "read", path + " (shorter than when it was listed)");
-    if (::archive_write_data(archive_.get(), buffer.data(), static_cast<std::size_t>(got)) < 0)
+    if (libarchive().write_data(archive_.get(), buffer.data(), static_cast<std::size_t>(got)) < 0)
       fail("write", name_);
     done += static_cast<std::uint64_t>(got);
   }
@@ -110,8 +110,8 @@ std::uint64_t tar_writer::copy_content(const std::string& path, std::uint64_t si
 }
 
 void tar_writer::fail(std::string_view call, const std::string& object) {
-  int err = ::archive_errno(archive_.get());
-  const char* text = ::archive_error_string(archive_.get());
+  int err = libarchive().errno_of(archive_.get());
+  const char* text = libarchive().error_string(archive_.get());
   if (err > 0) throw_system_error(err, call, object);
   throw_system_error(EIO, call, object + (text ? std::string(": ") + text : std::string{}));
 }

@@ -2,6 +2,8 @@
 // time, perf reads the file without warnings, and arec's summary counts what perf sees.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "arec_summary.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
@@ -48,6 +50,25 @@ TEST(RecordWorkload, PutsHotLoopSamplesInHotFunction) {
     EXPECT_EQ(summary->path, data);
     EXPECT_GT(summary->bytes, 0u);
   }
+}
+
+// A recording maps only what recording needs: libcurl (with its ~40 libraries, ~6 MB resident)
+// is loaded by --push alone, libarchive by `arec archive`. The workload reads its parent's (the
+// recorder's) mappings.
+TEST(RecordWorkload, TheRecorderDoesNotMapTheLibrariesOfOtherCommands) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "arec's own footprint";
+  test::temp_dir dir;
+  test::command_result run = test::run_command(
+      rec.command({"-q", "-o", dir.file("maps.data"), "--", "sh", "-c", "cat /proc/$PPID/maps"}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  ASSERT_NE(run.out.find(std::filesystem::canonical(AREC_BINARY).string()), std::string::npos)
+      << "not the recorder's mappings:\n"
+      << run.out;
+  EXPECT_NE(run.out.find("liburing"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("libcurl"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("libarchive"), std::string::npos) << run.out;
 }
 
 }  // namespace
