@@ -1,6 +1,7 @@
 // measure: runs a command and writes what wait4() says about it, for bench/compare:
 //   measure OUTFILE COMMAND [ARGS...]
-// OUTFILE gets "start_ns end_ns user_s sys_s maxrss_kib exit_status" (CLOCK_MONOTONIC ns).
+// OUTFILE gets "start_ns end_ns user_s sys_s maxrss_kib exit_status voluntary_cs involuntary_cs"
+// (CLOCK_MONOTONIC ns; the context switches of all its threads: bench/scale counts wake-ups).
 // It exists because ru_maxrss is a high-water mark that survives exec: a recorder forked from
 // Python would report Python's RSS as its floor. Forked from this small process, it does not.
 #define _GNU_SOURCE
@@ -42,8 +43,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  fprintf(out, "%lld %lld %ld.%06ld %ld.%06ld %ld %d\n", start, end, (long)usage.ru_utime.tv_sec,
-          (long)usage.ru_utime.tv_usec, (long)usage.ru_stime.tv_sec, (long)usage.ru_stime.tv_usec,
-          usage.ru_maxrss, exit_status);
+  fprintf(out, "%lld %lld %ld.%06ld %ld.%06ld %ld %d %ld %ld\n", start, end,
+          (long)usage.ru_utime.tv_sec, (long)usage.ru_utime.tv_usec, (long)usage.ru_stime.tv_sec,
+          (long)usage.ru_stime.tv_usec, usage.ru_maxrss, exit_status, usage.ru_nvcsw,
+          usage.ru_nivcsw);
   return fclose(out) == 0 ? 0 : 1;
 }
