@@ -310,9 +310,12 @@ class recording {
     } else if (per_task())
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a
-    // data file, an io_uring and its eventfd.
+    // data file, an io_uring and its eventfd, and its executor's epoll, eventfd and timerfd
+    // (counted in /proc/PID/fd by bench/scale: 6, docs/performance.md "Scale"). Counting 3
+    // left a 192-CPU --threads=cpu recording at a 1024 soft limit without the raise it needs.
+    constexpr std::size_t fds_per_streaming_thread = 6;
     ensure_fd_limit(target.cpus.size() * target.tasks.size() * (specs.size() + 1) +
-                    3 * layout_.threads.size() + 64);
+                    fds_per_streaming_thread * layout_.threads.size() + 64);
     sampling_config sampling = make_sampling_config(options_, workload_is_target());
     // The kernel maps no ring of an inherited per-task event: as perf, --per-thread records
     // only the tasks it opens, not the children they start.
