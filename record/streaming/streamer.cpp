@@ -95,15 +95,26 @@ class streamer::output_use {
   output& out_;
 };
 
-// A drain copied out of its ring, from the copy until its write completed. It holds its output
-// in use meanwhile, as a drain written from the ring does (a switch waits for it).
+// Drains copied out of their rings, from the first copy until their one write completed. It
+// holds its output in use meanwhile, as a drain written from the ring does (a switch waits).
 struct streamer::staged_write {
-  explicit staged_write(const async::executor& executor) : written(executor) {}
-  std::unique_ptr<std::byte[]> bytes;  // config_.staging_limit bytes, made on first use
-  std::size_t size = 0;                // of the drain in it
+  // A buffer written once this many drains are in it, whatever its room: their counts are kept
+  // in `parts`, reserved once, so that staging allocates nothing per drain.
+  static constexpr std::size_t max_parts = 64;
+  struct part {
+    ring_state* ring = nullptr;
+    stream_stats drained;
+    std::size_t bytes = 0;
+  };
+  explicit staged_write(const async::executor& executor) : written(executor) {
+    parts.reserve(max_parts);
+  }
+  std::unique_ptr<std::byte[]> bytes;  // config_.staging_buffer_bytes, made on first use
+  std::size_t size = 0;                // of the drains in it
+  std::vector<part> parts;
   async::event written;
   std::optional<output_use> use;
-  bool busy = false;
+  bool busy = false;  // filling or being written
 };
 
 streamer::streamer(async::executor_thread& thread, const streamer_config& config,
@@ -274,7 +285,9 @@ async::task<void> streamer::cut(std::unique_ptr<output> old,
   } catch (...) {
     failure = std::current_exception();
   }
-  // Staged writes to it still count as active until reaped: reap them as they come.
+  // Staged drains to it still count as active until written and reaped: write what is
+  // filling, and reap the rest as it comes.
+  co_await flush_staging();
   old->stream->expedite();
   while (old->active > 0) {
     old->idle.reset();
@@ -395,6 +408,7 @@ async::task<void> streamer::finish_stream() {
   if (feed_) feed_->apply_queued();  // every ring's last records are in
   if (config_.overwrite && !current_->stream->failed()) co_await write_snapshot();
   output_use use(*current_);
+  co_await flush_staging();
   if (use.get().compression && !use.get().stream->failed())
     co_await use.get().compression->seal(*use.get().stream);
   use.get().stream->close();
@@ -563,10 +577,14 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   stream_stats drained = note_drain(ring, chunk);
   output_use use(*current_);  // chosen with the chunk, with no suspension between
   if (chunk.size() <= config_.staging_limit && !staging_.empty()) {
-    co_await use.get().stream->wait_for_slot();
-    // Taken with no suspension before the copy: another ring's drain may have waited too.
-    if (staged_write* staged = free_staging(chunk.size())) {
-      write_staged(ring, *staged, use.get(), chunk, drained);
+    for (;;) {
+      if (filling_ != nullptr && !fits_filling(use.get(), chunk.size())) {
+        co_await flush_staging();  // another drain may fill or flush meanwhile: look again
+        continue;
+      }
+      if (filling_ == nullptr) filling_ = take_staging(use.get());
+      if (filling_ == nullptr) break;  // every buffer is being written
+      stage(ring, *filling_, chunk, drained);
       co_return;
     }
   }
@@ -575,35 +593,68 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   count_written(ring, use.get(), drained, chunk.size());
 }
 
-streamer::staged_write* streamer::free_staging(std::size_t bytes) {
-  if (bytes > config_.staging_limit) return nullptr;
-  for (auto& staged : staging_)
-    if (!staged->busy) return staged.get();
+bool streamer::fits_filling(const output& out, std::size_t bytes) const {
+  return &filling_->use->get() == &out && filling_->size + bytes <= config_.staging_buffer_bytes &&
+         filling_->parts.size() < staged_write::max_parts;
+}
+
+streamer::staged_write* streamer::take_staging(output& out) {
+  for (auto& staged : staging_) {
+    if (staged->busy) continue;
+    if (!staged->bytes)
+      staged->bytes = std::make_unique_for_overwrite<std::byte[]>(config_.staging_buffer_bytes);
+    staged->busy = true;
+    staged->size = 0;
+    staged->parts.clear();
+    staged->use.emplace(out);
+    return staged.get();
+  }
   return nullptr;
 }
 
-// The chunk is copied and its ring space given back before the write even starts; the write's
-// offset is reserved here, in drain order, and its completion is nobody's wake-up.
-void streamer::write_staged(ring_state& ring, staged_write& staged, output& out,
-                            const ring_chunk& chunk, stream_stats drained) {
-  data_stream& stream = *out.stream;
-  stream.throw_if_failed();
-  if (!staged.bytes)
-    staged.bytes = std::make_unique_for_overwrite<std::byte[]>(config_.staging_limit);
-  std::span<std::byte> copy{staged.bytes.get(), chunk.size()};
-  chunk.copy_out(0, copy);
+// The chunk is copied and its ring space given back at once; the bytes reach the file with the
+// buffer's write, in the order the drains came.
+void streamer::stage(ring_state& ring, staged_write& staged, const ring_chunk& chunk,
+                     const stream_stats& drained) {
+  staged.use->get().stream->throw_if_failed();
+  chunk.copy_out(0, std::span<std::byte>{staged.bytes.get() + staged.size, chunk.size()});
   ring.ring.reader().consume(chunk.end_position);
-  std::array<std::span<const std::byte>, 1> pieces{copy};
-  staged.busy = true;
-  staged.size = chunk.size();
-  staged.use.emplace(out);
-  stream.start_write(pieces, staged.written, drained.samples);
-  async::spawn(thread_.executor(), finish_staged(ring, staged, drained), thread_.completion());
+  staged.size += chunk.size();
+  staged.parts.push_back({&ring, drained, chunk.size()});
+}
+
+// Starts the filling buffer's write: its offset is reserved when this returns. On a failed
+// stream the buffer's drains are dropped with it (the failure is the stream's to report).
+async::task<void> streamer::flush_staging() {
+  while (filling_ != nullptr) {
+    data_stream& stream = *filling_->use->get().stream;
+    co_await stream.wait_for_slot();
+    // With no suspension from here to the submission: its offset follows every earlier one.
+    if (filling_ != nullptr && filling_->use->get().stream.get() == &stream)
+      submit_staged(*std::exchange(filling_, nullptr));
+  }
+  co_return;
+}
+
+void streamer::submit_staged(staged_write& staged) {
+  data_stream& stream = *staged.use->get().stream;
+  if (stream.failed()) {
+    staged.use.reset();
+    staged.busy = false;
+    return;
+  }
+  std::uint64_t samples = 0;
+  for (const staged_write::part& part : staged.parts) samples += part.drained.samples;
+  std::array<std::span<const std::byte>, 1> pieces{
+      std::span<const std::byte>{staged.bytes.get(), staged.size}};
+  stream.start_write(pieces, staged.written, samples);
+  // Its offset is taken: the next round's marker must follow it (the completion comes later).
+  bytes_since_round_ += staged.size;
+  async::spawn(thread_.executor(), finish_staged(staged), thread_.completion());
 }
 
 // Counted once the bytes are on the file, as drains written from the ring are.
-async::task<void> streamer::finish_staged(ring_state& ring, staged_write& staged,
-                                          stream_stats drained) {
+async::task<void> streamer::finish_staged(staged_write& staged) {
   co_await staged.written.wait();
   output& out = staged.use->get();
   struct release_use {
@@ -613,7 +664,8 @@ async::task<void> streamer::finish_staged(ring_state& ring, staged_write& staged
   // A failed stream may still have the write in the kernel: the buffer stays taken.
   out.stream->throw_if_failed();
   staged.busy = false;
-  count_written(ring, out, drained, staged.size);
+  for (staged_write::part& part : staged.parts)
+    count_written(*part.ring, out, part.drained, part.bytes, true);
   co_return;
 }
 
@@ -663,12 +715,12 @@ ring_chunk streamer::mend(ring_state& ring, const ring_chunk& chunk) {
 
 // Counted once on the file, so the summary never claims what a failed write lost.
 void streamer::count_written(ring_state& ring, output& out, stream_stats& drained,
-                             std::size_t bytes) {
+                             std::size_t bytes, bool round_counted) {
   drained.bytes_out = bytes;
   ring.stats.merge(drained);
   out.stats.merge(drained);
   count_output_bytes(bytes);
-  bytes_since_round_ += bytes;
+  if (!round_counted) bytes_since_round_ += bytes;
   // Only this thread writes them: a relaxed add is a plain store others may read at any time.
   lost_.fetch_add(drained.lost, std::memory_order_relaxed);
   ring_bytes_.fetch_add(drained.bytes_in, std::memory_order_relaxed);
@@ -738,6 +790,7 @@ async::task<void> streamer::run_rounds() {
     if (feed_) feed_->round_finished();
     output_use use(*current_);
     output& out = use.get();
+    co_await flush_staging();  // the round's staged drains go before its marker
     if (out.compression) {
       // The round's drains must be on the file before its marker.
       co_await out.compression->seal(*out.stream);

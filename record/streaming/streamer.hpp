@@ -50,11 +50,15 @@ struct streamer_config {
   bool overwrite = false;
   // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
   std::size_t trailer_time_from_end = 0;
-  // A drain of at most this many bytes is copied out, its ring space freed at once, and its
-  // write's completion reaped at a later wake-up (no wake-up of its own), in one of
-  // `staging_buffers` buffers of that size (allocated on first use). A larger drain, or one
-  // finding every buffer still being written, is written from the ring and waited for.
+  // A drain of at most `staging_limit` bytes is copied out and its ring space freed at once.
+  // Such drains are appended to one of `staging_buffers` buffers of `staging_buffer_bytes`
+  // (allocated on first use), which is written as one request when the next drain does not
+  // fit, at a round (before its FINISHED_ROUND), a switch or the end; its completion is reaped
+  // at a later wake-up, woken by nothing. Each write costs an io-wq hand-off on ext4, so many
+  // small drains share one. A larger drain, or one finding every buffer still being written,
+  // is written from the ring and waited for.
   std::size_t staging_limit = 64 * 1024;
+  std::size_t staging_buffer_bytes = 256 * 1024;
   std::size_t staging_buffers = 4;
 };
 
@@ -177,14 +181,19 @@ class streamer {
   void take_snapshot_now();
   async::task<void> drain_once(ring_state& ring, std::uint64_t min_bytes);
   async::task<void> drain_compressed(ring_state& ring, std::uint64_t min_bytes);
-  staged_write* free_staging(std::size_t bytes);
-  void write_staged(ring_state& ring, staged_write& staged, output& out, const ring_chunk& chunk,
-                    stream_stats drained);
-  async::task<void> finish_staged(ring_state& ring, staged_write& staged, stream_stats drained);
+  bool fits_filling(const output& out, std::size_t bytes) const;
+  staged_write* take_staging(output& out);
+  void stage(ring_state& ring, staged_write& staged, const ring_chunk& chunk,
+             const stream_stats& drained);
+  async::task<void> flush_staging();
+  void submit_staged(staged_write& staged);
+  async::task<void> finish_staged(staged_write& staged);
   void note_cpu();
   stream_stats note_drain(ring_state& ring, ring_chunk& chunk);
   ring_chunk mend(ring_state& ring, const ring_chunk& chunk);
-  void count_written(ring_state& ring, output& out, stream_stats& drained, std::size_t bytes);
+  // `round_counted`: bytes_since_round_ already has them (a staged write counts at submission).
+  void count_written(ring_state& ring, output& out, stream_stats& drained, std::size_t bytes,
+                     bool round_counted = false);
   void count_segment(output& out, std::span<const stream_stats> by_ring, std::uint64_t file_bytes);
   async::task<void> finish_stream();
   std::unique_ptr<output> make_output(std::unique_ptr<io::append_writer> writer);
@@ -211,6 +220,7 @@ class streamer {
   std::vector<std::unique_ptr<ring_state>> rings_;
   // Before the outputs for the same reason: a failed stream's writer waits for them.
   std::vector<std::unique_ptr<staged_write>> staging_;
+  staged_write* filling_ = nullptr;  // the staging buffer drains are appended to, not yet written
   // The output records go to now; `published_` is the same, for readers on other threads.
   std::unique_ptr<output> current_;
   std::atomic<output*> published_{nullptr};
