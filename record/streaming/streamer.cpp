@@ -791,6 +791,7 @@ async::task<void> streamer::run_rounds() {
     output_use use(*current_);
     output& out = use.get();
     co_await flush_staging();  // the round's staged drains go before its marker
+    if (stopping_) break;      // the end writes what is left, then closes the stream
     if (out.compression) {
       // The round's drains must be on the file before its marker.
       co_await out.compression->seal(*out.stream);
