@@ -19,7 +19,10 @@ tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Poo
 # SwitchSignalWhileRecordingIsNamedAsIgnored: TSan's runtime defers signal handlers and, about
 # one run in four, never calls arec's for a SIGUSR2 the kernel delivered (no signal pending, the
 # handler's counter unchanged, a second SIGUSR2 is handled): a limit of TSan, not of arec.
-tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.SwitchSignalWhileRecordingIsNamedAsIgnored$'}
+# The rotation tests driven by SIGUSR2 wait for the first one to switch: the same loss left
+# RecordRotation.ThreadsSwitchOnEverySigusr2 without its first file once in CI's TSan run and
+# once in ~75 local TSan runs (0 in 20 release runs); release and ASan run all of them.
+tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.SwitchSignalWhileRecordingIsNamedAsIgnored$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)$'}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
 
