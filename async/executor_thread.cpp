@@ -49,6 +49,7 @@ void executor_thread::run() {
       record_failure(std::current_exception());
     }
   }
+  if (at_exit_) at_exit_();
   timespec used{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &used);
   cpu_seconds_ = static_cast<double>(used.tv_sec) + static_cast<double>(used.tv_nsec) * 1e-9;

@@ -8,6 +8,7 @@
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <exception>
+#include <functional>
 #include <future>
 #include <optional>
 #include <string>
@@ -57,6 +58,10 @@ class executor_thread {
   // "sched_setscheduler SCHED_FIFO NAME: <strerror>" when the kernel refuses (EPERM without
   // CAP_SYS_NICE or an RLIMIT_RTPRIO, EINVAL for a priority outside 1..99).
   void set_realtime_priority(int priority);
+  // Runs `fn` on this thread after its last handler, whether it finished or was halted: for
+  // what only this thread may do before it ends (wait for its own io_uring requests). Call it
+  // on this thread (from run_sync or a handler).
+  void at_exit(std::function<void()> fn) { at_exit_ = std::move(fn); }
   // A pinning failure, if any (the thread then runs unpinned); empty when pinned.
   const std::string& pin_error() const { return pin_error_; }
 
@@ -69,6 +74,7 @@ class executor_thread {
   std::string name_;
   std::exception_ptr failure_;
   std::string pin_error_;
+  std::function<void()> at_exit_;  // touched on the thread only
   double cpu_seconds_ = 0;
   std::promise<void> pinned_;
   std::thread thread_;

@@ -61,6 +61,9 @@ class append_writer {
   // wake-up for something else) saves a wake-up per write. After turning it back on, reap()
   // once before waiting: what completed while it was off was not signalled. No system call.
   virtual void signal_completions(bool on) { static_cast<void>(on); }
+  // Blocks until the kernel holds no request of this writer (their results are dropped: for a
+  // thread about to end, whose writer dies elsewhere). Only the submitting thread may call it.
+  virtual void settle() noexcept {}
   // The next offset to be reserved.
   virtual std::uint64_t offset() const = 0;
   virtual writer_backend backend() const = 0;

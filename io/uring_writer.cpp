@@ -1,6 +1,7 @@
 #include "io/uring_writer.hpp"
 
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,20 +13,31 @@
 namespace arec::io {
 
 uring_queue::uring_queue(unsigned entries) {
+  // TASKRUN_FLAG shows deferred work in the shared flags: liburing's peek then takes it (one
+  // system call), and reap() knows when to look again.
+  constexpr unsigned deferred = IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+                                IORING_SETUP_R_DISABLED | IORING_SETUP_TASKRUN_FLAG;
   // liburing returns -errno instead of setting errno; converted here, once.
-  int result = io_uring_queue_init(entries, &ring_, 0);
+  int result = io_uring_queue_init(entries, &ring_, deferred);
+  defers_ = result == 0;
+  if (result == -EINVAL) result = io_uring_queue_init(entries, &ring_, 0);  // before 6.1
   if (result < 0) throw_system_error(-result, "io_uring_queue_init");
 }
 
 uring_queue::~uring_queue() {
+  // Only the issuer may wait on a deferring ring; a thread that ended settled it first.
+  if (!defers_ || issuer_ == 0 || issuer_ == ::gettid()) settle();
+  io_uring_queue_exit(&ring_);
+}
+
+void uring_queue::settle() noexcept {
   while (in_kernel_ > 0) {
     io_uring_cqe* cqe = nullptr;
     int result = io_uring_wait_cqe(&ring_, &cqe);
     if (result == -EINTR) continue;
-    if (result < 0) break;  // cannot wait any longer; nothing better to do in a destructor
+    if (result < 0) break;  // cannot wait any longer; nothing better to do
     seen(cqe);
   }
-  io_uring_queue_exit(&ring_);
 }
 
 io_uring_sqe* uring_queue::next_sqe() {
@@ -35,6 +47,7 @@ io_uring_sqe* uring_queue::next_sqe() {
 }
 
 void uring_queue::submit(std::string_view object) {
+  if (defers_ && issuer_ == 0) become_issuer(object);
   for (;;) {
     int result = io_uring_submit(&ring_);
     if (result >= 0) {
@@ -45,9 +58,21 @@ void uring_queue::submit(std::string_view object) {
   }
 }
 
+// liburing 2.3 declares io_uring_enable_rings but does not export it: the system call itself.
+void uring_queue::become_issuer(std::string_view object) {
+  if (::syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
+      0)
+    throw_system_error(errno, "io_uring_register IORING_REGISTER_ENABLE_RINGS", object);
+  issuer_ = ::gettid();
+}
+
 void uring_queue::seen(io_uring_cqe* cqe) noexcept {
   io_uring_cqe_seen(&ring_, cqe);
   --in_kernel_;
+}
+
+bool uring_queue::work_deferred() const noexcept {
+  return defers_ && (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0;
 }
 
 namespace {
@@ -101,8 +126,19 @@ std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
   // Clear the eventfd before looking at the ring: a completion posted after this read signals
   // it again, so a caller waiting for readability never misses one. Not signalling, nobody
   // waits on it, and the read would be a system call per reap for nothing.
-  if (signalling_) clear_event_fd();
-  collect_completions();
+  if (ring_.defers_completions()) {
+    // The eventfd is signalled when a worker defers a completion and again when the peek in
+    // collect_completions() posts it: cleared after, or every awaited write would wake its
+    // waiter twice. A completion deferred after the last peek shows in the flags (its signal
+    // may have been cleared): look again.
+    do {
+      collect_completions();
+      if (signalling_) clear_event_fd();
+    } while (ring_.work_deferred());
+  } else {
+    if (signalling_) clear_event_fd();
+    collect_completions();
+  }
   return slots_.hand_out(done);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <liburing.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,14 @@ namespace arec::io {
 // Owns one io_uring instance and counts the requests the kernel holds. The destructor waits
 // for those before io_uring_queue_exit: the kernel may still read buffers the caller frees
 // right after the owner dies.
+//
+// Where the kernel has them (6.1+), the ring defers its completion work to its issuer
+// (IORING_SETUP_DEFER_TASKRUN | SINGLE_ISSUER): a write the kernel finished in a worker does not
+// wake the thread that submitted it (a streaming thread asleep between drains); its completion
+// appears when that thread next peeks. The issuer is the thread of the first
+// submit (the ring is made disabled and enabled there), so a ring may be made on one thread
+// and used on another; only the issuer may then submit, take and wait. A thread that ends with
+// requests in the kernel must settle() first: nobody else can wait for them.
 class uring_queue {
  public:
   // io_uring_queue_init(entries); throws std::system_error "io_uring_queue_init: <strerror>".
@@ -30,16 +39,27 @@ class uring_queue {
   // A free submission entry. Throws std::logic_error if the queue is full (a caller bug: the
   // writer never prepares more entries than it has slots).
   io_uring_sqe* next_sqe();
-  // Submits the prepared entries; throws std::system_error "io_uring_submit OBJECT".
+  // Submits the prepared entries; throws std::system_error "io_uring_submit OBJECT". The first
+  // call makes this thread the ring's issuer.
   void submit(std::string_view object);
+  // Completions the kernel deferred to the issuer and has not posted yet (a peek posts them).
+  bool work_deferred() const noexcept;
+  // Waits for every request in the kernel and drops its completion. On the issuer only.
+  void settle() noexcept;
   // Marks a completion consumed.
   void seen(io_uring_cqe* cqe) noexcept;
   // Submitted requests whose completion has not been consumed.
   unsigned in_kernel() const noexcept { return in_kernel_; }
+  // Completions are deferred to the issuer (false on kernels before 6.1).
+  bool defers_completions() const noexcept { return defers_; }
 
  private:
+  void become_issuer(std::string_view object);
+
   io_uring ring_{};
   unsigned in_kernel_ = 0;
+  bool defers_ = false;
+  pid_t issuer_ = 0;  // the thread of the first submit, once there was one
 };
 
 // Writes with io_uring_prep_writev at offsets reserved by submit(); a completion with a short
@@ -62,6 +82,7 @@ class uring_writer final : public append_writer {
   // Sets IORING_CQ_EVENTFD_DISABLED in the completion ring's flags (shared memory). Kernels
   // without that flag keep signalling: more wake-ups, the same results.
   void signal_completions(bool on) override;
+  void settle() noexcept override { ring_.settle(); }
   std::uint64_t offset() const override { return offset_; }
   writer_backend backend() const override { return writer_backend::io_uring; }
 

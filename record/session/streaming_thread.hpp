@@ -17,7 +17,11 @@ struct streaming_thread {
   streaming_thread(const stream_thread_mask& mask, std::size_t index, const streamer_config& config,
                    std::function<void()> on_failure)
       : thread(mask.affinity, "arec-stream-" + std::to_string(index)),
-        stream(thread, config, std::move(on_failure)) {}
+        stream(thread, config, std::move(on_failure)) {
+    // A stream that failed, or a thread halted while unwinding, may leave writes in the kernel
+    // that only this thread can wait for; the stream dies later, on another thread.
+    thread.run_sync([this] { thread.at_exit([this] { stream.settle(); }); });
+  }
   ~streaming_thread() { thread.halt(); }
   async::executor_thread thread;
   streamer stream;

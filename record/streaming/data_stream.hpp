@@ -52,6 +52,8 @@ class data_stream {
   async::task<void> pump();
   // No more writes will be started; the pump ends once the last one has finished.
   void close();
+  // Waits until the kernel holds none of this stream's writes (see append_writer::settle).
+  void settle() noexcept { writer_->settle(); }
   // From now on every completion is reaped as it comes, start_write()'s too: for an owner
   // that waits for the writes already started before it can close().
   void expedite();

@@ -203,6 +203,10 @@ void streamer::start(std::unique_ptr<io::append_writer> writer) {
   if (rings_.empty()) current_->stream->close();
 }
 
+void streamer::settle() noexcept {
+  if (current_) current_->stream->settle();
+}
+
 std::uint64_t streamer::durable_offset() const {
   return published_.load(std::memory_order_acquire)->stream->durable_offset();
 }

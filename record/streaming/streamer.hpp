@@ -56,9 +56,10 @@ struct streamer_config {
   // fit, at a round (before its FINISHED_ROUND), a switch or the end; its completion is reaped
   // at a later wake-up, woken by nothing. Each write costs an io-wq hand-off on ext4, so many
   // small drains share one. A larger drain, or one finding every buffer still being written,
-  // is written from the ring and waited for.
-  std::size_t staging_limit = 64 * 1024;
-  std::size_t staging_buffer_bytes = 256 * 1024;
+  // is written from the ring and waited for. 256 KiB takes in dwarf's drains (~130 KiB, an
+  // 8 KiB stack per sample): docs/performance.md, "Deferred completions".
+  std::size_t staging_limit = 256 * 1024;
+  std::size_t staging_buffer_bytes = 1024 * 1024;
   std::size_t staging_buffers = 4;
 };
 
@@ -109,6 +110,9 @@ class streamer {
   // final drain. The rings must be mapped before anything they record is lost, so they are
   // added first and the writer comes when the file's position is known.
   void start(std::unique_ptr<io::append_writer> writer);
+  // On the streaming thread as it ends: waits until the kernel holds none of the current
+  // output's writes (after a failure or a halt), since no other thread may wait for them.
+  void settle() noexcept;
   // Asks for the final drain; callable from any thread.
   void stop();
   // Appends `bytes` (whole records) to this thread's data file, between drains; callable from

@@ -7,6 +7,7 @@
 // --per-thread, cgroups and leader sampling live with those options' tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <string>
 #include <vector>
@@ -40,7 +41,11 @@ class RecordPerfShellChecks : public ::testing::Test {
     std::vector<std::string> recorder = rec_.command({});
     argv.insert(argv.end(), recorder.begin(), recorder.end());
     test::command_result run = test::run_command(argv, 120s);
-    EXPECT_EQ(run.exit_code, 0) << rec_.describe() << ": " << script << "\n" << run.describe();
+    // stdout too: a failed check's evidence (a diff, a missing line) is what the script printed.
+    EXPECT_EQ(run.exit_code, 0) << rec_.describe() << ": " << script << "\n"
+                                << run.describe() << "\nstdout:\n"
+                                << run.out.substr(run.out.size() -
+                                                  std::min<std::size_t>(run.out.size(), 8000));
     return run;
   }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -493,6 +494,71 @@ TEST(UringWriter, SignalsOffCompleteEveryWriteWithoutSignallingTheEventfd) {
   ASSERT_EQ(::poll(&ready, 1, 5000), 1) << "no completion signalled within 5 s after turning on";
   ASSERT_EQ(writer->reap(done), 1u);
   EXPECT_EQ(done[0], 99u);
+}
+
+// The recorder makes each writer on its main thread and submits from a streaming thread, which
+// sleeps in epoll_wait between drains. A finished write must not wake it: completions are
+// taken when it next reaps (io_uring's deferred task work). With ordinary task work every
+// write punted to a worker interrupts that sleep, and epoll_wait returns EINTR.
+TEST(UringWriter, CompletionsDoNotInterruptTheSubmittingThreadsSleep) {
+  temp_file file("asleep");
+  environment_guard env("AREC_FORCE_PLAIN_IO", nullptr);
+  auto [writer, choice] = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 8});
+  if (choice.backend != writer_backend::io_uring) GTEST_SKIP() << choice.fallback_reason;
+  writer->signal_completions(false);
+  auto data = pattern(16 * 1024, 13);
+  std::array<bytes, 1> pieces{bytes(data)};
+  constexpr std::uint64_t writes = 20;
+  int interrupted = 0;
+  std::set<std::uint64_t> reaped;
+  std::thread([&] {
+    unique_fd epoll{::epoll_create1(EPOLL_CLOEXEC)};
+    int idle[2];
+    ASSERT_EQ(::pipe2(idle, O_CLOEXEC), 0);
+    unique_fd idle_read{idle[0]}, idle_write{idle[1]};
+    epoll_event watch{.events = EPOLLIN, .data = {}};
+    ASSERT_EQ(::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, idle_read.get(), &watch), 0);
+    std::array<std::uint64_t, 8> done{};
+    for (std::uint64_t i = 0; i < writes; ++i) {
+      writer->submit(pieces, i);
+      // The write is finished by a worker meanwhile; only an interruption ends this early.
+      epoll_event event{};
+      if (::epoll_wait(epoll.get(), &event, 1, 20) < 0 && errno == EINTR) ++interrupted;
+      while (writer->in_flight() > 0) {
+        std::size_t n = writer->reap(done);
+        if (n == 0) writer->wait_one();
+        reaped.insert(done.begin(), done.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+    }
+  }).join();
+  EXPECT_EQ(interrupted, 0) << "of " << writes << " sleeps";
+  EXPECT_EQ(reaped.size(), writes);
+  EXPECT_EQ(file.contents().size(), writes * data.size());
+}
+
+// The streaming thread may end (a failure, a halt) with writes still in the kernel; the writer
+// then dies on the main thread, which never submitted and may not wait on the ring. The thread
+// settles its writes as it ends: the file is whole when the writer dies, and the buffers freed
+// then are no longer read.
+TEST(UringWriter, WritesSettledByTheirThreadAreWholeWhenTheWriterDiesElsewhere) {
+  temp_file file("handed");
+  environment_guard env("AREC_FORCE_PLAIN_IO", nullptr);
+  const std::size_t chunk = 1 << 20;
+  auto data = pattern(chunk, 17);
+  {
+    auto [writer, choice] = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 16});
+    if (choice.backend != writer_backend::io_uring) GTEST_SKIP() << choice.fallback_reason;
+    std::array<bytes, 1> pieces{bytes(data)};
+    std::thread([&] {
+      for (std::uint64_t i = 0; i < 16; ++i) writer->submit(pieces, i);
+      writer->settle();
+    }).join();
+    EXPECT_EQ(writer->in_flight(), 16u) << "settle() drops completions; it does not reap them";
+  }
+  auto contents = file.contents();
+  ASSERT_EQ(contents.size(), 16 * chunk);
+  for (std::size_t i = 0; i < 16; ++i)
+    EXPECT_TRUE(std::equal(data.begin(), data.end(), contents.begin() + i * chunk)) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AppendWriterBackend,

@@ -818,6 +818,25 @@ TEST(StreamerMmapFlush, RoundTakesLessThanMmapFlush) {
 
 // ---- a failed write -----------------------------------------------------------------------------
 
+// After a write found the disk full: on_failure runs, the streamer stops by itself (join()
+// without stop(); the guard keeps a hang a failure) and join() rethrows the writer's error.
+void expect_stops_with_full_disk(streaming_thread& t, std::future<void> on_failure,
+                                 const std::string& path) {
+  ASSERT_EQ(on_failure.wait_for(120s), std::future_status::ready) << "on_failure never ran";
+  auto joined = std::async(std::launch::async, [&] { t.thread.join(); });
+  if (joined.wait_for(120s) != std::future_status::ready) {
+    ADD_FAILURE() << "the streaming thread did not end after the failure";
+    t.stream.stop();
+  }
+  try {
+    joined.get();
+    ADD_FAILURE() << "join() did not report the write error";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(error.code().value(), ENOSPC);
+    EXPECT_EQ(std::string(error.what()), "write " + path + ": No space left on device");
+  }
+}
+
 // A write that fails (a full disk) fails the stream: on_failure runs, the streamer stops by
 // itself (no stop() call), and join() rethrows the writer's error, which is where the session
 // reads it. What was written before stays; nothing after it is counted. Both ways completions
@@ -843,22 +862,7 @@ TEST_P(StreamerWriteFailure, CallsOnFailureStopsAndJoinReportsTheError) {
   rings[0].put();
   rings[0].wake();  // this drain does not fit
 
-  auto on_failure = failed.get_future();
-  ASSERT_EQ(on_failure.wait_for(120s), std::future_status::ready) << "on_failure never ran";
-  // join() without stop(): the streamer stopped by itself. The guard keeps a hang a failure.
-  auto joined = std::async(std::launch::async, [&] { t.thread.join(); });
-  if (joined.wait_for(120s) != std::future_status::ready) {
-    ADD_FAILURE() << "the streaming thread did not end after the failure";
-    t.stream.stop();
-  }
-  try {
-    joined.get();
-    ADD_FAILURE() << "join() did not report the write error";
-  } catch (const std::system_error& error) {
-    EXPECT_EQ(error.code().value(), ENOSPC);
-    EXPECT_NE(std::string(error.what()).find("write " + file.path()), std::string::npos)
-        << error.what();
-  }
+  expect_stops_with_full_disk(t, failed.get_future(), file.path());
   EXPECT_EQ(failures.load(), 1);
 
   EXPECT_EQ(t.stream.durable_offset(), room);
@@ -1010,20 +1014,7 @@ TEST(StreamerStaging, AFailedStagedWriteStillFailsTheStreamWithTheWritersError) 
   ASSERT_TRUE(t.durable_reaches(room));
   rings[0].put();  // drained by the next round; its write does not fit
 
-  auto on_failure = failed.get_future();
-  ASSERT_EQ(on_failure.wait_for(120s), std::future_status::ready) << "on_failure never ran";
-  auto joined = std::async(std::launch::async, [&] { t.thread.join(); });
-  if (joined.wait_for(120s) != std::future_status::ready) {
-    ADD_FAILURE() << "the streaming thread did not end after the failure";
-    t.stream.stop();
-  }
-  try {
-    joined.get();
-    ADD_FAILURE() << "join() did not report the write error";
-  } catch (const std::system_error& error) {
-    EXPECT_EQ(error.code().value(), ENOSPC);
-    EXPECT_EQ(std::string(error.what()), "write " + file.path() + ": No space left on device");
-  }
+  expect_stops_with_full_disk(t, failed.get_future(), file.path());
   EXPECT_EQ(failures.load(), 1);
   EXPECT_EQ(t.stream.durable_offset(), room);
   EXPECT_EQ(t.stream.stats().bytes_out, room);
