@@ -503,9 +503,11 @@ TEST(UringWriter, SignalsOffCompleteEveryWriteWithoutSignallingTheEventfd) {
 TEST(UringWriter, CompletionsDoNotInterruptTheSubmittingThreadsSleep) {
   temp_file file("asleep");
   environment_guard env("AREC_FORCE_PLAIN_IO", nullptr);
-  auto [writer, choice] = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 8});
-  if (choice.backend != writer_backend::io_uring) GTEST_SKIP() << choice.fallback_reason;
-  writer->signal_completions(false);
+  // Not a structured binding: the thread's lambda captures the writer (clang before 16).
+  auto made = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 8});
+  if (made.second.backend != writer_backend::io_uring) GTEST_SKIP() << made.second.fallback_reason;
+  append_writer& writer = *made.first;
+  writer.signal_completions(false);
   auto data = pattern(16 * 1024, 13);
   std::array<bytes, 1> pieces{bytes(data)};
   constexpr std::uint64_t writes = 20;
@@ -520,13 +522,13 @@ TEST(UringWriter, CompletionsDoNotInterruptTheSubmittingThreadsSleep) {
     ASSERT_EQ(::epoll_ctl(epoll.get(), EPOLL_CTL_ADD, idle_read.get(), &watch), 0);
     std::array<std::uint64_t, 8> done{};
     for (std::uint64_t i = 0; i < writes; ++i) {
-      writer->submit(pieces, i);
+      writer.submit(pieces, i);
       // The write is finished by a worker meanwhile; only an interruption ends this early.
       epoll_event event{};
       if (::epoll_wait(epoll.get(), &event, 1, 20) < 0 && errno == EINTR) ++interrupted;
-      while (writer->in_flight() > 0) {
-        std::size_t n = writer->reap(done);
-        if (n == 0) writer->wait_one();
+      while (writer.in_flight() > 0) {
+        std::size_t n = writer.reap(done);
+        if (n == 0) writer.wait_one();
         reaped.insert(done.begin(), done.begin() + static_cast<std::ptrdiff_t>(n));
       }
     }
@@ -546,14 +548,16 @@ TEST(UringWriter, WritesSettledByTheirThreadAreWholeWhenTheWriterDiesElsewhere) 
   const std::size_t chunk = 1 << 20;
   auto data = pattern(chunk, 17);
   {
-    auto [writer, choice] = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 16});
-    if (choice.backend != writer_backend::io_uring) GTEST_SKIP() << choice.fallback_reason;
+    auto made = make_append_writer(file.fd(), file.path(), 0, {.queue_depth = 16});
+    if (made.second.backend != writer_backend::io_uring)
+      GTEST_SKIP() << made.second.fallback_reason;
+    append_writer& writer = *made.first;
     std::array<bytes, 1> pieces{bytes(data)};
     std::thread([&] {
-      for (std::uint64_t i = 0; i < 16; ++i) writer->submit(pieces, i);
-      writer->settle();
+      for (std::uint64_t i = 0; i < 16; ++i) writer.submit(pieces, i);
+      writer.settle();
     }).join();
-    EXPECT_EQ(writer->in_flight(), 16u) << "settle() drops completions; it does not reap them";
+    EXPECT_EQ(writer.in_flight(), 16u) << "settle() drops completions; it does not reap them";
   }
   auto contents = file.contents();
   ASSERT_EQ(contents.size(), 16 * chunk);
