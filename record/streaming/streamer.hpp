@@ -56,10 +56,11 @@ struct streamer_config {
   // fit, at a round (before its FINISHED_ROUND), a switch or the end; its completion is reaped
   // at a later wake-up, woken by nothing. Each write costs an io-wq hand-off on ext4, so many
   // small drains share one. A larger drain, or one finding every buffer still being written,
-  // is written from the ring and waited for. 256 KiB takes in dwarf's drains (~130 KiB, an
-  // 8 KiB stack per sample): docs/performance.md, "Deferred completions".
-  std::size_t staging_limit = 256 * 1024;
-  std::size_t staging_buffer_bytes = 1024 * 1024;
+  // is written from the ring and waited for. 128 KiB takes in most of dwarf's drains (~130 KB,
+  // an 8 KiB stack per sample); 256 KiB drains into 1 MiB buffers lost samples in dwarf where
+  // this lost none (docs/performance.md, "Deferred completions").
+  std::size_t staging_limit = 128 * 1024;
+  std::size_t staging_buffer_bytes = 512 * 1024;
   std::size_t staging_buffers = 4;
 };
 
