@@ -489,7 +489,7 @@ class recording {
   // A directory's synthesized records go to its header file; a single file's go through the
   // streaming thread that owns the file's end, between its drains.
   void synthesize_what_runs() {
-    kernel_.text = find_kernel_text(kernel_.kallsyms);
+    kernel_.text = find_kernel_text(kernel_.kallsyms, kernel_.iomem);
     if (directory()) {
       synthesize_into_header(false);
     } else {

@@ -100,7 +100,27 @@ constexpr std::uint32_t host_kernel_pid = 0xffffffff;  // perf's HOST_KERNEL_ID 
 
 }  // namespace
 
-std::optional<kernel_text> find_kernel_text(const char* kallsyms_path) {
+std::optional<std::uint64_t> kernel_code_length(const char* iomem_path) {
+  if (!iomem_path) return std::nullopt;
+  io::small_file file = io::small_file::open_at(AT_FDCWD, iomem_path);
+  if (!file) return std::nullopt;
+  char buffer[4096];
+  io::line_reader lines{file, buffer};
+  while (auto line = lines.next()) {
+    std::string_view text = line->text;
+    text.remove_prefix(std::min(text.find_first_not_of(' '), text.size()));
+    auto range = next_field(text);  // "01000000-02276507"
+    if (next_field(text) != ":" || text != "Kernel code") continue;
+    auto first = parse_hex(next_field(range, '-'));
+    auto last = parse_hex(range);
+    if (!first || !last || *last <= *first) return std::nullopt;  // zeros: addresses hidden
+    return *last - *first + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<kernel_text> find_kernel_text(const char* kallsyms_path, const char* iomem_path) {
+  std::optional<std::uint64_t> code_length = kernel_code_length(iomem_path);
   std::optional<std::uint64_t> text, stext, etext;
   bool readable = io::for_each_kallsyms_entry(kallsyms_path, [&](const io::kallsyms_entry& entry) {
     if (entry.name == "_text")
@@ -109,7 +129,7 @@ std::optional<kernel_text> find_kernel_text(const char* kallsyms_path) {
       stext = entry.address;
     else if (entry.name == "_etext")
       etext = entry.address;
-    return !(text && etext);
+    return !(text && (etext || code_length));
   });
   if (!readable) return std::nullopt;
   kernel_text result;
@@ -123,7 +143,11 @@ std::optional<kernel_text> find_kernel_text(const char* kallsyms_path) {
     return std::nullopt;
   }
   if (result.start == 0) return std::nullopt;  // kptr_restrict: every address reads as 0
-  result.end = etext.value_or(0);
+  // iomem's resource starts at _text, so it gives _etext only from that symbol.
+  if (text && code_length)
+    result.end = *text + *code_length;
+  else
+    result.end = etext.value_or(0);
   return result;
 }
 
@@ -144,7 +168,8 @@ std::optional<module_line> parse_module_line(std::string_view line) {
 
 bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& config,
                             const kernel_sources& sources) {
-  std::optional<kernel_text> kernel = sources.text ? sources.text : find_kernel_text(sources.kallsyms);
+  std::optional<kernel_text> kernel =
+      sources.text ? sources.text : find_kernel_text(sources.kallsyms, sources.iomem);
   if (!kernel) return false;
   auto modules = read_modules(sources.modules);
   find_module_files(modules, sources.modules_dep);

@@ -45,5 +45,34 @@ TEST(RecordSystemWide, FindsHotLoopSamplesAmongAllTasks) {
   }
 }
 
+// The kernel MMAP as `perf script --show-mmap-events` prints it: "[start(len) @ pgoff]: x name".
+std::string kernel_mmap_of(const std::string& data) {
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "--show-mmap-events", "-F", "comm"});
+  EXPECT_EQ(script.exit_code, 0) << script.describe();
+  std::string_view out = script.out;
+  auto name = out.find("[kernel.kallsyms]");
+  if (name == std::string_view::npos) return "no kernel MMAP in:\n" + std::string{excerpt(out)};
+  auto line_start = out.rfind('\n', name) + 1;  // npos + 1 is 0
+  auto map = out.find(": [", line_start);
+  return std::string{out.substr(map, out.find('\n', name) - map)};
+}
+
+// arec finds _etext elsewhere than perf (iomem instead of kallsyms on x86): same map.
+TEST(RecordSystemWide, KernelMapIsTheOnePerfRecordWrites) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  const std::string ours = dir.file("ours.data"), perfs = dir.file("perf.data");
+  test::command_result run =
+      test::run_command(rec.command({"-a", "-o", ours, "-F", "100", "--", "true"}));
+  ASSERT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  run = test::run_command({"perf", "record", "-a", "-o", perfs, "-F", "100", "--", "true"});
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::string perf_map = kernel_mmap_of(perfs);
+  ASSERT_TRUE(perf_map.starts_with(": [0x")) << perf_map;
+  EXPECT_EQ(kernel_mmap_of(ours), perf_map);
+}
+
 }  // namespace
 }  // namespace arec::e2e

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -28,14 +29,19 @@ std::optional<std::uint64_t> kallsyms_address(const std::string& symbol) {
   return std::nullopt;
 }
 
-kernel_sources fixture_sources(const char* kallsyms, const char* modules) {
-  static std::string dir = std::string{AREC_TEST_SOURCE_DIR} + "/fixtures/proc/";
+std::string fixture_dir = std::string{AREC_TEST_SOURCE_DIR} + "/fixtures/proc/";
+
+// Without `iomem` _etext comes from the kallsyms fixture, whatever this machine's iomem says.
+kernel_sources fixture_sources(const char* kallsyms, const char* modules,
+                               const char* iomem = nullptr) {
   static std::vector<std::string> keep;  // c_str()s must outlive the call
-  keep.push_back(dir + kallsyms);
-  keep.push_back(dir + modules);
-  keep.push_back(dir + "modules.dep");
+  keep.push_back(fixture_dir + kallsyms);
+  keep.push_back(fixture_dir + modules);
+  keep.push_back(fixture_dir + "modules.dep");
+  keep.push_back(fixture_dir + (iomem ? iomem : ""));
   auto n = keep.size();
-  return {keep[n - 3].c_str(), keep[n - 2].c_str(), keep[n - 1].c_str()};
+  return {keep[n - 4].c_str(), keep[n - 3].c_str(), keep[n - 2].c_str(),
+          iomem ? keep[n - 1].c_str() : nullptr};
 }
 
 }  // namespace
@@ -61,13 +67,51 @@ TEST(KernelMap, KernelMmapPointsAtTextFromKallsyms) {
   EXPECT_EQ(kernel.text(40), "[kernel.kallsyms]_text");
 }
 
+TEST(KernelMap, IomemKernelCodeGivesThisMachinesEtext) {
+  if (!iomem_bounding_kernel_text) GTEST_SKIP() << "iomem bounds the kernel text only on x86";
+  auto etext = kallsyms_address("_etext");
+  if (::geteuid() != 0 || !etext || *etext == 0)
+    GTEST_SKIP() << "iomem and kallsyms hide addresses from this user";
+  ASSERT_TRUE(kernel_code_length("/proc/iomem").has_value());
+  auto from_iomem = find_kernel_text("/proc/kallsyms", "/proc/iomem");
+  ASSERT_TRUE(from_iomem);
+  EXPECT_EQ(from_iomem->end, *etext);
+  EXPECT_EQ(from_iomem->start, kallsyms_address("_text").value_or(0));
+}
+
+TEST(KernelMap, EtextIsTextPlusTheKernelCodeResource) {
+  EXPECT_EQ(kernel_code_length((fixture_dir + "iomem").c_str()), 0x1000000u);
+  auto text = find_kernel_text((fixture_dir + "kallsyms").c_str(), (fixture_dir + "iomem").c_str());
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->start, 0xffffffffa1000000u);
+  EXPECT_EQ(text->end, 0xffffffffa2000000u) << "iomem's length, not the fixture's _etext";
+}
+
+TEST(KernelMap, HiddenOrMissingIomemFallsBackToKallsymsEtext) {
+  EXPECT_FALSE(kernel_code_length((fixture_dir + "iomem_hidden").c_str()));
+  EXPECT_FALSE(kernel_code_length((fixture_dir + "no_such_iomem").c_str()));
+  collecting_sink sink;
+  ASSERT_TRUE(
+      synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms", "modules", "iomem_hidden")));
+  ASSERT_FALSE(sink.records.empty());
+  EXPECT_EQ(sink.records[0].u64(24), 0xffffffffa2200000u - 0xffffffffa1000000u);
+}
+
+TEST(KernelMap, IomemNeedsTextItStartsThere) {
+  auto text = find_kernel_text((fixture_dir + "kallsyms_stext_only").c_str(),
+                               (fixture_dir + "iomem").c_str());
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->symbol, "_stext");
+  EXPECT_EQ(text->end, 0u) << "_stext need not be where the resource starts";
+}
+
 TEST(KernelMap, ModulesFollowInAddressOrderWithTheirFiles) {
   collecting_sink sink;
   ASSERT_TRUE(synthesize_kernel_maps(sink, {}, fixture_sources("kallsyms", "modules")));
   ASSERT_EQ(sink.records.size(), 4u);
   EXPECT_EQ(sink.records[0].u64(16), 0xffffffffa1000000u);
   EXPECT_EQ(sink.records[0].u64(24), 0xffffffffa2200000u - 0xffffffffa1000000u);
-  std::string dir = std::string{AREC_TEST_SOURCE_DIR} + "/fixtures/proc/";
+  const std::string& dir = fixture_dir;
   struct expected_module {
     std::uint64_t start, len;
     std::string name;
