@@ -451,6 +451,9 @@ class recording {
         threads_.back()->thread.set_realtime_priority(*options_.realtime_priority);
       if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())
         say(options_, "arec: streaming thread " + std::to_string(i) + " runs unpinned: " + error);
+      if (const std::string& error = threads_.back()->slice_error; !error.empty())
+        say(options_, "arec: streaming thread " + std::to_string(i) +
+                          " keeps the default time slice: " + error);
       if (per_thread_rings()) {  // --per-thread: one thread (no --threads), a ring per task
         for (int task : events_->ring_keys())
           threads_.back()->stream.add_ring(-1, events_->ring_owner(task), ring_pages());
