@@ -44,7 +44,7 @@ class RecordEvents : public ::testing::Test {
     if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   }
   recorder rec_ = recorder::from_environment();
-  recorder perf_{"perf", true};
+  recorder perf_ = recorder::reference_perf();
   test::temp_dir dir_;
 };
 

@@ -108,7 +108,7 @@ class RecordTargets : public ::testing::Test {
   }
 
   recorder rec_ = recorder::from_environment();
-  recorder perf_{"perf", true};
+  recorder perf_ = recorder::reference_perf();
   test::temp_dir dir_;
   const std::string data_ = dir_.file("targets.data");
 };

@@ -15,8 +15,10 @@ recorder recorder::from_environment() {
   return recorder(std::move(binary), is_perf);
 }
 
-recorder::recorder(std::string binary, bool is_perf)
-    : binary_(std::move(binary)), is_perf_(is_perf) {}
+recorder recorder::reference_perf() { return recorder("perf", true, {"--no-bpf-event"}); }
+
+recorder::recorder(std::string binary, bool is_perf, std::vector<std::string> fixed_args)
+    : binary_(std::move(binary)), is_perf_(is_perf), fixed_args_(std::move(fixed_args)) {}
 
 std::string recorder::describe() const {
   return (is_perf_ ? "perf record (" : "arec (") + binary_ + ")";
@@ -25,6 +27,7 @@ std::string recorder::describe() const {
 std::vector<std::string> recorder::command(std::vector<std::string> args) const {
   std::vector<std::string> argv{binary_};
   if (is_perf_) argv.emplace_back("record");
+  argv.insert(argv.end(), fixed_args_.begin(), fixed_args_.end());
   argv.insert(argv.end(), std::make_move_iterator(args.begin()),
               std::make_move_iterator(args.end()));
   return argv;

@@ -13,7 +13,12 @@ class recorder {
   // AREC_E2E_RECORDER when set and non-empty, else the arec binary CMake built (AREC_BINARY).
   // A recorder whose file name is "perf" or "perf_<version>" is perf; any other is arec.
   static recorder from_environment();
-  recorder(std::string binary, bool is_perf);
+  // perf record as the reference that side-by-side tests compare arec with. It runs with
+  // --no-bpf-event: its BPF side-band thread polls with a one-second timeout that perf waits
+  // out at exit (1.2 s per `-- true` recording instead of 0.4 here), and no comparison reads
+  // what the option changes (bpf_event on perf's tracking event, its BPF side band).
+  static recorder reference_perf();
+  recorder(std::string binary, bool is_perf, std::vector<std::string> fixed_args = {});
 
   bool is_arec() const noexcept { return !is_perf_; }
   // "arec (/path/arec)" or "perf record (/usr/bin/perf)", for messages.
@@ -33,6 +38,7 @@ class recorder {
  private:
   std::string binary_;
   bool is_perf_;
+  std::vector<std::string> fixed_args_;  // put before every command's own arguments
 };
 
 // Absolute path of a program built from tests/programs/NAME.c.

@@ -30,7 +30,7 @@ class side_by_side_test : public ::testing::Test {
   }
 
   recorder rec_ = recorder::from_environment();
-  recorder perf_{"perf", true};
+  recorder perf_ = recorder::reference_perf();
   test::temp_dir dir_;
   const std::string ours_ = dir_.file("ours.data"), theirs_ = dir_.file("theirs.data");
 };
