@@ -19,10 +19,13 @@ tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Poo
 # SwitchSignalWhileRecordingIsNamedAsIgnored: TSan's runtime defers signal handlers and, about
 # one run in four, never calls arec's for a SIGUSR2 the kernel delivered (no signal pending, the
 # handler's counter unchanged, a second SIGUSR2 is handled): a limit of TSan, not of arec.
+# TerminationAtAnyMomentLeavesACompleteFile: the same loss of a SIGTERM, about one TSan run in
+# 40, at 125-140 ms into `arec -a` (gdb on the hung arec: handler counter 0, nothing pending,
+# the main thread in its event loop); 0 in 400 release tries over its first 40 ms.
 # The rotation tests driven by SIGUSR2 wait for the first one to switch: the same loss left
 # RecordRotation.ThreadsSwitchOnEverySigusr2 without its first file once in CI's TSan run and
 # once in ~75 local TSan runs (0 in 20 release runs); release and ASan run all of them.
-tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.SwitchSignalWhileRecordingIsNamedAsIgnored$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)$'}
+tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.(SwitchSignalWhileRecordingIsNamedAsIgnored|TerminationAtAnyMomentLeavesACompleteFile)$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)$'}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
 
@@ -69,14 +72,18 @@ bash scripts/build.sh build -DAREC_SANITIZE=
 banner "RelWithDebInfo: all tests"
 run_ctest "RelWithDebInfo" build
 
+# The sanitizer builds keep line tables only (-g1): a report needs file and line, not variables,
+# and full debug info is ~10 % of their compile time.
+sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+
 banner "ASan+UBSan build (build-asan/)"
-bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined -DAREC_BENCH=OFF
+bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined "${sanitizer_flags[@]}"
 banner "ASan+UBSan: all tests"
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} run_ctest "ASan+UBSan" build-asan
 
 banner "TSan build with clang (build-tsan/, also checks -Wthread-safety)"
 # The single-threaded tools' suites are not built: the selection below runs none of them.
-CC=clang CXX=clang++ bash scripts/build.sh build-tsan -DAREC_SANITIZE=thread -DAREC_BENCH=OFF \
+CC=clang CXX=clang++ bash scripts/build.sh build-tsan -DAREC_SANITIZE=thread "${sanitizer_flags[@]}" \
   "-DAREC_SKIP_TEST_SUITES=cli;convert;archive;export"
 banner "TSan: tests matching '$tsan_tests'"
 # TSan needs a fixed memory layout on kernels with high mmap randomisation; setarch -R turns
