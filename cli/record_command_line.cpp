@@ -713,9 +713,10 @@ constexpr std::array record_table{
                 "", output,
                 [](record_state& s, const option_use&) { s.options.no_buildid_cache = true; }},
     record_spec{"buildid-all", 0, none, "",
-                "record and cache the build-id of every mapped file, not only of those sampled "
-                "(arec always does)",
-                "", output, always_so},
+                "add every mapped file to the build-id cache, not only those sampled (arec "
+                "records the build-id of every mapped file either way)",
+                "", output,
+                [](record_state& s, const option_use&) { s.options.buildid_all = true; }},
     record_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](record_state& s, const option_use&) { s.options.quiet = true; }},
     record_spec{"verbose", 'v', none, "", "print more details; repeat for more (-vv)", "", output,

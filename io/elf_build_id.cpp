@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
 
@@ -62,10 +63,17 @@ std::optional<build_id> parse_build_id_notes(std::span<const std::byte> notes) n
 }
 
 std::optional<build_id> read_elf_build_id(const char* path) {
-  unique_fd fd{::open(path, O_RDONLY | O_CLOEXEC)};
+  // O_NONBLOCK: a FIFO put at a mapped file's path must not hang the reader in open().
+  unique_fd fd{::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (!fd) return std::nullopt;
+  return read_elf_build_id(fd.get());
+}
+
+std::optional<build_id> read_elf_build_id(int fd) {
+  struct stat status {};
+  if (::fstat(fd, &status) == -1 || !S_ISREG(status.st_mode)) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
-  elf_handle elf{elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)};
+  elf_handle elf{elf_begin(fd, ELF_C_READ_MMAP, nullptr)};
   if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return std::nullopt;
   // PT_NOTE segments first: the program headers and the build-id note sit near the start of
   // the file, where the section headers are at its end, behind every other note section (perf's

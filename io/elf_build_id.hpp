@@ -19,6 +19,8 @@ std::optional<build_id> parse_build_id_notes(std::span<const std::byte> notes) n
 // has no section headers). nullopt when the file cannot be opened (it vanished, no permission),
 // is not ELF, or has no build-id note: callers then simply have no build-id for it.
 std::optional<build_id> read_elf_build_id(const char* path);
+// The same for an open file; nullopt also when it is not a regular file.
+std::optional<build_id> read_elf_build_id(int fd);
 
 // The build-id in a file of raw notes (/sys/kernel/notes, /sys/module/M/notes/.note.gnu.build-id).
 // nullopt when the file is missing or unreadable or holds no build-id.

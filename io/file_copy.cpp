@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -34,12 +35,59 @@ void copy_contents(int from_fd, const std::string& from, int to_fd, const std::s
   }
 }
 
+// Writes [offset, end) of `from_fd` at the same offset of `to_fd`.
+void copy_range(int from_fd, const std::string& from, int to_fd, const std::string& to,
+                off_t offset, off_t end) {
+  std::array<std::byte, 64 * 1024> buffer;
+  while (offset < end) {
+    std::size_t want = static_cast<std::size_t>(std::min<off_t>(end - offset, buffer.size()));
+    ssize_t got = check_syscall(
+        retry_on_eintr([&] { return ::pread(from_fd, buffer.data(), want, offset); }), "read",
+        from);
+    if (got == 0) return;  // the file shrank under us: what is left is a hole
+    for (ssize_t done = 0; done < got;) {
+      ssize_t put = check_syscall(retry_on_eintr([&] {
+                                    return ::pwrite(to_fd, buffer.data() + done,
+                                                    static_cast<std::size_t>(got - done),
+                                                    offset + done);
+                                  }),
+                                  "write", to);
+      done += put;
+    }
+    offset += got;
+  }
+}
+
 }  // namespace
 
-void make_directories(const std::string& path) {
+std::optional<std::uint64_t> copy_sparse(int from_fd, const std::string& from, int to_fd,
+                                         const std::string& to, std::uint64_t limit) {
+  struct stat status {};
+  check_syscall(::fstat(from_fd, &status), "fstat", from);
+  std::uint64_t written = 0;
+  for (off_t data = 0; data < status.st_size;) {
+    data = ::lseek(from_fd, data, SEEK_DATA);
+    if (data == -1 && errno == ENXIO) break;  // only a hole is left
+    check_syscall(data, "lseek", from);
+    off_t hole = check_syscall(::lseek(from_fd, data, SEEK_HOLE), "lseek", from);
+    hole = std::min(hole, status.st_size);
+    written += static_cast<std::uint64_t>(hole - data);
+    if (written > limit) return std::nullopt;
+    copy_range(from_fd, from, to_fd, to, data, hole);
+    data = hole;
+  }
+  check_syscall(::ftruncate(to_fd, status.st_size), "ftruncate", to);
+  return written;
+}
+
+void copy_to_end(int from_fd, const std::string& from, int to_fd, const std::string& to) {
+  copy_contents(from_fd, from, to_fd, to);
+}
+
+void make_directories(const std::string& path, mode_t mode) {
   for (std::size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
     std::string prefix = path.substr(0, end);
-    if (::mkdir(prefix.c_str(), 0755) == -1 && errno != EEXIST) throw_errno("mkdir", prefix);
+    if (::mkdir(prefix.c_str(), mode) == -1 && errno != EEXIST) throw_errno("mkdir", prefix);
     if (end == std::string::npos) return;
   }
 }

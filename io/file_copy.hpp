@@ -16,13 +16,23 @@
 
 namespace arec::io {
 
-// Creates `path` and every missing parent (like mkdir -p), mode 0755 before the umask.
-void make_directories(const std::string& path);
+// Creates `path` and every missing parent (like mkdir -p), `mode` before the umask.
+void make_directories(const std::string& path, mode_t mode = 0755);
 
 // Makes `to` (which must not exist) hold the content of `from`: a hard link when the file
 // system allows one (no bytes copied), else a copy with `from`'s permission bits. Files whose
 // size the kernel does not report (/proc/kallsyms) are copied to their end.
 void link_or_copy(const std::string& from, const std::string& to);
+
+// Copies the regular file open as `from_fd` into the empty file `to_fd`, keeping its holes:
+// only its data extents (SEEK_DATA/SEEK_HOLE) are written, and the size is set last. Returns
+// the bytes written, or nullopt (having written at most `limit`) when the data is larger than
+// `limit`. `from` and `to` name the files in errors.
+std::optional<std::uint64_t> copy_sparse(int from_fd, const std::string& from, int to_fd,
+                                         const std::string& to, std::uint64_t limit);
+
+// Copies what `from_fd` reads until its end (procfs files, whose size reads as 0) into `to_fd`.
+void copy_to_end(int from_fd, const std::string& from, int to_fd, const std::string& to);
 
 // Creates `path` (which must not exist) holding `bytes`, with `mode` before the umask.
 void write_new_file(const std::string& path, std::span<const std::byte> bytes, mode_t mode);

@@ -2,6 +2,7 @@
 // it: its name, how the kernel identified it, and its build-id once known.
 #pragma once
 
+#include <atomic>
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -46,6 +47,10 @@ class dso {
   // True exactly once per dso, for the caller that should try to read the build-id from the
   // file: so each file is opened with libelf at most once, however many threads ask.
   bool claim_build_id_read() AREC_EXCLUDES(mutex_);
+  // True exactly once per dso: for the first sample that fell in it (perf's dso->hit). Only
+  // sampled objects go into the build-id cache, as in perf.
+  bool mark_sampled() noexcept { return !sampled_.exchange(true, std::memory_order_relaxed); }
+  bool sampled() const noexcept { return sampled_.load(std::memory_order_relaxed); }
 
  private:
   const std::string name_;
@@ -54,6 +59,7 @@ class dso {
   mutable io::mutex mutex_;
   io::build_id build_id_ AREC_GUARDED_BY(mutex_);
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
+  std::atomic<bool> sampled_{false};
 };
 
 }  // namespace arec::model

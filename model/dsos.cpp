@@ -42,6 +42,10 @@ std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, 
   return created;
 }
 
+void dsos::note_sampled(const std::shared_ptr<dso>& object) const {
+  if (object->mark_sampled() && on_sampled_) on_sampled_(object);
+}
+
 std::vector<std::shared_ptr<dso>> dsos::all() const {
   io::reader_lock lock{mutex_};
   return sorted_;

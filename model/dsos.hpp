@@ -19,6 +19,11 @@ class dsos {
   // Called on the creating thread, outside mutex_, with every dso created from now on (arec
   // reads its build-id in the background). Set it before the dsos are shared between threads.
   void on_created(listener notify) { on_created_ = std::move(notify); }
+  // Called on the sampling thread with each dso the first time a sample falls in it
+  // (note_sampled); set it before the dsos are shared between threads.
+  void on_sampled(listener notify) { on_sampled_ = std::move(notify); }
+  // Marks `object` sampled, telling the on_sampled listener if it is the first time.
+  void note_sampled(const std::shared_ptr<dso>& object) const;
 
   // The dso named `name` with identity `id`, created with `kind` when there is none. A hit
   // allocates nothing and takes mutex_ shared only.
@@ -36,6 +41,7 @@ class dsos {
       AREC_REQUIRES_SHARED(mutex_);
 
   listener on_created_;  // set before any concurrent use, constant after
+  listener on_sampled_;  // likewise
   mutable io::shared_mutex mutex_;
   std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
 };

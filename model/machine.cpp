@@ -71,4 +71,15 @@ void machine::on_mmap(const mapping_event& event) {
   find_or_add_thread(event.pid, event.pid)->address_space()->insert(entry);
 }
 
+std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool kernel) {
+  std::optional<map> hit;
+  if (kernel) {
+    hit = kernel_maps_.find(address);
+  } else if (std::shared_ptr<thread> task = threads_.find(tid)) {
+    hit = task->address_space()->find(address);
+  }
+  if (hit && hit->object) dsos_.note_sampled(hit->object);
+  return hit;
+}
+
 }  // namespace arec::model

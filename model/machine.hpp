@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "model/dsos.hpp"
@@ -55,6 +56,11 @@ class machine {
   // MMAP/MMAP2: adds the mapping to its process's (or the kernel's) address space, finding or
   // creating its dso. Anonymous memory ("//anon", empty name) gets no dso.
   void on_mmap(const mapping_event& event);
+  // SAMPLE: marks the dso that `address` falls in, in the address space of `tid` (or the
+  // kernel's when `kernel`), as sampled (dsos::on_sampled hears of the first sample). Returns
+  // the map it fell in, so that a caller can skip later samples in the same range; nullopt
+  // when the thread or the map is unknown.
+  std::optional<map> on_sample(pid_t tid, std::uint64_t address, bool kernel);
 
  private:
   threads threads_;

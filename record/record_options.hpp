@@ -122,6 +122,7 @@ struct record_options {
   bool strict_freq = false;                    // --strict-freq: refuse -F above the limit
   bool no_buildid = false;                     // -B/--no-buildid: no BUILD_ID feature, no cache
   bool no_buildid_cache = false;               // -N/--no-buildid-cache
+  bool buildid_all = false;                    // --buildid-all: cache every mapped dso
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::optional<int> realtime_priority;        // -r/--realtime PRIO: streaming threads FIFO
   synth_options synth;                         // --synth=no|all|task|mmap|cgroup[,...]

@@ -21,6 +21,16 @@ constexpr std::size_t sample_time_offset(std::uint64_t sample_type) {
          field_bytes(sample_type, PERF_SAMPLE_IP) + field_bytes(sample_type, PERF_SAMPLE_TID);
 }
 
+// Offsets of IP and of TID's (u32 pid, u32 tid) pair in a SAMPLE's body; meaningful only when
+// PERF_SAMPLE_IP, respectively PERF_SAMPLE_TID, is set.
+constexpr std::size_t sample_ip_offset(std::uint64_t sample_type) {
+  return field_bytes(sample_type, PERF_SAMPLE_IDENTIFIER);
+}
+constexpr std::size_t sample_tid_offset(std::uint64_t sample_type) {
+  return field_bytes(sample_type, PERF_SAMPLE_IDENTIFIER) +
+         field_bytes(sample_type, PERF_SAMPLE_IP);
+}
+
 // The sample_id trailer's fields that follow TIME: ID, STREAM_ID, CPU, IDENTIFIER.
 constexpr std::size_t trailer_bytes_after_time(std::uint64_t sample_type) {
   return field_bytes(sample_type, PERF_SAMPLE_ID) +

@@ -160,11 +160,15 @@ io::perf::feature_set final_features(const record_options& options,
   return features;
 }
 
-// perf's build-id cache, unless -N or -B turn it off. Every mapped dso goes in, not only the
-// sampled ones as in perf: arec does not resolve samples to dsos while recording, and a dso
-// already cached costs one stat.
+// perf's build-id cache, unless -N or -B turn it off. As in perf, only the dsos that got a
+// sample go in (every mapped one with --buildid-all): a file mapped and never run, by any user
+// of the machine, must not be copied into the recording user's cache.
+bool caches_build_ids(const record_options& options) {
+  return !options.no_buildid && !options.no_buildid_cache && !options.dry_run;
+}
+
 std::unique_ptr<build_id_cache> build_id_cache_for(const record_options& options) {
-  if (options.no_buildid || options.no_buildid_cache || options.dry_run) return nullptr;
+  if (!caches_build_ids(options)) return nullptr;
   return std::make_unique<build_id_cache>(
       io::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
 }
@@ -182,6 +186,9 @@ class recording {
     if (!options_.no_buildid)
       machine_.objects().on_created(
           [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
+    if (caches_sampled_dsos())
+      machine_.objects().on_sampled(
+          [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
   }
 
   int run() {
@@ -405,12 +412,23 @@ class recording {
     config.overwrite = options_.attrs.overwrite;
     config.trailer_time_from_end =
         io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
+    if (caches_sampled_dsos()) config.samples = sample_fields();
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
     return config;
   }
-  // As perf warns: a ring is drained when it wakes the drain (or at a round), so each file
+  // The streams mark the dsos samples fall in, for the cache, unless every dso goes in anyway.
+  bool caches_sampled_dsos() const {
+    return caches_build_ids(options_) && !options_.buildid_all;
+  }
+  // Where the attrs' shared sample_type puts a sample's address, thread and time.
+  sample_position sample_fields() const {
+    std::uint64_t type = shared_sample_type(options_.attrs);
+    return {io::perf::sample_ip_offset(type), io::perf::sample_tid_offset(type),
+            io::perf::sample_time_offset(type)};
+  }
+    // As perf warns: a ring is drained when it wakes the drain (or at a round), so each file
   // overshoots SIZE by up to that much per ring.
   void warn_of_small_switch_size(std::uint64_t switch_size) const {
     std::uint64_t wakeup = records_dwarf(options_) ? ring_bytes() / 4 : ring_bytes() / 2;
@@ -957,7 +975,8 @@ class recording {
   async::event_loop control_;
   std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
-  build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_)};
+  build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_),
+                             options_.buildid_all ? cache_scope::mapped : cache_scope::sampled};
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
   model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;

@@ -21,9 +21,11 @@ bool is_side_band(std::uint32_t type) {
 
 }  // namespace
 
-model_feed::model_feed(model::machine& machine, std::size_t trailer_time_from_end)
+model_feed::model_feed(model::machine& machine, std::size_t trailer_time_from_end,
+                       std::optional<sample_position> samples)
     : machine_(machine),
       trailer_time_from_end_(trailer_time_from_end),
+      samples_(samples),
       straddling_(std::make_unique<std::byte[]>(max_record_size)) {}
 
 void model_feed::enqueue(std::span<const std::byte> record) {
@@ -44,13 +46,18 @@ void model_feed::apply_queued_until(std::uint64_t bound) {
     return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
   });
   std::size_t applied = 0;
-  for (; applied < queue_.size() && queue_[applied].time <= bound; ++applied)
-    apply(std::span<const std::byte>(queued_bytes_)
-              .subspan(queue_[applied].offset, queue_[applied].size));
+  for (; applied < queue_.size() && queue_[applied].time <= bound; ++applied) {
+    const queued_record& next = queue_[applied];
+    if (next.size == 0)
+      apply_sample(next);
+    else
+      apply(std::span<const std::byte>(queued_bytes_).subspan(next.offset, next.size));
+  }
   // What stays is copied to the front, in order; the storage of both buffers is kept.
   kept_bytes_.clear();
   for (std::size_t i = applied; i < queue_.size(); ++i) {
     queued_record& left = queue_[i];
+    if (left.size == 0) continue;  // a sample: no bytes
     std::size_t offset = kept_bytes_.size();
     kept_bytes_.insert(
         kept_bytes_.end(), queued_bytes_.begin() + static_cast<std::ptrdiff_t>(left.offset),
@@ -73,7 +80,9 @@ void model_feed::scan(const ring_chunk& chunk) {
     io::perf::record_header header;
     chunk.copy_out(offset, std::as_writable_bytes(std::span{&header, 1}));
     if (header.size < sizeof header || offset + header.size > size) break;
-    if (is_side_band(header.type)) {
+    if (header.type == PERF_RECORD_SAMPLE && samples_) {
+      note_sample(chunk, offset, header.misc, header.size);
+    } else if (is_side_band(header.type)) {
       if (offset + header.size <= first_piece) {
         enqueue(chunk.pieces[0].subspan(offset, header.size));
       } else if (offset >= first_piece) {
@@ -86,6 +95,45 @@ void model_feed::scan(const ring_chunk& chunk) {
     }
     offset += header.size;
   }
+}
+
+model_feed::sampled_range& model_feed::range_slot(pid_t pid, std::uint64_t address) noexcept {
+  std::uint64_t key = (address >> 16) * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint32_t>(pid);
+  return sampled_ranges_[(key >> 56) % sampled_ranges_.size()];
+}
+
+void model_feed::note_sample(const ring_chunk& chunk, std::size_t offset, std::uint16_t misc,
+                             std::size_t size) {
+  const sample_position& at = *samples_;
+  std::size_t body = offset + sizeof(io::perf::record_header);
+  std::size_t needed = std::max({at.ip, at.tid, trailer_time_from_end_ ? at.time : 0}) + 8;
+  if (size < sizeof(io::perf::record_header) + needed) return;
+  std::uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+  if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_KERNEL) return;  // guests: not ours
+  std::uint64_t address = 0;
+  std::uint32_t ids[2];
+  chunk.copy_out(body + at.ip, std::as_writable_bytes(std::span{&address, 1}));
+  chunk.copy_out(body + at.tid, std::as_writable_bytes(std::span{ids}));
+  queued_record sample{};
+  sample.offset = address;
+  bool kernel = mode == PERF_RECORD_MISC_KERNEL;
+  sample.pid = kernel ? -1 : static_cast<pid_t>(ids[0]);
+  sample.tid = static_cast<pid_t>(ids[1]);
+  const sampled_range& known = range_slot(sample.pid, sample.offset);
+  if (known.pid == sample.pid && sample.offset >= known.start && sample.offset < known.end) return;
+  if (trailer_time_from_end_ == 0) {
+    apply_sample(sample);
+    return;
+  }
+  chunk.copy_out(body + at.time, std::as_writable_bytes(std::span{&sample.time, 1}));
+  sample.sequence = sequence_++;
+  queue_.push_back(sample);
+  newest_queued_ = std::max(newest_queued_, sample.time);
+}
+
+void model_feed::apply_sample(const queued_record& sample) {
+  std::optional<model::map> hit = machine_.on_sample(sample.tid, sample.offset, sample.pid == -1);
+  if (hit) range_slot(sample.pid, sample.offset) = {sample.pid, hit->start, hit->end};
 }
 
 void model_feed_sink::write(std::span<const std::byte> record) {

@@ -10,11 +10,20 @@
 // the round began) every record as old as the newest one queued before the round began has
 // been drained, whichever ring it is in (perf's FINISHED_ROUND rule), so those are applied,
 // sorted by time. A cut, a snapshot and the end apply the whole queue.
+//
+// With a sample_position, each SAMPLE also tells the model which dso it fell in
+// (machine::on_sample), in the same time order, so that a dso mapped and sampled in one round
+// is known when its sample is applied. A sample in a range this feed has already resolved for
+// the same process is skipped: the dso was marked then, and the common case costs one compare.
 #pragma once
 
 #include <cstddef>
+#include <sys/types.h>
+
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -24,11 +33,22 @@
 
 namespace arec::record {
 
+// Where a SAMPLE holds the fields that say where it fell, in bytes into its body
+// (io/perf_data/sample_layout.hpp); the time is read only when records are applied in order.
+struct sample_position {
+  std::size_t ip = 0;
+  std::size_t tid = 0;  // the (u32 pid, u32 tid) pair
+  std::size_t time = 0;
+};
+
 class model_feed {
  public:
   // `trailer_time_from_end`: where a side-band record keeps its time (sample_id_all), in bytes
-  // before its end; 0 applies drained records as they are scanned, in drain order.
-  explicit model_feed(model::machine& machine, std::size_t trailer_time_from_end = 0);
+  // before its end; 0 applies drained records as they are scanned, in drain order. `samples`:
+  // where samples keep their address and thread, to mark the dsos they fall in as sampled;
+  // none leaves samples alone.
+  explicit model_feed(model::machine& machine, std::size_t trailer_time_from_end = 0,
+                      std::optional<sample_position> samples = std::nullopt);
 
   // Applies one complete record now; other record types and malformed records are ignored.
   // Allocates nothing when the record names a known thread and dso.
@@ -48,14 +68,28 @@ class model_feed {
   struct queued_record {
     std::uint64_t time;
     std::uint64_t sequence;  // drain order, for records of the same time
-    std::size_t offset;      // in queued_bytes_
-    std::size_t size;
+    std::size_t offset;      // in queued_bytes_; a sample's address
+    std::size_t size;        // 0 for a sample, which is queued without its bytes
+    pid_t pid = 0;           // a sample's process (-1: the kernel) and thread
+    pid_t tid = 0;
+  };
+  // A range already resolved for a process: later samples in it are skipped.
+  struct sampled_range {
+    pid_t pid = 0;
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
   };
   void enqueue(std::span<const std::byte> record);
   void apply_queued_until(std::uint64_t bound);
+  void note_sample(const ring_chunk& chunk, std::size_t offset, std::uint16_t misc,
+                   std::size_t size);
+  void apply_sample(const queued_record& sample);
+  sampled_range& range_slot(pid_t pid, std::uint64_t address) noexcept;
 
   model::machine& machine_;
   const std::size_t trailer_time_from_end_;
+  const std::optional<sample_position> samples_;
+  std::array<sampled_range, 256> sampled_ranges_{};  // direct-mapped by process and 64 KiB
   std::unique_ptr<std::byte[]> straddling_;  // 64 KiB: a record's size is a u16
   std::vector<queued_record> queue_;
   std::vector<std::byte> queued_bytes_;

@@ -126,7 +126,7 @@ streamer::streamer(async::executor_thread& thread, const streamer_config& config
       round_acked_(thread.executor()),
       round_record_written_(thread.executor()),
       snapshot_written_(thread.executor()) {
-  if (config.model) feed_.emplace(*config.model, config.trailer_time_from_end);
+  if (config.model) feed_.emplace(*config.model, config.trailer_time_from_end, config.samples);
   if (config.staging_limit > 0)
     for (std::size_t i = 0; i < config.staging_buffers; ++i)
       staging_.push_back(std::make_unique<staged_write>(thread.executor()));

@@ -50,6 +50,9 @@ struct streamer_config {
   bool overwrite = false;
   // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
   std::size_t trailer_time_from_end = 0;
+  // With a model: where samples keep address and thread, so that the dsos they fall in are
+  // marked sampled (the build-id cache takes those); none leaves samples alone.
+  std::optional<sample_position> samples;
   // A drain of at most `staging_limit` bytes is copied out and its ring space freed at once.
   // Such drains are appended to one of `staging_buffers` buffers of `staging_buffer_bytes`
   // (allocated on first use), which is written as one request when the next drain does not

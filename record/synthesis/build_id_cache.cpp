@@ -1,35 +1,40 @@
 #include "record/synthesis/build_id_cache.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <optional>
 #include <system_error>
 
 #include "io/build_id_cache_layout.hpp"
 #include "io/elf_build_id.hpp"
 #include "io/file_copy.hpp"
+#include "io/output_path.hpp"
 #include "io/system_error.hpp"
+#include "io/trusted_dir.hpp"
 #include "io/vdso_image.hpp"
 #include "model/machine.hpp"
 
 namespace arec::record {
 namespace {
 
+// Objects named in their own warning; the rest are counted by finish().
+constexpr std::size_t named_left_out = 4;
+
 // The mapping named a device and inode and the path now holds another inode of that device:
 // rebuilt since. (Another device says nothing: overlayfs maps the lower file's inode.)
-bool replaced_since_mapped(const model::dso& object) {
+bool replaced_since_mapped(const model::dso& object, const struct stat& now) {
   const model::dso_id& id = object.id();
-  struct stat status {};
-  if (id.inode == 0 || ::stat(object.name().c_str(), &status) == -1) return false;
-  return major(status.st_dev) == id.major && minor(status.st_dev) == id.minor &&
-         status.st_ino != id.inode;
+  return id.inode != 0 && major(now.st_dev) == id.major && minor(now.st_dev) == id.minor &&
+         now.st_ino != id.inode;
 }
 
-bool exists(const std::string& path) {
+bool exists_in(int dir, const std::string& name) {
   struct stat status {};
-  return ::lstat(path.c_str(), &status) == 0;
+  return ::fstatat(dir, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 // What the cache calls the object's file inside its build-id directory, "" for none.
@@ -46,66 +51,167 @@ std::string leaf_name(const model::dso& object) {
   return "";
 }
 
-// The .build-id link: <root>/.build-id/ab/cdef... -> ../../<name>/<hex>.
-void link_build_id(const std::string& root, const std::string& name, const std::string& hex) {
-  std::string link = io::build_id_link_path(root, hex);
-  io::make_directories(link.substr(0, link.rfind('/')));
-  std::string target = io::build_id_link_target(name, hex);
-  if (::symlink(target.c_str(), link.c_str()) == -1 && errno != EEXIST)
-    io::throw_errno("symlink", link);
+// A hard link shares the file: only one that no other user can change is linked, so that
+// what the cache holds stays what was sampled.
+bool safe_to_link(const struct stat& status) {
+  return (status.st_uid == ::geteuid() || status.st_uid == 0) &&
+         (status.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+io::unique_fd create_in(int dir, const std::string& name, mode_t mode) {
+  return io::unique_fd::open_at(dir, name.c_str(),
+                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
 }  // namespace
 
-build_id_cache::build_id_cache(std::string root, warn_function warn)
-    : root_(std::move(root)), warn_(std::move(warn)) {}
+build_id_cache::build_id_cache(std::string root, warn_function warn, build_id_cache_limits limits)
+    : root_(std::move(root)), warn_(std::move(warn)), limits_(limits) {}
+
+int build_id_cache::root_fd() {
+  if (!root_fd_) root_fd_ = io::open_trusted_root(root_);
+  return root_fd_.get();
+}
 
 void build_id_cache::add(const model::dso& object) {
   io::build_id id = object.build_id();
-  if (id.empty() || leaf_name(object).empty()) return;
+  if (failed_ || id.empty() || leaf_name(object).empty()) return;
   std::string hex = id.hex();
   try {
-    if (store(object, hex)) link_build_id(root_, object.name(), hex);
+    if (store(object, hex)) link_build_id(object.name(), hex);
+  } catch (const io::untrusted_directory& refused) {
+    failed_ = true;
+    warn_("arec: warning: the build-id cache is not used: " + std::string(refused.what()));
   } catch (const std::system_error& error) {
-    if (failure_reported_) return;
-    failure_reported_ = true;
+    failed_ = true;
     warn_("arec: warning: cannot add " + object.name() + " to the build-id cache: " + error.what());
   }
+}
+
+void build_id_cache::finish() {
+  if (left_out_ <= named_left_out) return;
+  warn_("arec: warning: " + std::to_string(left_out_ - named_left_out) +
+        " more sampled objects were not added to the build-id cache");
+}
+
+void build_id_cache::leave_out(const std::string& name, const std::string& why) {
+  if (++left_out_ <= named_left_out)
+    warn_("arec: warning: " + name + " not added to the build-id cache: " + why);
+}
+
+// The .build-id link: <root>/.build-id/ab/cdef... -> ../../<name>/<hex>.
+void build_id_cache::link_build_id(const std::string& name, const std::string& hex) {
+  std::string link = io::build_id_link_name(hex);
+  std::size_t slash = link.rfind('/');
+  io::unique_fd dir = io::open_below(root_fd(), link.substr(0, slash), root_);
+  std::string target = io::build_id_link_target(name, hex);
+  if (::symlinkat(target.c_str(), dir.get(), link.substr(slash + 1).c_str()) == -1 &&
+      errno != EEXIST)
+    io::throw_errno("symlink", root_ + "/" + link);
 }
 
 // Puts the object's file in place (through a temporary name, so a reader never sees half a
 // file); false when it must not be cached.
 bool build_id_cache::store(const model::dso& object, const std::string& hex) {
-  const std::string& name = object.name();
   std::string leaf = leaf_name(object);
-  std::string dir = io::build_id_object_dir(root_, name, hex);
-  std::string path = dir + "/" + leaf;
-  if (exists(path)) return true;
-  io::make_directories(dir);
-  std::string temporary = dir + "/." + leaf + ".arec." + std::to_string(::getpid());
-  ::unlink(temporary.c_str());  // left by a killed recording with the same pid
-  if (object.kind() == model::dso_kind::kernel) {
-    io::link_or_copy("/proc/kallsyms", temporary);
-  } else if (leaf == "vdso") {
-    std::span<const std::byte> image = io::own_vdso_image();
-    if (io::elf_image_build_id(image) != object.build_id()) return false;  // not our vdso
-    io::write_new_file(temporary, image, 0600);
-  } else {
-    std::optional<io::build_id> now;
-    bool replaced = replaced_since_mapped(object);
-    if (!replaced) {
-      io::link_or_copy(name, temporary);
-      // Checked on what was stored: a file replaced since the build-id was read is not it.
-      now = io::read_elf_build_id(temporary.c_str());
+  std::string relative = io::build_id_object_dir("", object.name(), hex).substr(1);
+  io::unique_fd dir = io::open_below(root_fd(), relative, root_);
+  if (exists_in(dir.get(), leaf)) return true;
+  std::string shown = root_ + "/" + relative + "/" + leaf;
+  std::string temporary = "." + leaf + ".arec." + std::to_string(::getpid());
+  ::unlinkat(dir.get(), temporary.c_str(), 0);  // left by a killed recording with the same pid
+  bool stored = false;
+  try {
+    if (object.kind() == model::dso_kind::kernel) {
+      io::unique_fd from = io::unique_fd::open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+      io::unique_fd to = create_in(dir.get(), temporary, 0644);
+      io::copy_to_end(from.get(), "/proc/kallsyms", to.get(), shown);
+      stored = true;
+    } else if (leaf == "vdso") {
+      std::span<const std::byte> image = io::own_vdso_image();
+      if (io::elf_image_build_id(image) == object.build_id()) {  // else: not our vdso
+        io::unique_fd to = create_in(dir.get(), temporary, 0600);
+        io::write_all(to.get(), image, shown);
+        stored = true;
+      }
+    } else {
+      stored = store_file(object, dir.get(), temporary);
     }
-    if (replaced || !now || *now != object.build_id()) {
-      ::unlink(temporary.c_str());
-      warn_("arec: warning: " + name + " changed on disk since it was mapped (build-id " + hex +
-            " is gone): not added to the build-id cache");
+  } catch (...) {
+    ::unlinkat(dir.get(), temporary.c_str(), 0);
+    throw;
+  }
+  if (!stored) {
+    ::unlinkat(dir.get(), temporary.c_str(), 0);
+    return false;
+  }
+  io::check_syscall(::renameat(dir.get(), temporary.c_str(), dir.get(), leaf.c_str()), "rename",
+                    shown);
+  return true;
+}
+
+// A mapped file: linked when that is safe and possible, else copied within the limits; what
+// was stored must still have the build-id the recording saw.
+bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& temporary) {
+  const std::string& name = object.name();
+  // O_NONBLOCK: a FIFO put at the path since must not hang; O_NOFOLLOW: nor a symlink.
+  int opened = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (opened == -1) {
+    leave_out(name, std::string("cannot open it: ") + std::strerror(errno));
+    return false;
+  }
+  io::unique_fd source{opened};
+  struct stat status {};
+  io::check_syscall(::fstat(source.get(), &status), "fstat", name);
+  if (!S_ISREG(status.st_mode)) {
+    leave_out(name, "not a regular file now");
+    return false;
+  }
+  if (replaced_since_mapped(object, status)) {
+    leave_out(name, "changed on disk since it was mapped (build-id " + object.build_id().hex() +
+                        " is gone)");
+    return false;
+  }
+  bool linked = false;
+  if (safe_to_link(status) && ::linkat(AT_FDCWD, name.c_str(), dir, temporary.c_str(), 0) == 0) {
+    struct stat stored {};
+    linked = ::fstatat(dir, temporary.c_str(), &stored, AT_SYMLINK_NOFOLLOW) == 0 &&
+             same_file(stored, status);
+    if (!linked) ::unlinkat(dir, temporary.c_str(), 0);  // the path was replaced meanwhile
+  }
+  if (!linked) {
+    std::uint64_t allocated = static_cast<std::uint64_t>(status.st_blocks) * 512;
+    std::uint64_t room = limits_.recording_bytes - std::min(copied_, limits_.recording_bytes);
+    if (allocated > limits_.object_bytes) {
+      leave_out(name, "it holds " + mebibytes(allocated) + " of data, over the " +
+                          mebibytes(limits_.object_bytes) + " arec copies per object");
       return false;
     }
+    io::unique_fd target = create_in(dir, temporary, status.st_mode & 0755);
+    std::optional<std::uint64_t> copied =
+        io::copy_sparse(source.get(), name, target.get(), root_ + "/" + temporary,
+                        std::min(room, limits_.object_bytes));
+    if (!copied) {
+      leave_out(name, "the " + mebibytes(limits_.recording_bytes) +
+                          " a recording copies into the cache are used up");
+      return false;
+    }
+    copied_ += *copied;
   }
-  io::check_syscall(::rename(temporary.c_str(), path.c_str()), "rename", path);
+  // Checked on what was stored: a file replaced since the build-id was read is not it.
+  io::unique_fd stored = io::unique_fd::open_at(dir, temporary.c_str(),
+                                                O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (io::read_elf_build_id(stored.get()) != object.build_id()) {
+    leave_out(name, "changed on disk since it was mapped (build-id " + object.build_id().hex() +
+                        " is gone)");
+    return false;
+  }
   return true;
 }
 

@@ -4,18 +4,27 @@
 
 namespace arec::record {
 
-build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache)
-    : sources_(sources), cache_(std::move(cache)), thread_([this] { run(); }) {}
+build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache,
+                                 cache_scope scope)
+    : sources_(sources), cache_(std::move(cache)), scope_(scope), thread_([this] { run(); }) {}
 
 build_id_reader::~build_id_reader() {
   stop();
 }
 
 void build_id_reader::enqueue(const std::shared_ptr<model::dso>& object) {
+  push({object, scope_ == cache_scope::mapped});
+}
+
+void build_id_reader::enqueue_sampled(const std::shared_ptr<model::dso>& object) {
+  if (cache_ && scope_ == cache_scope::sampled) push({object, true});
+}
+
+void build_id_reader::push(job next) {
   {
     io::exclusive_lock lock{mutex_};
     if (stopping_) return;
-    queue_.push_back(object);
+    queue_.push_back(std::move(next));
   }
   queued_.notify_one();
 }
@@ -26,12 +35,14 @@ void build_id_reader::stop() {
     stopping_ = true;
   }
   queued_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  if (!thread_.joinable()) return;
+  thread_.join();
+  if (cache_) cache_->finish();
 }
 
 void build_id_reader::run() {
   async::block_signals_in_this_thread();
-  std::vector<std::shared_ptr<model::dso>> batch;
+  std::vector<job> batch;
   for (;;) {
     {
       io::exclusive_lock lock{mutex_};
@@ -39,8 +50,8 @@ void build_id_reader::run() {
       if (must_end()) return;
       batch.swap(queue_);
     }
-    for (const auto& object : batch) {
-      handle(*object);
+    for (const job& next : batch) {
+      handle(next);
       io::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
       if (stopping_ && !cache_) return;
     }
@@ -48,9 +59,9 @@ void build_id_reader::run() {
   }
 }
 
-void build_id_reader::handle(model::dso& object) {
-  read_build_id_once(object, sources_);
-  if (cache_) cache_->add(object);
+void build_id_reader::handle(const job& next) {
+  read_build_id_once(*next.object, sources_);
+  if (cache_ && next.store) cache_->add(*next.object);
 }
 
 }  // namespace arec::record

@@ -17,6 +17,7 @@
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
+#include "support/test_user.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::e2e {
@@ -270,8 +271,8 @@ TEST_F(RecordBuildIdCache, ArchiveOfARecordingWithoutBuildIdsOrCachedObjectsFail
   EXPECT_NE(::access(dir_.file("n.data.tar.bz2").c_str(), F_OK), 0) << "an empty archive was left";
 }
 
-// With --buildid-all perf caches every dso mapped, as arec always does: the caches list the
-// same objects. (Without it perf caches only dsos with samples; arec caches all of them.)
+// With --buildid-all perf caches every dso mapped, and so does arec: the caches list the same
+// objects. (Without it both cache only the dsos with samples.)
 TEST_F(RecordBuildIdCache, CacheListsWhatPerfRecordsCacheLists) {
   build(1);
   std::string ours = dir_.file("ours");
@@ -290,6 +291,40 @@ TEST_F(RecordBuildIdCache, CacheListsWhatPerfRecordsCacheLists) {
   EXPECT_FALSE(program_line.empty()) << "the recorded program is not cached";
   test::command_result vdso = test::run_command({"ls", ours + "/.debug/[vdso]"});
   EXPECT_EQ(vdso.exit_code, 0) << "no [vdso] in the cache: " << vdso.describe();
+}
+
+// Another user maps a 2 GiB sparse ELF file from /dev/shm and never runs it; a system-wide
+// recording by root must not copy it into root's cache (it used to: +2 GiB, not sparse), while
+// the program that got the samples is cached.
+TEST_F(RecordBuildIdCache, AFileAnotherUserMapsButNeverRunsIsNotCached) {
+  build(1);
+  test::test_user other;
+  std::string big = "/dev/shm/arec-test-" + std::to_string(::getpid()) + "-mapped";
+  struct remove_on_exit {
+    std::string path;
+    ~remove_on_exit() { ::unlink(path.c_str()); }
+  } cleanup{big};
+  ASSERT_EQ(test::run_command({"cp", program(), big}).exit_code, 0);
+  ASSERT_EQ(::truncate(big.c_str(), std::int64_t{2} << 30), 0);
+  ASSERT_EQ(::chown(big.c_str(), other.uid(), other.gid()), 0);
+  test::child_process mapper = test::child_process::spawn(
+      {"setpriv", "--reuid=" + std::to_string(other.uid()),
+       "--regid=" + std::to_string(other.gid()), "--clear-groups",
+       std::string(AREC_TEST_PROGRAMS) + "/map_and_wait", big});
+  ASSERT_EQ(mapper.read_stdout_line(30s), "mapped\n");
+  std::string home = dir_.file("home");
+  record(rec_.command({"-a", "-e", "cpu-clock", "-o", dir_.file("a.data"), "--", program()}),
+         home);
+  std::vector<std::string> listed = cache_list(home);
+  auto cached = [&](const std::string& path) {
+    return std::any_of(listed.begin(), listed.end(),
+                       [&](const std::string& line) { return line.ends_with(" " + path); });
+  };
+  EXPECT_TRUE(cached(program())) << "the sampled program is not cached";
+  EXPECT_FALSE(cached(big)) << "a file only mapped went into the cache";
+  test::command_result usage = test::run_command({"du", "-s", "-k", home + "/.debug"});
+  ASSERT_EQ(usage.exit_code, 0) << usage.describe();
+  EXPECT_LT(std::stol(usage.out), 256 * 1024) << "the cache holds " << usage.out << " KiB";
 }
 
 }  // namespace

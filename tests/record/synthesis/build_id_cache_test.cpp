@@ -1,6 +1,8 @@
 // build_id_cache: perf's layout under a temporary root: the per-path build-id directory with the
 // file (hard-linked), the .build-id link, the vdso and kallsyms, and a file rebuilt since it was
-// mapped reported and left out.
+// mapped reported and left out. Against other users of the machine: only sampled objects go in,
+// a file another user can change is copied (holes kept), copies are bounded, and the cache is
+// neither followed through symlinks nor used when another user owns or may write to it.
 #include "record/synthesis/build_id_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -8,12 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <fstream>
 
 #include "io/elf_build_id.hpp"
 #include "io/vdso_image.hpp"
 #include "record/synthesis/build_id_reader.hpp"
+#include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::record {
@@ -32,8 +36,17 @@ class BuildIdCache : public ::testing::Test {
     if (auto id = io::read_elf_build_id(path.c_str())) object->set_build_id(*id);
     return object;
   }
-  build_id_cache cache() {
-    return build_id_cache{root(), [this](const std::string& line) { warnings_.push_back(line); }};
+  build_id_cache cache(build_id_cache_limits limits = {}) {
+    return build_id_cache{root(), [this](const std::string& line) { warnings_.push_back(line); },
+                          limits};
+  }
+  // `path` as a file of the user "nobody" that others can write: never hard-linked.
+  static void give_away(const std::string& path) {
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod(path.c_str(), 0777), 0);
+  }
+  std::string stored_path(const std::string& program, const model::dso& object) const {
+    return root() + program + "/" + object.build_id().hex() + "/elf";
   }
   std::string root() const { return dir_.file("debug"); }
 
@@ -50,6 +63,16 @@ std::string link_target(const std::string& path) {
 ino_t inode_of(const std::string& path) {
   struct stat status {};
   return ::stat(path.c_str(), &status) == 0 ? status.st_ino : 0;
+}
+
+bool exists(const std::string& path) {
+  struct stat status {};
+  return ::lstat(path.c_str(), &status) == 0;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(text) != std::string::npos; });
 }
 
 TEST_F(BuildIdCache, StoresAFileInPerfsLayout) {
@@ -81,7 +104,7 @@ TEST_F(BuildIdCache, AFileRebuiltSinceItWasMappedIsReportedAndNotCached) {
   EXPECT_NE(::lstat((root() + program + "/" + hex + "/elf").c_str(), &status), 0);
   EXPECT_NE(::lstat((root() + "/.build-id/" + hex.substr(0, 2)).c_str(), &status), 0);
   ASSERT_EQ(warnings_.size(), 1u);
-  EXPECT_NE(warnings_[0].find(program + " changed on disk since it was mapped"), std::string::npos)
+  EXPECT_NE(warnings_[0].find(program + " not added to the build-id cache: changed on disk since it was mapped"), std::string::npos)
       << warnings_[0];
 }
 
@@ -126,6 +149,7 @@ TEST_F(BuildIdCache, ReaderStopCachesWhatIsStillQueued) {
   {
     build_id_reader reader{{}, std::make_unique<build_id_cache>(cache())};
     reader.enqueue(object);
+    reader.enqueue_sampled(object);
     reader.stop();
   }
   std::optional<io::build_id> id = io::read_elf_build_id(program.c_str());
@@ -153,9 +177,173 @@ TEST_F(BuildIdCache, AnUnwritableRootIsReportedOnce) {
   failing.add(*object);
   failing.add(*object);
   ASSERT_EQ(warnings_.size(), 1u);
-  EXPECT_NE(warnings_[0].find("cannot add " + program + " to the build-id cache: mkdir"),
+  EXPECT_NE(warnings_[0].find("cannot add " + program + " to the build-id cache: open " + root() +
+                              ": Not a directory"),
             std::string::npos)
       << warnings_[0];
+}
+
+// As perf: a dso only mapped is read for its build-id but not cached; one sampled is.
+TEST_F(BuildIdCache, ReaderCachesOnlySampledDsos) {
+  std::string mapped = dir_.file("mapped");
+  std::string sampled = dir_.file("sampled");
+  if (!build(mapped, 1) || !build(sampled, 2)) GTEST_SKIP() << "cc failed";
+  auto mapped_dso = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  auto sampled_dso = std::make_shared<model::dso>(sampled, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<build_id_cache>(cache())};
+    reader.enqueue(mapped_dso);
+    reader.enqueue(sampled_dso);
+    reader.enqueue_sampled(sampled_dso);
+    reader.stop();
+  }
+  EXPECT_FALSE(mapped_dso->build_id().empty()) << "the build-id is read all the same";
+  EXPECT_FALSE(exists(stored_path(mapped, *mapped_dso)));
+  EXPECT_TRUE(exists(stored_path(sampled, *sampled_dso)));
+}
+
+TEST_F(BuildIdCache, ReaderWithBuildidAllCachesEveryMappedDso) {
+  std::string mapped = dir_.file("mapped");
+  if (!build(mapped, 1)) GTEST_SKIP() << "cc failed";
+  auto object = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<build_id_cache>(cache()), cache_scope::mapped};
+    reader.enqueue(object);
+    reader.stop();
+  }
+  EXPECT_TRUE(exists(stored_path(mapped, *object)));
+}
+
+// A hard link would let the file's owner change what the cache holds: a file another user
+// owns is copied, and its holes stay holes (a 256 MiB sparse file costs next to nothing).
+TEST_F(BuildIdCache, AFileAnotherUserCanChangeIsCopiedWithItsHoles) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  ASSERT_EQ(::truncate(program.c_str(), 256 << 20), 0);
+  give_away(program);
+  auto object = dso_of(program);
+  ASSERT_FALSE(object->build_id().empty());
+  build_id_cache filling = cache();
+  filling.add(*object);
+  struct stat stored {};
+  ASSERT_EQ(::stat(stored_path(program, *object).c_str(), &stored), 0) << warnings_.size();
+  EXPECT_NE(stored.st_ino, inode_of(program)) << "linked, not copied";
+  EXPECT_EQ(stored.st_size, 256 << 20);
+  EXPECT_LT(stored.st_blocks * 512, 1 << 20) << "the holes were written out";
+  EXPECT_EQ(stored.st_uid, ::geteuid());
+  EXPECT_EQ(stored.st_mode & 07777, 0755u) << "no write bits for others on the copy";
+  EXPECT_LT(filling.copied_bytes(), 1u << 20);
+  EXPECT_TRUE(warnings_.empty());
+}
+
+TEST_F(BuildIdCache, AnObjectOverThePerObjectLimitIsLeftOutAndNamed) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  give_away(program);
+  auto object = dso_of(program);
+  cache({.object_bytes = 4096, .recording_bytes = 1 << 30}).add(*object);
+  EXPECT_FALSE(exists(stored_path(program, *object)));
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_TRUE(mentions(warnings_, program + " not added to the build-id cache: it holds"))
+      << warnings_[0];
+  EXPECT_TRUE(mentions(warnings_, "arec copies per object")) << warnings_[0];
+}
+
+TEST_F(BuildIdCache, CopiesStopAtTheRecordingsLimitAndTheRestIsCounted) {
+  std::vector<std::shared_ptr<model::dso>> objects;
+  for (int i = 0; i < 7; ++i) {
+    std::string program = dir_.file("prog" + std::to_string(i));
+    if (!build(program, i)) GTEST_SKIP() << "cc failed";
+    give_away(program);
+    objects.push_back(dso_of(program));
+  }
+  struct stat first {};
+  ASSERT_EQ(::stat(objects[0]->name().c_str(), &first), 0);
+  // Room for the first copy only.
+  auto limit = static_cast<std::uint64_t>(first.st_size) + 100;
+  build_id_cache filling = cache({.object_bytes = 1 << 30, .recording_bytes = limit});
+  for (const auto& object : objects) filling.add(*object);
+  filling.finish();
+  EXPECT_TRUE(exists(stored_path(objects[0]->name(), *objects[0])));
+  for (std::size_t i = 1; i < objects.size(); ++i)
+    EXPECT_FALSE(exists(stored_path(objects[i]->name(), *objects[i]))) << i;
+  EXPECT_LE(filling.copied_bytes(), limit);
+  // Four named, then one line for the other two.
+  ASSERT_EQ(warnings_.size(), 5u);
+  EXPECT_TRUE(mentions(warnings_, objects[1]->name() + " not added to the build-id cache: the"));
+  EXPECT_TRUE(mentions(warnings_, "a recording copies into the cache are used up"));
+  EXPECT_EQ(warnings_.back(),
+            "arec: warning: 2 more sampled objects were not added to the build-id cache");
+}
+
+// Another user's symlink inside the cache would make arec create files where that user chose.
+TEST_F(BuildIdCache, ASymlinkInsideTheCacheIsNotFollowed) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = dso_of(program);
+  std::string elsewhere = dir_.file("elsewhere");
+  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
+  // The first component of the program's path inside the cache ("tmp") points elsewhere.
+  std::string first = program.substr(1, program.find('/', 1) - 1);
+  ASSERT_EQ(::symlink(elsewhere.c_str(), (root() + "/" + first).c_str()), 0);
+  cache().add(*object);
+  EXPECT_EQ(test::run_command({"find", elsewhere, "-mindepth", "1"}).out, "")
+      << "arec wrote through the symlink";
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_TRUE(mentions(warnings_, "is not a directory (a symlink?): arec does not follow it"))
+      << warnings_[0];
+}
+
+TEST_F(BuildIdCache, ASymlinkedBuildIdDirectoryIsNotFollowed) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = dso_of(program);
+  std::string elsewhere = dir_.file("elsewhere");
+  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(elsewhere.c_str(), (root() + "/.build-id").c_str()), 0);
+  cache().add(*object);
+  EXPECT_EQ(test::run_command({"find", elsewhere, "-mindepth", "1"}).out, "");
+  EXPECT_TRUE(mentions(warnings_, ".build-id is not a directory (a symlink?)"));
+}
+
+TEST_F(BuildIdCache, ARootAnotherUserOwnsIsNotUsed) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = dso_of(program);
+  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
+  ASSERT_EQ(::chown(root().c_str(), 65534, 65534), 0);
+  build_id_cache refused = cache();
+  refused.add(*object);
+  refused.add(*object);
+  EXPECT_EQ(test::run_command({"find", root(), "-mindepth", "1"}).out, "");
+  ASSERT_EQ(warnings_.size(), 1u) << "said once";
+  EXPECT_TRUE(mentions(warnings_, "the build-id cache is not used: " + root() + " is owned by "))
+      << warnings_[0];
+}
+
+TEST_F(BuildIdCache, ARootOthersMayWriteToIsNotUsed) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = dso_of(program);
+  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(root().c_str(), 01777), 0);
+  cache().add(*object);
+  EXPECT_EQ(test::run_command({"find", root(), "-mindepth", "1"}).out, "");
+  EXPECT_TRUE(mentions(warnings_, "is writable by other users (chmod go-w it"));
+}
+
+// A FIFO put at a mapped file's path must not hang the build-id thread (and so the stop).
+TEST_F(BuildIdCache, AFifoAtTheMappedPathIsLeftOutWithoutHanging) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = dso_of(program);
+  ASSERT_EQ(::unlink(program.c_str()), 0);
+  ASSERT_EQ(::mkfifo(program.c_str(), 0600), 0);
+  EXPECT_FALSE(io::read_elf_build_id(program.c_str()));
+  cache().add(*object);
+  EXPECT_TRUE(mentions(warnings_, program + " not added to the build-id cache: not a regular file"));
 }
 
 }  // namespace

@@ -1,0 +1,80 @@
+#include "io/trusted_dir.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "io/file_copy.hpp"
+#include "io/system_error.hpp"
+
+namespace arec::io {
+namespace {
+
+std::string user_name(uid_t uid) {
+  struct passwd entry {};
+  struct passwd* found = nullptr;
+  char buffer[1024];
+  if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found)
+    return found->pw_name;
+  return "uid " + std::to_string(uid);
+}
+
+void check_trusted(int fd, const std::string& path) {
+  struct stat status {};
+  check_syscall(::fstat(fd, &status), "fstat", path);
+  if (auto why = distrust_reason(status))
+    throw untrusted_directory(path + " is " + *why + ": arec does not write into it");
+}
+
+// Opens `name` below `parent`, which must be a real directory (not a symlink).
+unique_fd open_component(int parent, const std::string& name, const std::string& path,
+                         mode_t mode) {
+  if (name == "." || name == "..")
+    throw untrusted_directory(path + ": a path with '" + name + "' in it is not followed");
+  if (::mkdirat(parent, name.c_str(), mode) == -1 && errno != EEXIST) throw_errno("mkdir", path);
+  int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd == -1 && (errno == ELOOP || errno == ENOTDIR))
+    throw untrusted_directory(path + " is not a directory (a symlink?): arec does not follow it");
+  unique_fd opened{check_syscall(fd, "open", path)};
+  check_trusted(opened.get(), path);
+  return opened;
+}
+
+}  // namespace
+
+std::optional<std::string> distrust_reason(const struct stat& status) {
+  uid_t me = ::geteuid();
+  if (status.st_uid != me && status.st_uid != 0)
+    return "owned by " + user_name(status.st_uid) + " (chown it to " + user_name(me) +
+           " or choose another directory)";
+  if (status.st_mode & (S_IWGRP | S_IWOTH))
+    return "writable by other users (chmod go-w it, or choose another directory)";
+  return std::nullopt;
+}
+
+unique_fd open_trusted_root(const std::string& path, mode_t mode) {
+  make_directories(path, mode);
+  unique_fd root = unique_fd::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  check_trusted(root.get(), path);
+  return root;
+}
+
+unique_fd open_below(int parent, std::string_view relative, const std::string& shown,
+                     mode_t mode) {
+  unique_fd current;
+  std::string path = shown;
+  while (!relative.empty()) {
+    std::size_t slash = relative.find('/');
+    std::string name{relative.substr(0, slash)};
+    relative = slash == std::string_view::npos ? std::string_view{} : relative.substr(slash + 1);
+    if (name.empty()) continue;  // "a//b"
+    path += "/" + name;
+    current = open_component(current ? current.get() : parent, name, path, mode);
+  }
+  if (!current) current = unique_fd::open_at(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return current;
+}
+
+}  // namespace arec::io
