@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/perf_data/perf_abi.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -208,6 +209,93 @@ TEST(ModelFeed, AWarmQueueAllocatesNothingForKnownTasks) {
   for (int i = 0; i < 50; ++i) round();
   EXPECT_EQ(arec::test::allocations() - before, 0u);
   EXPECT_EQ(world.tasks().find(20)->comm(), "bash");
+}
+
+// A SAMPLE with sample_type IP | TID | TIME: the body is ip, (pid, tid), time.
+constexpr sample_position ip_tid_time{.ip = 0, .tid = 8, .time = 16};
+std::vector<std::byte> sample_at(std::uint32_t pid, std::uint64_t ip, std::uint64_t time,
+                                 std::uint16_t mode = PERF_RECORD_MISC_USER) {
+  io::perf::record_header header{PERF_RECORD_SAMPLE, mode, sizeof(io::perf::record_header) + 24};
+  std::vector<std::byte> record(header.size);
+  std::uint32_t ids[2] = {pid, pid};
+  std::memcpy(record.data(), &header, sizeof header);
+  std::memcpy(record.data() + 8, &ip, 8);
+  std::memcpy(record.data() + 16, ids, 8);
+  std::memcpy(record.data() + 24, &time, 8);
+  return record;
+}
+
+// Counts the dsos the model hears were sampled for the first time.
+struct sampled_dsos {
+  std::vector<std::string> names;
+  explicit sampled_dsos(model::machine& world) {
+    world.objects().on_sampled(
+        [this](const std::shared_ptr<model::dso>& object) { names.push_back(object->name()); });
+  }
+};
+
+// The sample's ring is drained before the ring that holds the MMAP2 of its dso: applied in
+// time order, the sample still finds the map.
+TEST(ModelFeed, ASampleDrainedBeforeTheMmapOfItsDsoMarksThatDso) {
+  two_rings rings;
+  model::machine world;
+  sampled_dsos heard{world};
+  model_feed feed{world, time_trailer, ip_tid_time};
+  feed.round_started();
+  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
+  feed.scan(chunk_of(rings.parent_ring));
+  feed.round_finished();
+  feed.apply_queued();
+  EXPECT_EQ(heard.names, std::vector<std::string>{"/usr/bin/bash"});
+  EXPECT_TRUE(world.tasks().find(20)->address_space()->find(0x1000)->object->sampled());
+}
+
+TEST(ModelFeed, WithoutASamplePositionSamplesMarkNothing) {
+  two_rings rings;
+  model::machine world;
+  sampled_dsos heard{world};
+  model_feed feed{world, time_trailer};
+  feed.scan(chunk_of(rings.parent_ring));
+  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
+  feed.apply_queued();
+  EXPECT_TRUE(heard.names.empty());
+}
+
+// Later samples in a range already resolved are skipped when scanned: nothing is queued and
+// nothing allocated for them.
+TEST(ModelFeed, SamplesInAResolvedRangeAreSkippedWithoutAllocating) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
+  two_rings rings;
+  model::machine world;
+  sampled_dsos heard{world};
+  model_feed feed{world, time_trailer, ip_tid_time};
+  feed.scan(chunk_of(rings.parent_ring));
+  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
+  feed.apply_queued();
+  std::vector<std::byte> later = sample_at(20, 0x1900, 140);
+  auto before = arec::test::allocations();
+  for (int i = 0; i < 100; ++i) feed.scan(chunk_of(later));
+  EXPECT_EQ(arec::test::allocations() - before, 0u);
+  EXPECT_EQ(feed.queued(), 0u);
+  EXPECT_EQ(heard.names.size(), 1u);
+}
+
+TEST(ModelFeed, AKernelSampleMarksTheKernelAndAGuestSampleNothing) {
+  model::machine world;
+  sampled_dsos heard{world};
+  model::mapping_event kernel_map;
+  kernel_map.pid = -1;
+  kernel_map.start = 0xffffffff81000000;
+  kernel_map.len = 0x1000000;
+  kernel_map.name = "[kernel.kallsyms]_text";
+  world.on_mmap(kernel_map);
+  model_feed feed{world, time_trailer, ip_tid_time};
+  feed.scan(chunk_of(sample_at(5, 0xffffffff81000100, 10, PERF_RECORD_MISC_GUEST_KERNEL)));
+  feed.apply_queued();
+  EXPECT_TRUE(heard.names.empty());
+  feed.scan(chunk_of(sample_at(5, 0xffffffff81000100, 20, PERF_RECORD_MISC_KERNEL)));
+  feed.apply_queued();
+  EXPECT_EQ(heard.names, std::vector<std::string>{"[kernel.kallsyms]"});
 }
 
 }  // namespace
