@@ -24,4 +24,14 @@ bool dso::claim_build_id_read() {
   return true;
 }
 
+std::optional<io::mapping_place> dso::place() const {
+  io::exclusive_lock lock{mutex_};
+  return place_;
+}
+
+void dso::set_place(const io::mapping_place& where) {
+  io::exclusive_lock lock{mutex_};
+  place_ = where;
+}
+
 }  // namespace arec::model

@@ -11,6 +11,7 @@
 
 #include "io/annotated_mutex.hpp"
 #include "io/build_id.hpp"
+#include "io/mapped_file.hpp"
 
 namespace arec::model {
 
@@ -51,6 +52,13 @@ class dso {
   // sampled objects go into the build-id cache, as in perf.
   bool mark_sampled() noexcept { return !sampled_.exchange(true, std::memory_order_relaxed); }
   bool sampled() const noexcept { return sampled_.load(std::memory_order_relaxed); }
+  // Where the file was last seen mapped (or first sampled): its file is opened through that
+  // process (io::open_mapped_file), so a process in a container, or a file replaced since, is
+  // read as the process sees it.
+  std::optional<io::mapping_place> place() const AREC_EXCLUDES(mutex_);
+  void set_place(const io::mapping_place& where) AREC_EXCLUDES(mutex_);
+  // The device and inode the kernel gave the file (zero when unknown).
+  io::file_identity identity() const noexcept { return {id_.major, id_.minor, id_.inode}; }
 
  private:
   const std::string name_;
@@ -59,6 +67,7 @@ class dso {
   mutable io::mutex mutex_;
   io::build_id build_id_ AREC_GUARDED_BY(mutex_);
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
+  std::optional<io::mapping_place> place_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};
 };
 

@@ -67,7 +67,10 @@ void machine::on_mmap(const mapping_event& event) {
     kernel_maps_.insert(entry);
     return;
   }
-  if (!anonymous(event.name)) entry.object = dsos_.find_or_add(event.name, event.id, dso_kind::user);
+  if (!anonymous(event.name)) {
+    entry.object = dsos_.find_or_add(event.name, event.id, dso_kind::user);
+    entry.object->set_place({event.pid, entry.start, entry.end});
+  }
   find_or_add_thread(event.pid, event.pid)->address_space()->insert(entry);
 }
 
@@ -77,6 +80,9 @@ std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool ker
     hit = kernel_maps_.find(address);
   } else if (std::shared_ptr<thread> task = threads_.find(tid)) {
     hit = task->address_space()->find(address);
+    // The sampled process, alive now, is the best one to read the file through.
+    if (hit && hit->object && !hit->object->sampled())
+      hit->object->set_place({task->pid(), hit->start, hit->end});
   }
   if (hit && hit->object) dsos_.note_sampled(hit->object);
   return hit;

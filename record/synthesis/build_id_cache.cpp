@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -12,6 +11,7 @@
 #include "io/build_id_cache_layout.hpp"
 #include "io/elf_build_id.hpp"
 #include "io/file_copy.hpp"
+#include "io/mapped_file.hpp"
 #include "io/output_path.hpp"
 #include "io/system_error.hpp"
 #include "io/trusted_dir.hpp"
@@ -23,14 +23,6 @@ namespace {
 
 // Objects named in their own warning; the rest are counted by finish().
 constexpr std::size_t named_left_out = 4;
-
-// The mapping named a device and inode and the path now holds another inode of that device:
-// rebuilt since. (Another device says nothing: overlayfs maps the lower file's inode.)
-bool replaced_since_mapped(const model::dso& object, const struct stat& now) {
-  const model::dso_id& id = object.id();
-  return id.inode != 0 && major(now.st_dev) == id.major && minor(now.st_dev) == id.minor &&
-         now.st_ino != id.inode;
-}
 
 bool exists_in(int dir, const std::string& name) {
   struct stat status {};
@@ -160,30 +152,24 @@ bool build_id_cache::store(const model::dso& object, const std::string& hex) {
 // was stored must still have the build-id the recording saw.
 bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& temporary) {
   const std::string& name = object.name();
-  // O_NONBLOCK: a FIFO put at the path since must not hang; O_NOFOLLOW: nor a symlink.
-  int opened = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (opened == -1) {
-    leave_out(name, std::string("cannot open it: ") + std::strerror(errno));
+  // Through the process that maps it: the mapped file, not whatever the path holds now.
+  io::unique_fd source = io::open_mapped_file(name, object.place(), object.identity());
+  if (!source) {
+    leave_out(name, "the mapped file can no longer be opened (removed or replaced, and no "
+                    "process that maps it is left)");
     return false;
   }
-  io::unique_fd source{opened};
   struct stat status {};
   io::check_syscall(::fstat(source.get(), &status), "fstat", name);
-  if (!S_ISREG(status.st_mode)) {
-    leave_out(name, "not a regular file now");
-    return false;
-  }
-  if (replaced_since_mapped(object, status)) {
-    leave_out(name, "changed on disk since it was mapped (build-id " + object.build_id().hex() +
-                        " is gone)");
-    return false;
-  }
   bool linked = false;
-  if (safe_to_link(status) && ::linkat(AT_FDCWD, name.c_str(), dir, temporary.c_str(), 0) == 0) {
+  // Linked through the open file, so it is the file opened whatever its path holds now.
+  std::string opened = "/proc/self/fd/" + std::to_string(source.get());
+  if (safe_to_link(status) &&
+      ::linkat(AT_FDCWD, opened.c_str(), dir, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) {
     struct stat stored {};
     linked = ::fstatat(dir, temporary.c_str(), &stored, AT_SYMLINK_NOFOLLOW) == 0 &&
              same_file(stored, status);
-    if (!linked) ::unlinkat(dir, temporary.c_str(), 0);  // the path was replaced meanwhile
+    if (!linked) ::unlinkat(dir, temporary.c_str(), 0);
   }
   if (!linked) {
     std::uint64_t allocated = static_cast<std::uint64_t>(status.st_blocks) * 512;

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "io/elf_build_id.hpp"
+#include "io/mapped_file.hpp"
 #include "io/vdso_image.hpp"
 
 namespace arec::record {
@@ -41,7 +42,10 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
       // The vdso is the same image in every 64-bit process: ours tells its build-id.
       if (object.name() == "[vdso]") return io::elf_image_build_id(io::own_vdso_image());
       if (!object.name().starts_with('/')) return std::nullopt;  // [heap], [stack], ...
-      return io::read_elf_build_id(object.name().c_str());
+      if (io::unique_fd file = io::open_mapped_file(object.name(), object.place(),
+                                                    object.identity()))
+        return io::read_elf_build_id(file.get());
+      return std::nullopt;
   }
   return std::nullopt;
 }

@@ -1,0 +1,47 @@
+// mapped_file: opening a file that a process maps as that process sees it, not by its path on
+// the host: a process in a container (own mount namespace), a file at a path only the container
+// has, and a file deleted or replaced since it was mapped are all the mapped file through
+// /proc/PID/map_files/START-END while the mapping lives. A candidate that is provably another
+// file (same device, another inode) is never used: no build-id beats a wrong one.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "io/unique_fd.hpp"
+
+namespace arec::io {
+
+// One mapping of the file: the process and the address range it maps it at.
+struct mapping_place {
+  pid_t pid = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+};
+
+// The identity the kernel gave the mapped file (MMAP2): its device and inode, 0 when unknown.
+struct file_identity {
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  std::uint64_t inode = 0;
+};
+
+// Where /proc is; tests point it elsewhere.
+struct proc_root {
+  std::string path = "/proc";
+};
+
+// Opens (O_RDONLY | O_NONBLOCK) the regular file mapped as `path` at `place`: first
+// /proc/PID/map_files/START-END (the mapped file itself, while mapped), then
+// /proc/PID/root/PATH (the path in the process's mount namespace, while it lives), then PATH.
+// With a known identity, a map_files file must be exactly it (else the pid was reused); a path
+// candidate on the mapping's device with another inode is another file and skipped, one on
+// another device is accepted (through overlayfs a path shows the overlay's device, where MMAP2
+// names the real file's). An empty fd when no candidate opens.
+unique_fd open_mapped_file(const std::string& path, const std::optional<mapping_place>& place,
+                           const file_identity& identity, const proc_root& proc = {});
+
+}  // namespace arec::io
