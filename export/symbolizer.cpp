@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "export/kernel_symbols.hpp"
+#include "io/build_id_cache_layout.hpp"
 #include "io/file_copy.hpp"
 #include "io/small_file.hpp"
 
@@ -14,17 +15,10 @@ namespace arec::exporting {
 namespace {
 
 std::string cache_path(const std::string& root, const io::build_id& id) {
-  std::string hex = id.hex();
-  return root + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+  return io::build_id_link_path(root, id.hex());
 }
 
 }  // namespace
-
-std::string default_build_id_dir() {
-  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) return dir;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.debug";
-  return {};
-}
 
 std::string demangle(const std::string& name) {
   if (!name.starts_with("_Z")) return name;

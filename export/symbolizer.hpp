@@ -20,8 +20,8 @@
 namespace arec::exporting {
 
 struct symbolizer_settings {
-  // perf's build-id cache: $PERF_BUILDID_DIR, else $HOME/.debug (perfconfig's buildid.dir is
-  // not read). Empty: no cache.
+  // perf's build-id cache (io::default_build_id_dir: $PERF_BUILDID_DIR, perfconfig's
+  // buildid.dir, else $HOME/.debug, as recording and `arec archive` find it). Empty: no cache.
   std::string build_id_dir;
   // Separate debug files by build-id (<dir>/.build-id/xx/yyyy.debug, as Debian's -dbg and
   // -dbgsym packages install them): their .symtab names what a stripped file's .dynsym does
@@ -33,9 +33,6 @@ struct symbolizer_settings {
   // in the cache; empty: use kallsyms_path.
   io::build_id kernel_build_id;
 };
-
-// $PERF_BUILDID_DIR, else $HOME/.debug, else "".
-std::string default_build_id_dir();
 
 class symbolizer {
  public:

@@ -327,5 +327,32 @@ TEST_F(RecordBuildIdCache, AFileAnotherUserMapsButNeverRunsIsNotCached) {
   EXPECT_LT(std::stol(usage.out), 256 * 1024) << "the cache holds " << usage.out << " KiB";
 }
 
+// perfconfig's buildid.dir names one cache for all three: the recording fills it, `arec
+// export` resolves a rebuilt binary from it, `arec archive` packs from it (export used to read
+// $HOME/.debug whatever perfconfig said).
+TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchive) {
+  build(1);
+  std::string home = dir_.file("home");
+  std::string cache = dir_.file("configured-cache");
+  test::run_command({"mkdir", "-p", home});
+  std::ofstream{home + "/.perfconfig"} << "[buildid]\n\tdir = " << cache << "\n";
+  std::string data = dir_.file("c.data");
+  record(rec_.command({"-e", "cpu-clock", "-o", data, "--", program()}), home);
+  EXPECT_EQ(::access((cache + "/.build-id").c_str(), F_OK), 0) << "the recording did not use it";
+  EXPECT_NE(::access((home + "/.debug").c_str(), F_OK), 0) << "the recording used ~/.debug";
+  build(2);  // the path now holds another build: only the configured cache has the one recorded
+  test::command_result exported = test::run_command(
+      in_home(home, {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}), 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_NE(exported.out.find(";cache_test_spin "), std::string::npos)
+      << "export did not resolve from the configured cache:\n" << exported.out.substr(0, 2000);
+  test::command_result archived = arec_archive(home, {data});
+  ASSERT_EQ(archived.exit_code, 0) << archived.describe();
+  std::vector<std::string> names = tar_listing(data + ".tar.bz2");
+  EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+    return name.find(program().substr(1) + "/") != std::string::npos;
+  })) << "the archive lacks the program";
+}
+
 }  // namespace
 }  // namespace arec::e2e
