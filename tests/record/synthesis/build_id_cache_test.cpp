@@ -45,6 +45,18 @@ class BuildIdCache : public ::testing::Test {
     ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
     ASSERT_EQ(::chmod(path.c_str(), 0777), 0);
   }
+  // Makes the cache's root with `name` in it a symlink to a new directory, returned.
+  std::string plant_symlink(const std::string& name) {
+    std::string elsewhere = dir_.file("elsewhere");
+    EXPECT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
+    EXPECT_EQ(::mkdir(root().c_str(), 0755), 0);
+    EXPECT_EQ(::symlink(elsewhere.c_str(), (root() + "/" + name).c_str()), 0);
+    return elsewhere;
+  }
+  // What `find DIR -mindepth 1` lists: "" for an empty directory.
+  static std::string names_in(const std::string& dir) {
+    return test::run_command({"find", dir, "-mindepth", "1"}).out;
+  }
   std::string stored_path(const std::string& program, const model::dso& object) const {
     return root() + program + "/" + object.build_id().hex() + "/elf";
   }
@@ -280,16 +292,10 @@ TEST_F(BuildIdCache, CopiesStopAtTheRecordingsLimitAndTheRestIsCounted) {
 TEST_F(BuildIdCache, ASymlinkInsideTheCacheIsNotFollowed) {
   std::string program = dir_.file("prog");
   if (!build(program, 1)) GTEST_SKIP() << "cc failed";
-  auto object = dso_of(program);
-  std::string elsewhere = dir_.file("elsewhere");
-  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
   // The first component of the program's path inside the cache ("tmp") points elsewhere.
-  std::string first = program.substr(1, program.find('/', 1) - 1);
-  ASSERT_EQ(::symlink(elsewhere.c_str(), (root() + "/" + first).c_str()), 0);
-  cache().add(*object);
-  EXPECT_EQ(test::run_command({"find", elsewhere, "-mindepth", "1"}).out, "")
-      << "arec wrote through the symlink";
+  std::string elsewhere = plant_symlink(program.substr(1, program.find('/', 1) - 1));
+  cache().add(*dso_of(program));
+  EXPECT_EQ(names_in(elsewhere), "") << "arec wrote through the symlink";
   ASSERT_EQ(warnings_.size(), 1u);
   EXPECT_TRUE(mentions(warnings_, "is not a directory (a symlink?): arec does not follow it"))
       << warnings_[0];
@@ -298,13 +304,9 @@ TEST_F(BuildIdCache, ASymlinkInsideTheCacheIsNotFollowed) {
 TEST_F(BuildIdCache, ASymlinkedBuildIdDirectoryIsNotFollowed) {
   std::string program = dir_.file("prog");
   if (!build(program, 1)) GTEST_SKIP() << "cc failed";
-  auto object = dso_of(program);
-  std::string elsewhere = dir_.file("elsewhere");
-  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
-  ASSERT_EQ(::symlink(elsewhere.c_str(), (root() + "/.build-id").c_str()), 0);
-  cache().add(*object);
-  EXPECT_EQ(test::run_command({"find", elsewhere, "-mindepth", "1"}).out, "");
+  std::string elsewhere = plant_symlink(".build-id");
+  cache().add(*dso_of(program));
+  EXPECT_EQ(names_in(elsewhere), "");
   EXPECT_TRUE(mentions(warnings_, ".build-id is not a directory (a symlink?)"));
 }
 
@@ -317,7 +319,7 @@ TEST_F(BuildIdCache, ARootAnotherUserOwnsIsNotUsed) {
   build_id_cache refused = cache();
   refused.add(*object);
   refused.add(*object);
-  EXPECT_EQ(test::run_command({"find", root(), "-mindepth", "1"}).out, "");
+  EXPECT_EQ(names_in(root()), "");
   ASSERT_EQ(warnings_.size(), 1u) << "said once";
   EXPECT_TRUE(mentions(warnings_, "the build-id cache is not used: " + root() + " is owned by "))
       << warnings_[0];
@@ -330,7 +332,7 @@ TEST_F(BuildIdCache, ARootOthersMayWriteToIsNotUsed) {
   ASSERT_EQ(::mkdir(root().c_str(), 0755), 0);
   ASSERT_EQ(::chmod(root().c_str(), 01777), 0);
   cache().add(*object);
-  EXPECT_EQ(test::run_command({"find", root(), "-mindepth", "1"}).out, "");
+  EXPECT_EQ(names_in(root()), "");
   EXPECT_TRUE(mentions(warnings_, "is writable by other users (chmod go-w it"));
 }
 
