@@ -69,7 +69,23 @@ void model_feed::apply_queued_until(std::uint64_t bound) {
 }
 
 void model_feed::apply(std::span<const std::byte> record) {
+  if (samples_) forget_process(record);
   model::apply_side_band(machine_, record);
+}
+
+// MMAP, MMAP2, FORK and EXIT name their process (the child, for FORK) first in the body.
+void model_feed::forget_process(std::span<const std::byte> record) noexcept {
+  io::perf::record_header header;
+  std::uint32_t pid;
+  if (record.size() < sizeof header + sizeof pid) return;
+  std::memcpy(&header, record.data(), sizeof header);
+  if (header.type != PERF_RECORD_MMAP && header.type != PERF_RECORD_MMAP2 &&
+      header.type != PERF_RECORD_FORK && header.type != PERF_RECORD_EXIT)
+    return;
+  std::memcpy(&pid, record.data() + sizeof header, sizeof pid);
+  for (range_table* table : {&resolved_, &pending_})
+    for (sampled_range& entry : *table)
+      if (entry.pid == static_cast<pid_t>(pid)) entry = {};
 }
 
 void model_feed::scan(const ring_chunk& chunk) {
@@ -97,9 +113,11 @@ void model_feed::scan(const ring_chunk& chunk) {
   }
 }
 
-model_feed::sampled_range& model_feed::range_slot(pid_t pid, std::uint64_t address) noexcept {
-  std::uint64_t key = (address >> 16) * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint32_t>(pid);
-  return sampled_ranges_[(key >> 56) % sampled_ranges_.size()];
+model_feed::sampled_range& model_feed::slot(range_table& table, pid_t pid,
+                                             std::uint64_t address, unsigned shift) noexcept {
+  std::uint64_t key = ((address >> shift) ^ (static_cast<std::uint64_t>(pid) << 40)) *
+                      0x9e3779b97f4a7c15ull;
+  return table[(key >> 56) % table.size()];
 }
 
 void model_feed::note_sample(const ring_chunk& chunk, std::size_t offset, std::uint16_t misc,
@@ -119,12 +137,14 @@ void model_feed::note_sample(const ring_chunk& chunk, std::size_t offset, std::u
   bool kernel = mode == PERF_RECORD_MISC_KERNEL;
   sample.pid = kernel ? -1 : static_cast<pid_t>(ids[0]);
   sample.tid = static_cast<pid_t>(ids[1]);
-  const sampled_range& known = range_slot(sample.pid, sample.offset);
-  if (known.pid == sample.pid && sample.offset >= known.start && sample.offset < known.end) return;
+  if (slot(resolved_, sample.pid, address, 16).contains(sample.pid, address)) return;
   if (trailer_time_from_end_ == 0) {
     apply_sample(sample);
     return;
   }
+  sampled_range& page = slot(pending_, sample.pid, address, 12);
+  if (page.contains(sample.pid, address)) return;
+  page = {sample.pid, address & ~std::uint64_t{4095}, (address & ~std::uint64_t{4095}) + 4096};
   chunk.copy_out(body + at.time, std::as_writable_bytes(std::span{&sample.time, 1}));
   sample.sequence = sequence_++;
   queue_.push_back(sample);
@@ -133,7 +153,7 @@ void model_feed::note_sample(const ring_chunk& chunk, std::size_t offset, std::u
 
 void model_feed::apply_sample(const queued_record& sample) {
   std::optional<model::map> hit = machine_.on_sample(sample.tid, sample.offset, sample.pid == -1);
-  if (hit) range_slot(sample.pid, sample.offset) = {sample.pid, hit->start, hit->end};
+  if (hit) slot(resolved_, sample.pid, sample.offset, 16) = {sample.pid, hit->start, hit->end};
 }
 
 void model_feed_sink::write(std::span<const std::byte> record) {

@@ -13,8 +13,10 @@
 //
 // With a sample_position, each SAMPLE also tells the model which dso it fell in
 // (machine::on_sample), in the same time order, so that a dso mapped and sampled in one round
-// is known when its sample is applied. A sample in a range this feed has already resolved for
-// the same process is skipped: the dso was marked then, and the common case costs one compare.
+// is known when its sample is applied. A sample is skipped, at the cost of a compare or two,
+// when this feed has already resolved its range for the same process (the dso was marked then)
+// or has queued a sample of the same page (that one will mark it). A MMAP, FORK or EXIT of a
+// process forgets both for it: its address space may have changed.
 #pragma once
 
 #include <cstddef>
@@ -73,23 +75,30 @@ class model_feed {
     pid_t pid = 0;           // a sample's process (-1: the kernel) and thread
     pid_t tid = 0;
   };
-  // A range already resolved for a process: later samples in it are skipped.
+  // A range of a process that later samples skip: resolved, or a page with a sample queued.
   struct sampled_range {
     pid_t pid = 0;
     std::uint64_t start = 0;
     std::uint64_t end = 0;
+    bool contains(pid_t of, std::uint64_t address) const noexcept {
+      return pid == of && address >= start && address < end;
+    }
   };
+  using range_table = std::array<sampled_range, 256>;  // direct-mapped by process and address
   void enqueue(std::span<const std::byte> record);
   void apply_queued_until(std::uint64_t bound);
   void note_sample(const ring_chunk& chunk, std::size_t offset, std::uint16_t misc,
                    std::size_t size);
   void apply_sample(const queued_record& sample);
-  sampled_range& range_slot(pid_t pid, std::uint64_t address) noexcept;
+  static sampled_range& slot(range_table& table, pid_t pid, std::uint64_t address,
+                             unsigned shift) noexcept;
+  void forget_process(std::span<const std::byte> record) noexcept;
 
   model::machine& machine_;
   const std::size_t trailer_time_from_end_;
   const std::optional<sample_position> samples_;
-  std::array<sampled_range, 256> sampled_ranges_{};  // direct-mapped by process and 64 KiB
+  range_table resolved_{};  // maps resolved, by 64 KiB
+  range_table pending_{};   // pages with a sample queued, by 4 KiB
   std::unique_ptr<std::byte[]> straddling_;  // 64 KiB: a record's size is a u16
   std::vector<queued_record> queue_;
   std::vector<std::byte> queued_bytes_;

@@ -322,9 +322,8 @@ TEST_F(RecordBuildIdCache, AFileAnotherUserMapsButNeverRunsIsNotCached) {
   };
   EXPECT_TRUE(cached(program())) << "the sampled program is not cached";
   EXPECT_FALSE(cached(big)) << "a file only mapped went into the cache";
-  test::command_result usage = test::run_command({"du", "-s", "-k", home + "/.debug"});
-  ASSERT_EQ(usage.exit_code, 0) << usage.describe();
-  EXPECT_LT(std::stol(usage.out), 256 * 1024) << "the cache holds " << usage.out << " KiB";
+  EXPECT_NE(::access((home + "/.debug" + big).c_str(), F_OK), 0)
+      << "the mapped file has a directory in the cache";
 }
 
 // perfconfig's buildid.dir names one cache for all three: the recording fills it, `arec
