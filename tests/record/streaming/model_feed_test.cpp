@@ -298,5 +298,28 @@ TEST(ModelFeed, AKernelSampleMarksTheKernelAndAGuestSampleNothing) {
   EXPECT_EQ(heard.names, std::vector<std::string>{"[kernel.kallsyms]"});
 }
 
+// A non-PIE exec maps the new binary where the old one was: the range learnt for the process
+// must not hide the new dso from its samples.
+TEST(ModelFeed, ANewMappingOverAResolvedRangeIsMarkedByItsSamples) {
+  two_rings rings;
+  model::machine world;
+  sampled_dsos heard{world};
+  model_feed feed{world, time_trailer, ip_tid_time};
+  feed.scan(chunk_of(rings.parent_ring));
+  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
+  feed.apply_queued();
+  io::perf::record_buffer buffer;
+  io::perf::mmap2_fields fields;
+  fields.pid = fields.tid = 20;
+  fields.start = 0x1000;
+  fields.len = 0x1000;
+  fields.prot = PROT_READ | PROT_EXEC;
+  feed.scan(chunk_of(timed(io::perf::encode_mmap2(buffer, fields, "/usr/bin/next", time_trailer),
+                           140)));
+  feed.scan(chunk_of(sample_at(20, 0x1800, 150)));
+  feed.apply_queued();
+  EXPECT_EQ(heard.names, (std::vector<std::string>{"/usr/bin/bash", "/usr/bin/next"}));
+}
+
 }  // namespace
 }  // namespace arec::record
