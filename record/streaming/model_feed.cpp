@@ -69,23 +69,17 @@ void model_feed::apply_queued_until(std::uint64_t bound) {
 }
 
 void model_feed::apply(std::span<const std::byte> record) {
-  if (samples_) forget_process(record);
   model::apply_side_band(machine_, record);
 }
 
 // MMAP, MMAP2, FORK and EXIT name their process (the child, for FORK) first in the body.
-void model_feed::forget_process(std::span<const std::byte> record) noexcept {
-  io::perf::record_header header;
-  std::uint32_t pid;
-  if (record.size() < sizeof header + sizeof pid) return;
-  std::memcpy(&header, record.data(), sizeof header);
-  if (header.type != PERF_RECORD_MMAP && header.type != PERF_RECORD_MMAP2 &&
-      header.type != PERF_RECORD_FORK && header.type != PERF_RECORD_EXIT)
+void model_feed::forget_process(std::uint32_t type, pid_t pid) noexcept {
+  if (type != PERF_RECORD_MMAP && type != PERF_RECORD_MMAP2 && type != PERF_RECORD_FORK &&
+      type != PERF_RECORD_EXIT)
     return;
-  std::memcpy(&pid, record.data() + sizeof header, sizeof pid);
   for (range_table* table : {&resolved_, &pending_})
     for (sampled_range& entry : *table)
-      if (entry.pid == static_cast<pid_t>(pid)) entry = {};
+      if (entry.pid == pid) entry = {};
 }
 
 void model_feed::scan(const ring_chunk& chunk) {
@@ -99,6 +93,13 @@ void model_feed::scan(const ring_chunk& chunk) {
     if (header.type == PERF_RECORD_SAMPLE && samples_) {
       note_sample(chunk, offset, header.misc, header.size);
     } else if (is_side_band(header.type)) {
+      if (samples_ && header.size >= sizeof header + 4) {
+        // Forgotten as soon as seen too, so that the next samples of the process are queued
+        // behind this record rather than skipped by what it may have changed.
+        std::uint32_t pid;
+        chunk.copy_out(offset + sizeof header, std::as_writable_bytes(std::span{&pid, 1}));
+        forget_process(header.type, static_cast<pid_t>(pid));
+      }
       if (offset + header.size <= first_piece) {
         enqueue(chunk.pieces[0].subspan(offset, header.size));
       } else if (offset >= first_piece) {

@@ -16,7 +16,9 @@
 // is known when its sample is applied. A sample is skipped, at the cost of a compare or two,
 // when this feed has already resolved its range for the same process (the dso was marked then)
 // or has queued a sample of the same page (that one will mark it). A MMAP, FORK or EXIT of a
-// process forgets both for it: its address space may have changed.
+// process forgets both for it as soon as it is scanned: its address space may have changed.
+// (Samples drained from another CPU's ring before such a record still skip: a new mapping
+// over an old range is marked by its samples from the next drain on.)
 #pragma once
 
 #include <cstddef>
@@ -92,7 +94,7 @@ class model_feed {
   void apply_sample(const queued_record& sample);
   static sampled_range& slot(range_table& table, pid_t pid, std::uint64_t address,
                              unsigned shift) noexcept;
-  void forget_process(std::span<const std::byte> record) noexcept;
+  void forget_process(std::uint32_t type, pid_t pid) noexcept;
 
   model::machine& machine_;
   const std::size_t trailer_time_from_end_;
