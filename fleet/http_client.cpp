@@ -1,6 +1,7 @@
 #include "fleet/http_client.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 #include "fleet/curl_library.hpp"
@@ -34,6 +35,20 @@ std::size_t append_body(char* data, std::size_t size, std::size_t count, void* u
   if (given <= room) return given;
   sink.full = true;
   return 0;
+}
+
+// Keeps the Retry-After header's value (bounded: it is a number or a date) from the header lines
+// libcurl hands over one at a time.
+std::size_t keep_retry_after(char* data, std::size_t size, std::size_t count, void* user) {
+  constexpr std::string_view name = "retry-after:";
+  std::string_view line(data, size * count);
+  if (line.size() > name.size() && line.size() < name.size() + 128) {
+    bool same = true;
+    for (std::size_t i = 0; i < name.size() && same; ++i)
+      same = std::tolower(static_cast<unsigned char>(line[i])) == name[i];
+    if (same) *static_cast<std::string*>(user) = std::string(line.substr(name.size()));
+  }
+  return size * count;
 }
 
 int check_abort(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
@@ -79,6 +94,8 @@ http_response http_client::post(const std::string& url, const std::vector<std::s
   api.easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: we are a thread
   api.easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_body);
   api.easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
+  api.easy_setopt(easy, CURLOPT_HEADERFUNCTION, keep_retry_after);
+  api.easy_setopt(easy, CURLOPT_HEADERDATA, &response.retry_after);
   api.easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, check_abort);
   api.easy_setopt(easy, CURLOPT_XFERINFODATA, &abort_);
   api.easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);
@@ -95,6 +112,11 @@ http_response http_client::post(const std::string& url, const std::vector<std::s
     return response;
   }
   api.easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response.status);
+  // Where a redirect points, for the message: following it would send the token and the
+  // profiles wherever an answer says.
+  const char* location = nullptr;
+  if (api.easy_getinfo(easy, CURLINFO_REDIRECT_URL, &location) == CURLE_OK && location != nullptr)
+    response.location = location;
   response.body = std::move(sink.body);
   return response;
 }

@@ -17,6 +17,8 @@ struct http_response {
   long status = 0;    // the HTTP status; 0 when no answer came
   std::string body;   // the answer's body (a Connect error's JSON), its first max_kept_body bytes
   std::string error;  // when status is 0: why ("Couldn't connect to server: ...")
+  std::string location;     // a redirect's target (3xx), which is never followed
+  std::string retry_after;  // the Retry-After header's value, when there is one
 };
 
 struct http_timeouts {
