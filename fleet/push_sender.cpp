@@ -29,6 +29,13 @@ std::string utc_time(std::int64_t ns) {
   return text;
 }
 
+// "10.0 s": a duration in a message.
+std::string seconds_text(std::chrono::steady_clock::duration duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(duration).count());
+  return text;
+}
+
 spool_bounds bounds_of(const push_options& options) {
   return {options.memory_bound_bytes, options.disk_bound_bytes, options.spool_dir};
 }
@@ -81,6 +88,7 @@ void push_sender::send_until_stopped() {
       report_("push: dropped a window whose spool file " + entry->path + " is unreadable");
       continue;
     }
+    auto sent_at = std::chrono::steady_clock::now();
     push_outcome outcome = client.push(*window, now_ns());
     if (outcome.verdict == push_verdict::delivered) {
       spool_.finish(*entry, spool_result::delivered);
@@ -93,13 +101,21 @@ void push_sender::send_until_stopped() {
               utc_time(window->end_ns) + ": " + outcome.reason);
     } else {
       spool_.finish(*entry, spool_result::kept);
-      if (abort_) break;
+      if (abort_) {
+        // libcurl only says "Callback aborted": the reason is that no answer came in time.
+        last_failure_ = "no answer from " + options_.url + " to a request that waited " +
+                        seconds_text(std::chrono::steady_clock::now() - sent_at) +
+                        " when the flush at exit ended";
+        break;
+      }
+      last_failure_ = outcome.reason;
       if (!failing_) {
         report_("push: cannot deliver to " + options_.url + ": " + outcome.reason +
                 "; windows wait in the spool and are retried with back-off");
       }
       failing_ = true;
-      spool_.wait(generation, std::chrono::steady_clock::now() + delays.next(), false);
+      spool_.wait(generation, std::chrono::steady_clock::now() + delays.next(outcome.retry_after),
+                  false);
     }
   }
 }
@@ -124,15 +140,21 @@ void push_sender::report_leftovers() {
   push_spool::leftover left = spool_.persist_remaining();
   // A spool directory this run made and left empty goes: the machine is as it was.
   if (left.on_disk == 0 && spool_.made_directory()) io::remove_empty_directory(spool_.dir());
+  // Why they were not sent: the last failure, said again at the end where it is looked for.
+  std::string why = last_failure_.empty() ? "" : " (last failure: " + last_failure_ + ")";
   if (left.on_disk > 0) {
     report_("push: " + std::to_string(left.on_disk) + " window(s) not sent are kept in " +
-            spool_.dir() + "; a later run with this spool directory sends them first");
+            spool_.dir() + why + "; a later run with this spool directory sends them first");
   }
   if (left.lost > 0) {
     report_("push: " + std::to_string(left.lost) + " window(s) not sent are lost" +
-            (spool_.dir().empty() ? " (no spool directory)" : ""));
+            (spool_.dir().empty() ? " (no spool directory)" : "") + why);
   }
   spool_counts counts = spool_.counts();
+  if (counts.delivered_earlier > 0) {
+    report_("push: also delivered " + std::to_string(counts.delivered_earlier) +
+            " window(s) an earlier run left in " + spool_.dir());
+  }
   if (counts.dropped_full + counts.dropped_refused > 0) {
     report_("push: " + std::to_string(counts.delivered) + " window(s) delivered, " +
             std::to_string(counts.dropped_full + counts.dropped_refused) + " dropped (" +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include "fleet/push_options.hpp"
@@ -46,6 +47,7 @@ class push_sender {
   std::atomic<bool> abort_{false};     // the flush time is over: end now
   std::atomic<bool> finished_{false};  // the thread has left its loop
   bool failing_ = false;               // the sender thread's: in a streak of retryable failures
+  std::string last_failure_;           // the sender thread's, read after it ended: the last reason
   std::thread thread_;
 };
 

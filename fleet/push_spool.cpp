@@ -91,6 +91,7 @@ void push_spool::index_directory() {
     report_("push: " + std::to_string(disk_.size()) + " window(s) left in " + bounds_.dir +
             " by an earlier run are sent first");
   }
+  first_own_sequence_ = next_sequence_;
   enforce_bounds();
 }
 
@@ -190,7 +191,7 @@ void push_spool::finish(const spool_entry& entry, spool_result result) {
     tier->erase(it);
   }
   if (result == spool_result::delivered) {
-    ++counts_.delivered;
+    ++(entry.sequence < first_own_sequence_ ? counts_.delivered_earlier : counts_.delivered);
     report_burst();
   } else {
     ++counts_.dropped_refused;

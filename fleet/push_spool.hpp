@@ -43,7 +43,8 @@ struct spool_counts {
   std::size_t on_disk = 0;
   std::uint64_t dropped_full = 0;     // the oldest, dropped at the bound
   std::uint64_t dropped_refused = 0;  // refused for good (by the server or its limits)
-  std::uint64_t delivered = 0;
+  std::uint64_t delivered = 0;          // of the windows added in this run
+  std::uint64_t delivered_earlier = 0;  // of those an earlier run left in the spool directory
 };
 
 enum class spool_result { delivered, refused, kept };
@@ -108,6 +109,9 @@ class push_spool {
   std::uint64_t disk_bytes_ AREC_GUARDED_BY(mutex_) = 0;
   std::uint64_t memory_bytes_ AREC_GUARDED_BY(mutex_) = 0;
   std::uint64_t next_sequence_ AREC_GUARDED_BY(mutex_) = 1;
+  // Sequences below it are an earlier run's windows, counted apart: this run's summary says
+  // "N of M window(s) delivered" of its own M.
+  std::uint64_t first_own_sequence_ AREC_GUARDED_BY(mutex_) = 1;
   std::optional<std::uint64_t> in_flight_ AREC_GUARDED_BY(mutex_);
   std::uint64_t generation_ AREC_GUARDED_BY(mutex_) = 0;
   spool_counts counts_ AREC_GUARDED_BY(mutex_);
