@@ -85,7 +85,8 @@ void push_sender::send_until_stopped() {
     auto window = spool_.load(*entry);
     if (!window) {
       spool_.finish(*entry, spool_result::refused);
-      report_("push: dropped a window whose spool file " + entry->path + " is unreadable");
+      report_("push: dropped a window whose spool file " + entry->path +
+              " is unreadable, or not a regular file of the user running arec");
       continue;
     }
     auto sent_at = std::chrono::steady_clock::now();

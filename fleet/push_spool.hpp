@@ -17,6 +17,7 @@
 
 #include "fleet/push_window.hpp"
 #include "io/annotated_mutex.hpp"
+#include "io/unique_fd.hpp"
 
 namespace arec::fleet {
 
@@ -51,8 +52,13 @@ enum class spool_result { delivered, refused, kept };
 
 class push_spool {
  public:
-  // Creates `bounds.dir` if needed, removes half-written files a kill left there, and indexes
-  // the windows it holds. Throws std::system_error when the directory cannot be made or read.
+  // Creates `bounds.dir` (0700) if needed, removes half-written files a kill left there, and
+  // indexes the windows it holds. A directory that is a symbolic link, that another user owns or
+  // that group or others may write is refused (std::runtime_error saying how to fix it): whoever
+  // controls it could plant windows sent with our credentials. Window files that are not regular
+  // files owned by the running user are skipped, counted and reported, never sent. Throws
+  // std::system_error when the directory cannot be made or read. All later file operations are
+  // relative to the directory's fd, so a path swapped afterwards is never followed.
   push_spool(spool_bounds bounds, reporter report);
 
   // Queues a window behind all others; may move older ones to disk or drop the oldest. Never
@@ -97,11 +103,17 @@ class push_spool {
   void drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes) AREC_REQUIRES(mutex_);
   void enforce_bounds() AREC_REQUIRES(mutex_);
   void report_burst() AREC_REQUIRES(mutex_);
-  std::string file_path(std::uint64_t sequence) const;
+  std::string file_name(std::uint64_t sequence) const;
+  std::string shown_path(const std::string& name) const { return bounds_.dir + "/" + name; }
+  std::string name_of(const spool_entry& entry) const {
+    return entry.path.substr(bounds_.dir.size() + 1);
+  }
 
   spool_bounds bounds_;
   reporter report_;
   bool made_directory_ = false;  // set before the sender's thread starts, then read only
+  io::unique_fd dir_fd_;         // the spool directory, opened once (O_NOFOLLOW): never a path
+  bool spill_failing_ AREC_GUARDED_BY(mutex_) = false;  // said once per streak of failed writes
   mutable io::mutex mutex_;
   std::condition_variable_any changed_;
   std::deque<spool_entry> disk_ AREC_GUARDED_BY(mutex_);  // each tier sorted by sequence
