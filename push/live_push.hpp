@@ -46,9 +46,10 @@ class live_push {
   // Queues a finished window; returns at once.
   void output_finished(window_output window) AREC_EXCLUDES(mutex_);
 
-  // Exports every window queued, then stops the sender: it flushes for a bounded time and
-  // leaves what it could not send in its spool directory. Idempotent.
-  void stop() AREC_EXCLUDES(mutex_);
+  // Exports every window queued, then stops the sender: it flushes for a bounded time, or until
+  // `interrupt` says to end (a second Ctrl-C), and leaves what it could not send in its spool
+  // directory. Idempotent.
+  void stop(const fleet::flush_interrupt& interrupt = {}) AREC_EXCLUDES(mutex_);
 
   push_totals totals() const AREC_EXCLUDES(mutex_);
 

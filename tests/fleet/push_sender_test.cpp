@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/eventfd.h>
+
 #include <csignal>
+#include <future>
 
 #include "fleet_test_support.hpp"
 #include "io/file_copy.hpp"
@@ -325,6 +328,46 @@ TEST(PushSender, WindowsOfAnEarlierRunAreCountedApart) {
   EXPECT_EQ(sender.counts().delivered, 1u) << "this run pushed one window: \"1 of 1 delivered\"";
   EXPECT_EQ(reports.matching("also delivered"),
             "push: also delivered 2 window(s) an earlier run left in " + spool_dir + "\n");
+}
+
+TEST(PushSender, ASecondCtrlCEndsTheFlushAndKeepsTheWindows) {
+  stand_in_server server;
+  test::temp_dir dir;
+  captured_reports reports;
+  server.hold();
+  push_options options = stand_in_options(server.url());
+  options.spool_dir = dir.file("spool");
+  options.flush_timeout = std::chrono::hours(1);  // only the interrupt can end this flush
+  push_sender sender{options, reports.reporter()};
+  sender.push(numbered_window(1));
+  sender.push(numbered_window(2));
+  ASSERT_TRUE(server.wait_for_requests(1));
+
+  // Stands in for the stop signals' eventfd and counter.
+  io::unique_fd signal_fd{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  std::atomic<bool> second_stop{false};
+  flush_interrupt interrupt{signal_fd.get(), [&] {
+                              std::uint64_t count = 0;
+                              (void)::read(signal_fd.get(), &count, sizeof count);
+                              return second_stop.load();
+                            }};
+  auto stopped = std::async(std::launch::async, [&] { sender.stop(interrupt); });
+  ASSERT_TRUE(reports.wait_for("push: delivering the last 2 window(s) to " + server.url() +
+                               " (the flush at exit lasts at most 3600.0 s); Ctrl-C again stops this "
+                               "and keeps them in " + dir.file("spool") + " for the next run"));
+  std::uint64_t one = 1;
+  ASSERT_EQ(::write(signal_fd.get(), &one, sizeof one), 8) << "a SIGUSR2: not a stop";
+  second_stop = true;
+  ASSERT_EQ(::write(signal_fd.get(), &one, sizeof one), 8) << "the second Ctrl-C";
+  ASSERT_EQ(stopped.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "the flush goes on after a second Ctrl-C";
+  EXPECT_EQ(reports.matching("not sent are kept"),
+            "push: 2 window(s) not sent are kept in " + dir.file("spool") +
+                " (last failure: the flush at exit was interrupted); a later run with this spool "
+                "directory sends them first\n");
+  EXPECT_EQ(io::directory_names(dir.file("spool")).size(), 2u);
+  EXPECT_EQ(sender.counts().delivered, 0u);
+  server.release();
 }
 
 }  // namespace
