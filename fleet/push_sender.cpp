@@ -137,7 +137,7 @@ void push_sender::stop(const flush_interrupt& interrupt) {
   // The watcher waits on the interrupt's fd and on `done`, which ends it once the flush is over.
   io::unique_fd done;
   std::thread watcher;
-  if (interrupt.fd >= 0) {
+  if (interrupt.fd >= 0 && interrupt.requested) {
     done = io::unique_fd(io::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd", "push flush"));
     watcher = std::thread([this, &interrupt, fd = done.get()] { watch_for_interrupt(interrupt, fd); });
   }
