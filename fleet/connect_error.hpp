@@ -34,8 +34,7 @@ connect_status parse_connect_error(std::string_view body);
 // The outcome of an HTTP answer `status` with `body` to a unary Connect call. A redirect (3xx to
 // `location`) is retried, never followed, and its reason names `location`, so the user can put
 // that URL in --push; the windows wait in the spool meanwhile.
-push_outcome classify_response(long status, std::string_view body,
-                               std::string_view location = {});
+push_outcome classify_response(long status, std::string_view body, std::string_view location = {});
 
 // Whether a Connect error code is worth retrying (unavailable, resource_exhausted, ...).
 bool retryable_code(std::string_view code);

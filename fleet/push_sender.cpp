@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -139,7 +138,8 @@ void push_sender::stop(const flush_interrupt& interrupt) {
   std::thread watcher;
   if (interrupt.fd >= 0 && interrupt.requested) {
     done = io::unique_fd(io::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd", "push flush"));
-    watcher = std::thread([this, &interrupt, fd = done.get()] { watch_for_interrupt(interrupt, fd); });
+    watcher =
+        std::thread([this, &interrupt, fd = done.get()] { watch_for_interrupt(interrupt, fd); });
   }
   // A flush that is over at once (the usual last window) says nothing; a longer one says what
   // it waits for and how to end it, or Ctrl-C would seem to do nothing.

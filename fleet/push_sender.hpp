@@ -55,12 +55,12 @@ class push_sender {
   push_options options_;
   reporter report_;
   push_spool spool_;
-  std::atomic<bool> stopping_{false};  // flush what waits, then end
-  std::atomic<bool> abort_{false};     // the flush time is over: end now
-  std::atomic<bool> finished_{false};  // the thread has left its loop
+  std::atomic<bool> stopping_{false};     // flush what waits, then end
+  std::atomic<bool> abort_{false};        // the flush time is over: end now
+  std::atomic<bool> finished_{false};     // the thread has left its loop
   std::atomic<bool> interrupted_{false};  // the flush was cut short by the user
-  bool failing_ = false;               // the sender thread's: in a streak of retryable failures
-  std::string last_failure_;           // the sender thread's, read after it ended: the last reason
+  bool failing_ = false;                  // the sender thread's: in a streak of retryable failures
+  std::string last_failure_;              // the sender thread's (read after it ended): why
   std::thread thread_;
 };
 

@@ -82,7 +82,8 @@ void push_spool::index_directory() {
   dir_fd_ = std::move(directory.fd);
   std::size_t half_written = 0, foreign = 0;
   io::exclusive_lock lock{mutex_};
-  io::dir_reader reader{io::unique_fd::open_at(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  io::dir_reader reader{
+      io::unique_fd::open_at(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   while (auto listed = reader.next()) {
     std::string name(listed->name);
     // A kill between write and rename leaves ".window-N.pb.tmp": never sent, removed.
@@ -100,7 +101,8 @@ void push_spool::index_directory() {
       ++foreign;
       continue;
     }
-    disk_.push_back({*sequence, nullptr, shown_path(name), static_cast<std::uint64_t>(status.st_size)});
+    disk_.push_back(
+        {*sequence, nullptr, shown_path(name), static_cast<std::uint64_t>(status.st_size)});
     disk_bytes_ += static_cast<std::uint64_t>(status.st_size);
     next_sequence_ = std::max(next_sequence_, *sequence + 1);
   }

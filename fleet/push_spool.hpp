@@ -42,8 +42,8 @@ struct spool_entry {
 struct spool_counts {
   std::size_t in_memory = 0;
   std::size_t on_disk = 0;
-  std::uint64_t dropped_full = 0;     // the oldest, dropped at the bound
-  std::uint64_t dropped_refused = 0;  // refused for good (by the server or its limits)
+  std::uint64_t dropped_full = 0;       // the oldest, dropped at the bound
+  std::uint64_t dropped_refused = 0;    // refused for good (by the server or its limits)
   std::uint64_t delivered = 0;          // of the windows added in this run
   std::uint64_t delivered_earlier = 0;  // of those an earlier run left in the spool directory
 };

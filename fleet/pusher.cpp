@@ -30,12 +30,12 @@ push_outcome pusher::push(const push_window& window, std::int64_t now_ns) {
   if (response.status == 0) return {push_verdict::retry, response.error};
   push_outcome outcome = classify_response(response.status, response.body, response.location);
   if ((response.status == 429 || response.status == 503) && !response.retry_after.empty()) {
-    outcome.retry_after =
-        parse_retry_after(response.retry_after, std::chrono::system_clock::now());
+    outcome.retry_after = parse_retry_after(response.retry_after, std::chrono::system_clock::now());
     if (outcome.retry_after) {
-      outcome.reason += " (the server asks to wait " +
-                        std::to_string(std::chrono::ceil<std::chrono::seconds>(*outcome.retry_after).count()) +
-                        " s before the next try)";
+      outcome.reason +=
+          " (the server asks to wait " +
+          std::to_string(std::chrono::ceil<std::chrono::seconds>(*outcome.retry_after).count()) +
+          " s before the next try)";
     }
   }
   return outcome;

@@ -30,7 +30,8 @@ std::string parent_of(const std::string& path) {
 
 std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::string& path,
                                                       std::size_t max_bytes, int extra_flags) {
-  int raw = ::openat(dir_fd, path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+  int raw =
+      ::openat(dir_fd, path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
   if (raw < 0 && errno == ENOENT) return std::nullopt;
   bounded_file file;
   if (raw < 0 && errno == ELOOP && (extra_flags & O_NOFOLLOW) != 0) {
@@ -47,7 +48,8 @@ std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::str
   file.text.resize(max_bytes + 1);
   std::size_t got = 0;
   while (got < file.text.size()) {
-    ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), file.text.data() + got, file.text.size() - got); });
+    ssize_t n = retry_on_eintr(
+        [&] { return ::read(fd.get(), file.text.data() + got, file.text.size() - got); });
     check_syscall(n, "read", path);
     if (n == 0) break;
     got += static_cast<std::size_t>(n);

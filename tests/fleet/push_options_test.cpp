@@ -135,7 +135,8 @@ TEST(FleetPushOptions, TokenFileOthersMayReadIsRefusedAsSshRefusesAKey) {
   EXPECT_EQ(usage_error_of("--push-token-file", path),
             "--push-token-file: " + path +
                 " is readable or writable by group or others (mode 0644); make it the token's "
-                "alone: chown $(id -u) " + path + " && chmod 600 " + path);
+                "alone: chown $(id -u) " +
+                path + " && chmod 600 " + path);
   ASSERT_EQ(::chmod(path.c_str(), 0620), 0);
   EXPECT_NE(usage_error_of("--push-token-file", path), "(accepted)");
 }
@@ -148,8 +149,7 @@ TEST(FleetPushOptions, TokenFileOfAnotherUserIsRefused) {
   ASSERT_EQ(::chown(path.c_str(), other.uid(), other.gid()), 0);
   std::string error = usage_error_of("--push-token-file", path);
   EXPECT_EQ(error, "--push-token-file: " + path + " is owned by uid " +
-                       std::to_string(other.uid()) + ", not by uid " +
-                       std::to_string(::geteuid()) +
+                       std::to_string(other.uid()) + ", not by uid " + std::to_string(::geteuid()) +
                        " (the user running arec); make it the token's alone: chown $(id -u) " +
                        path + " && chmod 600 " + path);
 }

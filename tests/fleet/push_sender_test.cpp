@@ -1,7 +1,6 @@
 #include "fleet/push_sender.hpp"
 
 #include <gtest/gtest.h>
-
 #include <sys/eventfd.h>
 
 #include <csignal>
@@ -280,7 +279,8 @@ TEST(PushSender, AServerThatAcceptsAndHangsIsNamedAsTheReason) {
   sender.stop();
   std::string lost = reports.matching("not sent are lost");
   EXPECT_NE(lost.find("push: 2 window(s) not sent are lost (no spool directory) (last failure: "
-                      "no answer from " + server.url() + " to a request that waited "),
+                      "no answer from " +
+                      server.url() + " to a request that waited "),
             std::string::npos)
       << lost;
   EXPECT_NE(lost.find(" s when the flush at exit ended)"), std::string::npos) << lost;
@@ -352,9 +352,11 @@ TEST(PushSender, ASecondCtrlCEndsTheFlushAndKeepsTheWindows) {
                               return second_stop.load();
                             }};
   auto stopped = std::async(std::launch::async, [&] { sender.stop(interrupt); });
-  ASSERT_TRUE(reports.wait_for("push: delivering the last 2 window(s) to " + server.url() +
-                               " (the flush at exit lasts at most 3600.0 s); Ctrl-C again stops this "
-                               "and keeps them in " + dir.file("spool") + " for the next run"));
+  ASSERT_TRUE(
+      reports.wait_for("push: delivering the last 2 window(s) to " + server.url() +
+                       " (the flush at exit lasts at most 3600.0 s); Ctrl-C again stops this "
+                       "and keeps them in " +
+                       dir.file("spool") + " for the next run"));
   std::uint64_t one = 1;
   ASSERT_EQ(::write(signal_fd.get(), &one, sizeof one), 8) << "a SIGUSR2: not a stop";
   second_stop = true;

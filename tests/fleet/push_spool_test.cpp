@@ -1,7 +1,6 @@
 #include "fleet/push_spool.hpp"
 
 #include <gtest/gtest.h>
-
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -211,7 +210,8 @@ TEST(FleetSpool, ASpoolThatIsASymbolicLinkIsRefused) {
   ASSERT_EQ(::mkdir(dir.file("real").c_str(), 0700), 0);
   ASSERT_EQ(::symlink(dir.file("real").c_str(), dir.file("spool").c_str()), 0);
   EXPECT_EQ(refusal_of(dir.file("spool")), "push: the spool directory " + dir.file("spool") +
-                                               " is a symbolic link" + fix_advice(dir.file("spool")));
+                                               " is a symbolic link" +
+                                               fix_advice(dir.file("spool")));
   EXPECT_EQ(spool_files(dir.file("real")).size(), 0u);
 }
 
@@ -236,9 +236,9 @@ TEST(FleetSpool, WindowFilesItsUserDidNotWriteAreNeverSent) {
     for (int i = 1; i <= 2; ++i) earlier.add(numbered_window(i));
   }
   // Planted before the directory was private: a window of another user, and a link to one.
-  ASSERT_EQ(::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(),
-                    other.gid()),
-            0);
+  ASSERT_EQ(
+      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
+      0);
   ASSERT_EQ(::rename((spool_dir + "/window-00000000000000000002.pb").c_str(),
                      dir.file("elsewhere.pb").c_str()),
             0);
@@ -250,9 +250,11 @@ TEST(FleetSpool, WindowFilesItsUserDidNotWriteAreNeverSent) {
   spool.add(numbered_window(3));
   EXPECT_EQ(drain(spool), (std::vector<int>{3}));
   EXPECT_EQ(reports.matching("skipped"),
-            "push: skipped 2 window file(s) in " + spool_dir + " that are not regular files owned "
-            "by uid " + std::to_string(::geteuid()) +
-            " (the user running arec): they are not sent; remove them\n");
+            "push: skipped 2 window file(s) in " + spool_dir +
+                " that are not regular files owned "
+                "by uid " +
+                std::to_string(::geteuid()) +
+                " (the user running arec): they are not sent; remove them\n");
 }
 
 TEST(FleetSpool, AFileSwappedAfterIndexingIsNotLoaded) {
@@ -264,9 +266,9 @@ TEST(FleetSpool, AFileSwappedAfterIndexingIsNotLoaded) {
     earlier.add(numbered_window(1));
   }
   push_spool spool({1 << 20, 1 << 20, spool_dir}, [](const std::string&) {});
-  ASSERT_EQ(::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(),
-                    other.gid()),
-            0);
+  ASSERT_EQ(
+      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
+      0);
   auto entry = spool.take_oldest();
   ASSERT_TRUE(entry);
   EXPECT_FALSE(spool.load(*entry)) << "the owner is checked on the open file";

@@ -20,8 +20,8 @@ std::int64_t now_ns() {
 TEST(Pusher, RetryAfterOn429And503IsTheServersAsk) {
   stand_in_server server;
   server.reply_next(stand_in_server::raw_reply(429, "Retry-After: 7\r\n", ""));
-  server.reply_next(stand_in_server::raw_reply(503, "retry-after: Fri, 01 Jan 2100 00:00:00 GMT\r\n",
-                                               "{\"code\":\"unavailable\"}"));
+  server.reply_next(stand_in_server::raw_reply(
+      503, "retry-after: Fri, 01 Jan 2100 00:00:00 GMT\r\n", "{\"code\":\"unavailable\"}"));
   server.reply_next(stand_in_server::raw_reply(500, "Retry-After: 7\r\n", ""));
   std::atomic<bool> abort{false};
   push_options options = test::stand_in_options(server.url());

@@ -33,8 +33,7 @@ TEST(OwnedFiles, ReadsARegularFileUpToItsBound) {
 
 TEST(OwnedFiles, NeverReadsADeviceAFifoOrThroughALinkWhenToldNotTo) {
   test::temp_dir dir;
-  EXPECT_EQ(read_bounded_regular_file(AT_FDCWD, "/dev/zero", 16)->problem,
-            "is not a regular file");
+  EXPECT_EQ(read_bounded_regular_file(AT_FDCWD, "/dev/zero", 16)->problem, "is not a regular file");
   ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
   EXPECT_EQ(read_bounded_regular_file(AT_FDCWD, dir.file("fifo"), 16)->problem,
             "is not a regular file");
@@ -55,8 +54,7 @@ TEST(OwnedFiles, OwnershipProblemIsSshsRule) {
             "is readable or writable by group or others (mode 0640)");
   EXPECT_EQ(ownership_problem(status, false, false), "") << "only writes matter for a directory";
   status.st_mode = S_IFDIR | 0775;
-  EXPECT_EQ(ownership_problem(status, false, false),
-            "is writable by group or others (mode 0775)");
+  EXPECT_EQ(ownership_problem(status, false, false), "is writable by group or others (mode 0775)");
   status.st_mode = S_IFREG | 0600;
   status.st_uid = ::geteuid() + 1;
   EXPECT_NE(ownership_problem(status, true, true), "");
