@@ -7,6 +7,7 @@
 
 #include "io/file_copy.hpp"
 #include "io/output_path.hpp"
+#include "io/stop_signals.hpp"
 #include "push/live_push.hpp"
 #include "record/session/session.hpp"
 
@@ -71,7 +72,13 @@ int record_and_push(record::record_options options, const fleet::push_options& p
     live.output_finished({output.path, output.start_ns, output.end_ns});
   };
   int status = record::run_session(options, command_line);
-  live.stop();
+  // The stop signal that ended the recording is counted already: one more (a second Ctrl-C, a
+  // SIGTERM) ends the flush, and what is not delivered stays in the spool.
+  unsigned stops = io::stop_signals::arrived().stops;
+  live.stop({io::stop_signals::wakeup_fd(), [stops] {
+               io::stop_signals::drain_wakeups();
+               return io::stop_signals::arrived().stops > stops;
+             }});
   if (!options.quiet) print_push_summary(live.totals(), push_options);
   return status;
 }

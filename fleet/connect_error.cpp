@@ -125,8 +125,15 @@ bool retryable_code(std::string_view code) {
   return false;
 }
 
-push_outcome classify_response(long status, std::string_view body) {
+push_outcome classify_response(long status, std::string_view body, std::string_view location) {
   if (status == 200) return {push_verdict::delivered, {}};
+  if (status >= 300 && status < 400) {
+    return {push_verdict::retry,
+            "HTTP " + std::to_string(status) + ", redirected to " +
+                (location.empty() ? std::string("(no Location)") : std::string(location)) +
+                ": arec does not follow redirects (the token and the profiles would go where an "
+                "answer says); give --push the URL the server expects"};
+  }
   connect_status error = parse_connect_error(body);
   std::string reason = "HTTP " + std::to_string(status);
   if (!error.code.empty()) reason += ", " + error.code;

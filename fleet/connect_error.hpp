@@ -3,6 +3,8 @@
 // {"code": "unavailable", "message": "..."} (connectrpc.com/docs/protocol).
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,8 @@ enum class push_verdict {
 struct push_outcome {
   push_verdict verdict = push_verdict::delivered;
   std::string reason;  // empty when delivered: "HTTP 503, unavailable: ingester down"
+  // How long the server asked us to wait before the next try (Retry-After on 429 or 503).
+  std::optional<std::chrono::milliseconds> retry_after;
 };
 
 // The Connect error code and message of a JSON error body; empty strings for what is missing
@@ -27,8 +31,10 @@ struct connect_status {
 };
 connect_status parse_connect_error(std::string_view body);
 
-// The outcome of an HTTP answer `status` with `body` to a unary Connect call.
-push_outcome classify_response(long status, std::string_view body);
+// The outcome of an HTTP answer `status` with `body` to a unary Connect call. A redirect (3xx to
+// `location`) is retried, never followed, and its reason names `location`, so the user can put
+// that URL in --push; the windows wait in the spool meanwhile.
+push_outcome classify_response(long status, std::string_view body, std::string_view location = {});
 
 // Whether a Connect error code is worth retrying (unavailable, resource_exhausted, ...).
 bool retryable_code(std::string_view code);

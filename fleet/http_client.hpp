@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,8 +15,10 @@ namespace arec::fleet {
 
 struct http_response {
   long status = 0;    // the HTTP status; 0 when no answer came
-  std::string body;   // the answer's body (a Connect error's JSON)
+  std::string body;   // the answer's body (a Connect error's JSON), its first max_kept_body bytes
   std::string error;  // when status is 0: why ("Couldn't connect to server: ...")
+  std::string location;     // a redirect's target (3xx), which is never followed
+  std::string retry_after;  // the Retry-After header's value, when there is one
 };
 
 struct http_timeouts {
@@ -25,6 +28,10 @@ struct http_timeouts {
 
 class http_client {
  public:
+  // What is kept of an answer's body: a Connect error is a few hundred bytes; a server or proxy
+  // answering megabytes must not grow arec. The transfer ends there.
+  static constexpr std::size_t max_kept_body = 64 * 1024;
+
   // `abort` is read during transfers; when it becomes true the transfer ends with an error.
   http_client(http_timeouts timeouts, const std::atomic<bool>& abort);
   ~http_client();

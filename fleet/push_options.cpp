@@ -1,13 +1,15 @@
 #include "fleet/push_options.hpp"
 
+#include <fcntl.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <system_error>
 
-#include "io/small_file.hpp"
+#include "io/owned_files.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::fleet {
@@ -29,14 +31,50 @@ void add_or_replace(std::vector<label>& labels, label pair) {
   }
 }
 
-// A bearer token comes from a file, never the command line, where `ps` would show it.
-std::string read_token(std::string_view path) {
-  std::optional<std::string> text = io::read_text_if_exists(std::string(path));
-  if (!text) bad_value("--push-token-file", path, "expected a file holding the token");
-  std::string token = std::move(*text);
+// Enough for any bearer token (a JWT is a few hundred bytes); reading stops there, so a device
+// or a huge file given by mistake costs nothing.
+constexpr std::size_t max_token_bytes = 16 * 1024;
+
+// A value sent in an HTTP header: a CR or LF would end the header and start another one the
+// user did not write (header injection), a NUL cuts it; other control characters no server takes.
+void check_header_value(std::string_view option, std::string_view value, std::string_view what) {
+  for (char c : value) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      throw io::usage_error(std::string(option) + ": " + std::string(what) +
+                            " must not hold control characters (CR, LF, NUL, ...): it is sent in "
+                            "an HTTP header");
+    }
+  }
+}
+
+// A bearer token comes from a file, never the command line, where `ps` would show it. As ssh does
+// for a key, a file others may read or that another user controls is refused: the token would
+// already be theirs, or be theirs to replace.
+std::string read_token(std::string_view path_text) {
+  constexpr std::string_view option = "--push-token-file";
+  std::string path(path_text);
+  std::optional<io::bounded_file> file;
+  try {
+    file = io::read_bounded_regular_file(AT_FDCWD, path, max_token_bytes);
+  } catch (const std::system_error& error) {
+    throw io::usage_error(std::string(option) + ": cannot read the token: " + error.what());
+  }
+  if (!file) bad_value(option, path, "expected a file holding the token");
+  if (!file->problem.empty()) {
+    throw io::usage_error(std::string(option) + ": " + path + " " + file->problem +
+                          "; expected a regular file holding one token");
+  }
+  if (std::string problem = io::ownership_problem(file->status, true, true); !problem.empty()) {
+    throw io::usage_error(std::string(option) + ": " + path + " " + problem +
+                          "; make it the token's alone: chown $(id -u) " + path + " && chmod 600 " +
+                          path);
+  }
+  std::string token = std::move(file->text);
   while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
   if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos)
-    bad_value("--push-token-file", path, "expected a file holding one token");
+    bad_value(option, path, "expected a file holding one token");
+  check_header_value(option, token, "the token");
   return token;
 }
 
@@ -60,7 +98,10 @@ void set_push_url(push_options& options, std::string_view url) {
     options.basic_password =
         colon == std::string_view::npos ? "" : std::string(credentials.substr(colon + 1));
     rest = rest.substr(at + 1);
+    check_header_value("--push", options.basic_user, "the URL's user");
+    check_header_value("--push", options.basic_password, "the URL's password");
   }
+  check_header_value("--push", rest, "the URL");
   while (rest.ends_with('/')) rest.remove_suffix(1);
   options.url = std::string(scheme) + std::string(rest);
 }
@@ -102,6 +143,7 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
     add_or_replace(options.labels, parse_push_label(value));
   } else if (option == "--push-tenant") {
     if (value.empty()) bad_value(option, value, "expected a tenant id");
+    check_header_value(option, value, "the tenant id");
     options.tenant_id = std::string(value);
   } else if (option == "--push-token-file") {
     options.bearer_token = read_token(value);

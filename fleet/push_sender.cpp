@@ -1,7 +1,11 @@
 #include "fleet/push_sender.hpp"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -9,6 +13,8 @@
 #include "fleet/backoff.hpp"
 #include "fleet/pusher.hpp"
 #include "io/file_copy.hpp"
+#include "io/system_error.hpp"
+#include "io/unique_fd.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -26,6 +32,13 @@ std::string utc_time(std::int64_t ns) {
   gmtime_r(&seconds, &parts);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+// "10.0 s": a duration in a message.
+std::string seconds_text(std::chrono::steady_clock::duration duration) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(duration).count());
   return text;
 }
 
@@ -78,9 +91,11 @@ void push_sender::send_until_stopped() {
     auto window = spool_.load(*entry);
     if (!window) {
       spool_.finish(*entry, spool_result::refused);
-      report_("push: dropped a window whose spool file " + entry->path + " is unreadable");
+      report_("push: dropped a window whose spool file " + entry->path +
+              " is unreadable, or not a regular file of the user running arec");
       continue;
     }
+    auto sent_at = std::chrono::steady_clock::now();
     push_outcome outcome = client.push(*window, now_ns());
     if (outcome.verdict == push_verdict::delivered) {
       spool_.finish(*entry, spool_result::delivered);
@@ -93,46 +108,113 @@ void push_sender::send_until_stopped() {
               utc_time(window->end_ns) + ": " + outcome.reason);
     } else {
       spool_.finish(*entry, spool_result::kept);
-      if (abort_) break;
+      if (abort_) {
+        // libcurl only says "Callback aborted": the reason is that no answer came in time.
+        last_failure_ = interrupted_
+                            ? "the flush at exit was interrupted"
+                            : "no answer from " + options_.url + " to a request that waited " +
+                                  seconds_text(std::chrono::steady_clock::now() - sent_at) +
+                                  " when the flush at exit ended";
+        break;
+      }
+      last_failure_ = outcome.reason;
       if (!failing_) {
         report_("push: cannot deliver to " + options_.url + ": " + outcome.reason +
                 "; windows wait in the spool and are retried with back-off");
       }
       failing_ = true;
-      spool_.wait(generation, std::chrono::steady_clock::now() + delays.next(), false);
+      spool_.wait(generation, std::chrono::steady_clock::now() + delays.next(outcome.retry_after),
+                  false);
     }
   }
 }
 
-void push_sender::stop() {
+void push_sender::stop(const flush_interrupt& interrupt) {
   if (!thread_.joinable()) return;
   stopping_ = true;
   spool_.wake_all();
-  auto deadline = std::chrono::steady_clock::now() + options_.flush_timeout;
+  // The watcher waits on the interrupt's fd and on `done`, which ends it once the flush is over.
+  io::unique_fd done;
+  std::thread watcher;
+  if (interrupt.fd >= 0 && interrupt.requested) {
+    done = io::unique_fd(io::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd", "push flush"));
+    watcher =
+        std::thread([this, &interrupt, fd = done.get()] { watch_for_interrupt(interrupt, fd); });
+  }
+  // A flush that is over at once (the usual last window) says nothing; a longer one says what
+  // it waits for and how to end it, or Ctrl-C would seem to do nothing.
+  auto start = std::chrono::steady_clock::now();
+  auto deadline = start + options_.flush_timeout;
+  auto announce_at = std::min(deadline, start + std::chrono::seconds(1));
+  bool announced = false;
   for (;;) {
     std::uint64_t generation = spool_.generation();
-    if (finished_ || std::chrono::steady_clock::now() >= deadline) break;
-    spool_.wait(generation, deadline, false);
+    auto now = std::chrono::steady_clock::now();
+    if (finished_ || interrupted_ || now >= deadline) break;
+    if (!announced && now >= announce_at) {
+      announce_flush();
+      announced = true;
+    }
+    spool_.wait(generation, announced ? deadline : announce_at, false);
   }
   abort_ = true;  // ends a request in progress and the back-off wait
   spool_.wake_all();
   thread_.join();
+  if (watcher.joinable()) {
+    std::uint64_t one = 1;
+    io::check_syscall(::write(done.get(), &one, sizeof one), "write", "push flush eventfd");
+    watcher.join();
+  }
   report_leftovers();
+}
+
+void push_sender::announce_flush() const {
+  spool_counts waiting = spool_.counts();
+  std::size_t count = waiting.in_memory + waiting.on_disk;
+  if (count == 0) return;
+  report_("push: delivering the last " + std::to_string(count) + " window(s) to " + options_.url +
+          " (the flush at exit lasts at most " + seconds_text(options_.flush_timeout) +
+          "); Ctrl-C again stops this and " +
+          (spool_.dir().empty() ? std::string("loses them (no spool directory)")
+                                : "keeps them in " + spool_.dir() + " for the next run"));
+}
+
+void push_sender::watch_for_interrupt(const flush_interrupt& interrupt, int done_fd) {
+  for (;;) {
+    pollfd fds[2] = {{interrupt.fd, POLLIN, 0}, {done_fd, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;  // cannot watch: the flush runs its course
+    }
+    if (fds[1].revents != 0) return;
+    if (fds[0].revents != 0 && interrupt.requested()) {
+      interrupted_ = true;
+      abort_ = true;  // also ends the request in progress now
+      spool_.wake_all();
+      return;
+    }
+  }
 }
 
 void push_sender::report_leftovers() {
   push_spool::leftover left = spool_.persist_remaining();
   // A spool directory this run made and left empty goes: the machine is as it was.
   if (left.on_disk == 0 && spool_.made_directory()) io::remove_empty_directory(spool_.dir());
+  // Why they were not sent: the last failure, said again at the end where it is looked for.
+  std::string why = last_failure_.empty() ? "" : " (last failure: " + last_failure_ + ")";
   if (left.on_disk > 0) {
     report_("push: " + std::to_string(left.on_disk) + " window(s) not sent are kept in " +
-            spool_.dir() + "; a later run with this spool directory sends them first");
+            spool_.dir() + why + "; a later run with this spool directory sends them first");
   }
   if (left.lost > 0) {
     report_("push: " + std::to_string(left.lost) + " window(s) not sent are lost" +
-            (spool_.dir().empty() ? " (no spool directory)" : ""));
+            (spool_.dir().empty() ? " (no spool directory)" : "") + why);
   }
   spool_counts counts = spool_.counts();
+  if (counts.delivered_earlier > 0) {
+    report_("push: also delivered " + std::to_string(counts.delivered_earlier) +
+            " window(s) an earlier run left in " + spool_.dir());
+  }
   if (counts.dropped_full + counts.dropped_refused > 0) {
     report_("push: " + std::to_string(counts.delivered) + " window(s) delivered, " +
             std::to_string(counts.dropped_full + counts.dropped_refused) + " dropped (" +

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "fleet/push_options.hpp"
@@ -15,6 +17,14 @@ namespace arec::fleet {
 
 // The default reporter: "arec: " + the message on stderr.
 void report_to_stderr(const std::string& message);
+
+// What ends the flush at exit early (a second Ctrl-C, a SIGTERM): `fd` turns readable when it
+// may have happened and `requested()`, called then on a thread of the sender's, says whether it
+// did (draining `fd` as needed). No fd: the flush runs its course.
+struct flush_interrupt {
+  int fd = -1;
+  std::function<bool()> requested;
+};
 
 class push_sender {
  public:
@@ -28,9 +38,10 @@ class push_sender {
   // Queues a window; never waits for the network (at most for one spool file write).
   void push(push_window window);
 
-  // Sends what waits for at most options.flush_timeout, then ends the request in progress,
-  // writes what is left to the spool directory and reports it. Idempotent.
-  void stop();
+  // Sends what waits for at most options.flush_timeout (says so after a second), or
+  // until `interrupt` says to end, then ends the request in progress, writes what is left to the
+  // spool directory and reports it. Idempotent.
+  void stop(const flush_interrupt& interrupt = {});
 
   spool_counts counts() const { return spool_.counts(); }
 
@@ -38,14 +49,18 @@ class push_sender {
   void run();
   void send_until_stopped();
   void report_leftovers();
+  void announce_flush() const;
+  void watch_for_interrupt(const flush_interrupt& interrupt, int done_fd);
 
   push_options options_;
   reporter report_;
   push_spool spool_;
-  std::atomic<bool> stopping_{false};  // flush what waits, then end
-  std::atomic<bool> abort_{false};     // the flush time is over: end now
-  std::atomic<bool> finished_{false};  // the thread has left its loop
-  bool failing_ = false;               // the sender thread's: in a streak of retryable failures
+  std::atomic<bool> stopping_{false};     // flush what waits, then end
+  std::atomic<bool> abort_{false};        // the flush time is over: end now
+  std::atomic<bool> finished_{false};     // the thread has left its loop
+  std::atomic<bool> interrupted_{false};  // the flush was cut short by the user
+  bool failing_ = false;                  // the sender thread's: in a streak of retryable failures
+  std::string last_failure_;              // the sender thread's (read after it ended): why
   std::thread thread_;
 };
 

@@ -1,5 +1,7 @@
 #include "fleet/push_spool.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,11 +9,12 @@
 #include <cinttypes>
 #include <cstdio>
 #include <span>
+#include <stdexcept>
 #include <system_error>
 
 #include "fleet/wire_format.hpp"
-#include "io/file_copy.hpp"
-#include "io/small_file.hpp"
+#include "io/dir_reader.hpp"
+#include "io/owned_files.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -36,6 +39,10 @@ std::optional<std::uint64_t> sequence_of(std::string_view name) {
   return sequence;
 }
 
+// A spooled window is one profile (at most 4 MiB before gzip) with its labels: a file much
+// larger is not one of ours and is not read whole.
+constexpr std::size_t max_window_file_bytes = 64 << 20;
+
 std::span<const std::byte> as_bytes(const std::string& text) {
   return std::as_bytes(std::span{text.data(), text.size()});
 }
@@ -55,30 +62,48 @@ push_spool::push_spool(spool_bounds bounds, reporter report)
   if (!bounds_.dir.empty()) index_directory();
 }
 
-std::string push_spool::file_path(std::uint64_t sequence) const {
+std::string push_spool::file_name(std::uint64_t sequence) const {
   char name[48];
   std::snprintf(name, sizeof name, "window-%020" PRIu64 ".pb", sequence);
-  return bounds_.dir + "/" + name;
+  return name;
 }
 
 void push_spool::index_directory() {
-  made_directory_ = ::access(bounds_.dir.c_str(), F_OK) != 0;
-  io::make_directories(bounds_.dir);
-  std::size_t half_written = 0;
+  io::private_directory directory = io::open_private_directory(bounds_.dir);
+  if (!directory.problem.empty()) {
+    throw std::runtime_error(
+        "push: the spool directory " + bounds_.dir + " " + directory.problem +
+        ": whoever controls it could read the windows or plant windows sent with this run's "
+        "credentials; remove it (arec makes it again, mode 0700), or make it yours alone (chown " +
+        std::to_string(::geteuid()) + " " + bounds_.dir + " && chmod 700 " + bounds_.dir +
+        "), or choose another with --push-spool");
+  }
+  made_directory_ = directory.created;
+  dir_fd_ = std::move(directory.fd);
+  std::size_t half_written = 0, foreign = 0;
   io::exclusive_lock lock{mutex_};
-  for (const std::string& name : io::directory_names(bounds_.dir)) {
+  io::dir_reader reader{
+      io::unique_fd::open_at(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  while (auto listed = reader.next()) {
+    std::string name(listed->name);
     // A kill between write and rename leaves ".window-N.pb.tmp": never sent, removed.
     if (name.starts_with('.') && name.ends_with(".tmp")) {
-      half_written += io::remove_file(bounds_.dir + "/" + name) ? 1 : 0;
+      half_written += io::remove_file_at(dir_fd_.get(), name) ? 1 : 0;
       continue;
     }
     auto sequence = sequence_of(name);
     if (!sequence) continue;
-    std::string path = bounds_.dir + "/" + name;
-    auto size = io::file_size(path);
-    if (!size) continue;
-    disk_.push_back({*sequence, nullptr, path, *size});
-    disk_bytes_ += *size;
+    struct stat status {};
+    if (::fstatat(dir_fd_.get(), name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    // Only what this user wrote is sent: a link, a FIFO or a file someone else planted
+    // (before the directory was made private) is left alone.
+    if (!S_ISREG(status.st_mode) || status.st_uid != ::geteuid()) {
+      ++foreign;
+      continue;
+    }
+    disk_.push_back(
+        {*sequence, nullptr, shown_path(name), static_cast<std::uint64_t>(status.st_size)});
+    disk_bytes_ += static_cast<std::uint64_t>(status.st_size);
     next_sequence_ = std::max(next_sequence_, *sequence + 1);
   }
   std::sort(disk_.begin(), disk_.end(),
@@ -87,10 +112,16 @@ void push_spool::index_directory() {
     report_("push: removed " + std::to_string(half_written) + " half-written window file(s) from " +
             bounds_.dir);
   }
+  if (foreign > 0) {
+    report_("push: skipped " + std::to_string(foreign) + " window file(s) in " + bounds_.dir +
+            " that are not regular files owned by uid " + std::to_string(::geteuid()) +
+            " (the user running arec): they are not sent; remove them");
+  }
   if (!disk_.empty()) {
     report_("push: " + std::to_string(disk_.size()) + " window(s) left in " + bounds_.dir +
             " by an earlier run are sent first");
   }
+  first_own_sequence_ = next_sequence_;
   enforce_bounds();
 }
 
@@ -124,27 +155,33 @@ bool push_spool::spill_oldest() {
   spool_entry entry = std::move(*it);
   memory_.erase(it);
   memory_bytes_ -= entry.bytes;
-  std::string path = file_path(entry.sequence);
+  std::string name = file_name(entry.sequence);
   try {
     std::string bytes = encode_spooled_window(*entry.window);
-    io::replace_file_atomically(bounds_.dir, path.substr(bounds_.dir.size() + 1), as_bytes(bytes));
+    io::write_file_atomically_at(dir_fd_.get(), bounds_.dir, name, as_bytes(bytes));
     // In order: a window kept in memory while in flight is older than what went to disk then.
     auto after = std::upper_bound(
         disk_.begin(), disk_.end(), entry.sequence,
         [](std::uint64_t sequence, const spool_entry& e) { return sequence < e.sequence; });
-    disk_.insert(after, {entry.sequence, nullptr, std::move(path), bytes.size()});
+    disk_.insert(after, {entry.sequence, nullptr, shown_path(name), bytes.size()});
     disk_bytes_ += bytes.size();
+    spill_failing_ = false;
     return true;
   } catch (const std::system_error& error) {
-    report_("push: cannot keep a window in the spool: " + std::string(error.what()) +
-            "; it is dropped");
+    // Once per streak: a full disk fails every write until space comes back.
+    if (!spill_failing_) {
+      report_("push: cannot keep a window in the spool: " + std::string(error.what()) +
+              "; it is dropped, and so is every window that cannot be written until a write "
+              "succeeds again (the spool full line counts them)");
+    }
+    spill_failing_ = true;
     return false;
   }
 }
 
 void push_spool::drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes) {
   auto it = oldest_idle(tier, in_flight_);
-  if (!it->path.empty()) io::remove_file(it->path);
+  if (!it->path.empty()) io::remove_file_at(dir_fd_.get(), name_of(*it));
   bytes -= it->bytes;
   tier.erase(it);
   ++counts_.dropped_full;
@@ -166,9 +203,11 @@ std::optional<spool_entry> push_spool::take_oldest() {
 std::optional<push_window> push_spool::load(const spool_entry& entry) const {
   if (entry.window) return *entry.window;
   try {
-    auto bytes = io::read_text_if_exists(entry.path);
-    if (!bytes) return std::nullopt;
-    return decode_spooled_window(*bytes);
+    // Checked on the open file, not at indexing: a file swapped since is never sent.
+    auto file = io::read_bounded_regular_file(dir_fd_.get(), name_of(entry), max_window_file_bytes,
+                                              O_NOFOLLOW);
+    if (!file || !file->problem.empty() || file->status.st_uid != ::geteuid()) return std::nullopt;
+    return decode_spooled_window(file->text);
   } catch (const std::system_error&) {  // unreadable (EACCES, EIO): the caller drops it
     return std::nullopt;
   }
@@ -185,12 +224,12 @@ void push_spool::finish(const spool_entry& entry, spool_result result) {
     auto it = std::find_if(tier->begin(), tier->end(),
                            [&](const spool_entry& e) { return e.sequence == entry.sequence; });
     if (it == tier->end()) continue;
-    if (!it->path.empty()) io::remove_file(it->path);
+    if (!it->path.empty()) io::remove_file_at(dir_fd_.get(), name_of(*it));
     (tier == &disk_ ? disk_bytes_ : memory_bytes_) -= it->bytes;
     tier->erase(it);
   }
   if (result == spool_result::delivered) {
-    ++counts_.delivered;
+    ++(entry.sequence < first_own_sequence_ ? counts_.delivered_earlier : counts_.delivered);
     report_burst();
   } else {
     ++counts_.dropped_refused;

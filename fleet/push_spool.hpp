@@ -17,6 +17,7 @@
 
 #include "fleet/push_window.hpp"
 #include "io/annotated_mutex.hpp"
+#include "io/unique_fd.hpp"
 
 namespace arec::fleet {
 
@@ -41,17 +42,23 @@ struct spool_entry {
 struct spool_counts {
   std::size_t in_memory = 0;
   std::size_t on_disk = 0;
-  std::uint64_t dropped_full = 0;     // the oldest, dropped at the bound
-  std::uint64_t dropped_refused = 0;  // refused for good (by the server or its limits)
-  std::uint64_t delivered = 0;
+  std::uint64_t dropped_full = 0;       // the oldest, dropped at the bound
+  std::uint64_t dropped_refused = 0;    // refused for good (by the server or its limits)
+  std::uint64_t delivered = 0;          // of the windows added in this run
+  std::uint64_t delivered_earlier = 0;  // of those an earlier run left in the spool directory
 };
 
 enum class spool_result { delivered, refused, kept };
 
 class push_spool {
  public:
-  // Creates `bounds.dir` if needed, removes half-written files a kill left there, and indexes
-  // the windows it holds. Throws std::system_error when the directory cannot be made or read.
+  // Creates `bounds.dir` (0700) if needed, removes half-written files a kill left there, and
+  // indexes the windows it holds. A directory that is a symbolic link, that another user owns or
+  // that group or others may write is refused (std::runtime_error saying how to fix it): whoever
+  // controls it could plant windows sent with our credentials. Window files that are not regular
+  // files owned by the running user are skipped, counted and reported, never sent. Throws
+  // std::system_error when the directory cannot be made or read. All later file operations are
+  // relative to the directory's fd, so a path swapped afterwards is never followed.
   push_spool(spool_bounds bounds, reporter report);
 
   // Queues a window behind all others; may move older ones to disk or drop the oldest. Never
@@ -96,11 +103,17 @@ class push_spool {
   void drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes) AREC_REQUIRES(mutex_);
   void enforce_bounds() AREC_REQUIRES(mutex_);
   void report_burst() AREC_REQUIRES(mutex_);
-  std::string file_path(std::uint64_t sequence) const;
+  std::string file_name(std::uint64_t sequence) const;
+  std::string shown_path(const std::string& name) const { return bounds_.dir + "/" + name; }
+  std::string name_of(const spool_entry& entry) const {
+    return entry.path.substr(bounds_.dir.size() + 1);
+  }
 
   spool_bounds bounds_;
   reporter report_;
   bool made_directory_ = false;  // set before the sender's thread starts, then read only
+  io::unique_fd dir_fd_;         // the spool directory, opened once (O_NOFOLLOW): never a path
+  bool spill_failing_ AREC_GUARDED_BY(mutex_) = false;  // said once per streak of failed writes
   mutable io::mutex mutex_;
   std::condition_variable_any changed_;
   std::deque<spool_entry> disk_ AREC_GUARDED_BY(mutex_);  // each tier sorted by sequence
@@ -108,6 +121,9 @@ class push_spool {
   std::uint64_t disk_bytes_ AREC_GUARDED_BY(mutex_) = 0;
   std::uint64_t memory_bytes_ AREC_GUARDED_BY(mutex_) = 0;
   std::uint64_t next_sequence_ AREC_GUARDED_BY(mutex_) = 1;
+  // Sequences below it are an earlier run's windows, counted apart: this run's summary says
+  // "N of M window(s) delivered" of its own M.
+  std::uint64_t first_own_sequence_ AREC_GUARDED_BY(mutex_) = 1;
   std::optional<std::uint64_t> in_flight_ AREC_GUARDED_BY(mutex_);
   std::uint64_t generation_ AREC_GUARDED_BY(mutex_) = 0;
   spool_counts counts_ AREC_GUARDED_BY(mutex_);

@@ -1,5 +1,6 @@
 #include "fleet/pusher.hpp"
 
+#include "fleet/backoff.hpp"
 #include "fleet/ingest_limits.hpp"
 #include "fleet/wire_format.hpp"
 
@@ -27,7 +28,17 @@ push_outcome pusher::push(const push_window& window, std::int64_t now_ns) {
   http_response response =
       client_.post(endpoint_, headers_, body, options_.basic_user, options_.basic_password);
   if (response.status == 0) return {push_verdict::retry, response.error};
-  return classify_response(response.status, response.body);
+  push_outcome outcome = classify_response(response.status, response.body, response.location);
+  if ((response.status == 429 || response.status == 503) && !response.retry_after.empty()) {
+    outcome.retry_after = parse_retry_after(response.retry_after, std::chrono::system_clock::now());
+    if (outcome.retry_after) {
+      outcome.reason +=
+          " (the server asks to wait " +
+          std::to_string(std::chrono::ceil<std::chrono::seconds>(*outcome.retry_after).count()) +
+          " s before the next try)";
+    }
+  }
+  return outcome;
 }
 
 }  // namespace arec::fleet

@@ -34,14 +34,14 @@ void live_push::output_finished(window_output window) {
   queued_.notify_one();
 }
 
-void live_push::stop() {
+void live_push::stop(const fleet::flush_interrupt& interrupt) {
   {
     io::exclusive_lock lock{mutex_};
     stopping_ = true;
     queued_.notify_one();
   }
   if (thread_.joinable()) thread_.join();
-  sender_.stop();
+  sender_.stop(interrupt);
 }
 
 push_totals live_push::totals() const {

@@ -25,12 +25,12 @@ struct window_output {
 };
 
 struct push_totals {
-  std::uint64_t windows = 0;  // exported and handed to the sender
+  std::uint64_t windows = 0;     // exported and handed to the sender
   std::uint64_t profiles = 0;    // sent for them: more when a window was split for the server
   std::uint64_t cut_stacks = 0;  // stacks cut to the server's depth
   std::uint64_t samples = 0;
   std::uint64_t failed = 0;     // windows that could not be exported (reported one by one)
-  std::uint64_t delivered = 0;  // windows the server took
+  std::uint64_t delivered = 0;  // of this run's, those the server took (not an earlier run's)
 };
 
 class live_push {
@@ -46,9 +46,10 @@ class live_push {
   // Queues a finished window; returns at once.
   void output_finished(window_output window) AREC_EXCLUDES(mutex_);
 
-  // Exports every window queued, then stops the sender: it flushes for a bounded time and
-  // leaves what it could not send in its spool directory. Idempotent.
-  void stop() AREC_EXCLUDES(mutex_);
+  // Exports every window queued, then stops the sender: it flushes for a bounded time, or until
+  // `interrupt` says to end (a second Ctrl-C), and leaves what it could not send in its spool
+  // directory. Idempotent.
+  void stop(const fleet::flush_interrupt& interrupt = {}) AREC_EXCLUDES(mutex_);
 
   push_totals totals() const AREC_EXCLUDES(mutex_);
 

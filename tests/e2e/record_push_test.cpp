@@ -158,5 +158,37 @@ TEST_F(RecordPush, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
       << run.err;
 }
 
+// A server that takes the request and never answers: after the first stop signal the flush at
+// exit says what it waits for; one more signal (Ctrl-C again, or systemd's SIGTERM) ends it at
+// once, and what was not delivered stays in the spool, counted.
+void second_signal_ends_the_flush(test::stand_in_server& server, const std::string& spool,
+                                  int second) {
+  server.hold();
+  test::child_process recording =
+      test::child_process::spawn(push_command(server.url(), {"-a", "--push-spool", spool}));
+  ASSERT_TRUE(server.wait_for_requests(1));  // the first window is in flight, unanswered
+  recording.send_signal(SIGINT);
+  ASSERT_TRUE(recording.wait_for_stderr(
+      "Ctrl-C again stops this and keeps them in " + spool + " for the next run", 60s));
+  recording.send_signal(second);
+  test::command_result run = recording.wait(60s);
+  server.release();
+  EXPECT_FALSE(run.timed_out) << run.describe();
+  EXPECT_NE(run.err.find("not sent are kept in " + spool +
+                         " (last failure: the flush at exit was interrupted)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("arec: push: 0 of "), std::string::npos) << run.err;
+  EXPECT_FALSE(std::filesystem::is_empty(spool)) << "the windows wait for the next run";
+}
+
+TEST_F(RecordPush, ASecondCtrlCEndsTheFlushAndKeepsTheWindows) {
+  second_signal_ends_the_flush(server_, dir_.file("spool"), SIGINT);
+}
+
+TEST_F(RecordPush, ASigtermEndsTheFlushAndKeepsTheWindows) {
+  second_signal_ends_the_flush(server_, dir_.file("spool"), SIGTERM);
+}
+
 }  // namespace
 }  // namespace arec::e2e

@@ -27,5 +27,26 @@ TEST(FleetBackoff, JitterSpreadsHostsApart) {
   EXPECT_LT(same, 6);
 }
 
+TEST(FleetBackoff, WaitsAtLeastWhatTheServerAsksUpToTheCap) {
+  backoff delays{milliseconds(100), milliseconds(10'000), 42};
+  EXPECT_EQ(delays.next(milliseconds(5'000)), milliseconds(5'000));
+  EXPECT_EQ(delays.next(milliseconds(3'600'000)), milliseconds(10'000)) << "bounded by the cap";
+  delays.reset();
+  EXPECT_LE(delays.next(milliseconds(0)).count(), 100) << "an ask below ours changes nothing";
+}
+
+TEST(FleetBackoff, RetryAfterIsSecondsOrAnHttpDate) {
+  auto now = std::chrono::system_clock::from_time_t(1445412480);  // Wed, 21 Oct 2015 07:28:00 GMT
+  EXPECT_EQ(parse_retry_after("120", now), milliseconds(120'000));
+  EXPECT_EQ(parse_retry_after(" 0 ", now), milliseconds(0));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now), milliseconds(30'000));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), milliseconds(0))
+      << "a date past is now";
+  EXPECT_EQ(parse_retry_after("soon", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("-5", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("12abc", now), std::nullopt);
+  EXPECT_EQ(parse_retry_after("", now), std::nullopt);
+}
+
 }  // namespace
 }  // namespace arec::fleet

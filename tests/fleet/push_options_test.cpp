@@ -1,8 +1,14 @@
 #include "fleet/push_options.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "io/usage_error.hpp"
+#include "support/temp_dir.hpp"
+#include "test_user.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -68,6 +74,84 @@ TEST(FleetPushOptions, SeriesLabelsDefaultToTheHostAndLaterOnesWin) {
   apply_push_option(options, "--push-label", "service_name=db");
   EXPECT_EQ(series_labels(options, window)[1], (label{"service_name", "db"}));
   EXPECT_FALSE(host_name().empty());
+}
+
+// A token file at `path` holding `text`, with `mode`.
+void write_token(const std::string& path, const std::string& text, mode_t mode) {
+  FILE* file = std::fopen(path.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fwrite(text.data(), 1, text.size(), file);
+  std::fclose(file);
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+}
+
+TEST(FleetPushOptions, HeaderValuesRefuseControlCharacters) {
+  EXPECT_EQ(usage_error_of("--push-tenant", "t1\r\nX-Injected: yes"),
+            "--push-tenant: the tenant id must not hold control characters (CR, LF, NUL, ...): "
+            "it is sent in an HTTP header");
+  EXPECT_NE(usage_error_of("--push-tenant", std::string_view("t1\0x", 4)), "(accepted)");
+  EXPECT_NE(usage_error_of("--push-tenant", "t1\x7f"), "(accepted)");
+  EXPECT_EQ(usage_error_of("--push", "http://user:pa\r\nX-Injected: yes@host"),
+            "--push: the URL's password must not hold control characters (CR, LF, NUL, ...): "
+            "it is sent in an HTTP header");
+  EXPECT_NE(usage_error_of("--push", "http://us\ter:p@host"), "(accepted)");
+  EXPECT_NE(usage_error_of("--push", "http://host/\r\nX: y"), "(accepted)");
+  EXPECT_EQ(usage_error_of("--push-tenant", "team-a"), "(accepted)");
+
+  test::temp_dir dir;
+  write_token(dir.file("token"), "tok\x01en\n", 0600);
+  EXPECT_EQ(usage_error_of("--push-token-file", dir.file("token")),
+            "--push-token-file: the token must not hold control characters (CR, LF, NUL, ...): "
+            "it is sent in an HTTP header");
+}
+
+TEST(FleetPushOptions, TokenFileIsARegularFileOfAFewKiB) {
+  EXPECT_EQ(usage_error_of("--push-token-file", "/dev/null"),
+            "--push-token-file: /dev/null is not a regular file; expected a regular file holding "
+            "one token");
+  test::temp_dir dir;
+  write_token(dir.file("huge"), std::string(64 * 1024, 'a'), 0600);
+  EXPECT_EQ(usage_error_of("--push-token-file", dir.file("huge")),
+            "--push-token-file: " + dir.file("huge") +
+                " holds more than 16384 bytes; expected a regular file holding one token");
+  write_token(dir.file("ok"), "tok-123\n", 0600);
+  push_options options;
+  apply_push_option(options, "--push-token-file", dir.file("ok"));
+  EXPECT_EQ(options.bearer_token, "tok-123");
+}
+
+TEST(FleetPushOptions, TokenFileNeverReadsAFifo) {
+  test::temp_dir dir;
+  ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+  EXPECT_EQ(usage_error_of("--push-token-file", dir.file("fifo")),
+            "--push-token-file: " + dir.file("fifo") +
+                " is not a regular file; expected a regular file holding one token");
+}
+
+TEST(FleetPushOptions, TokenFileOthersMayReadIsRefusedAsSshRefusesAKey) {
+  test::temp_dir dir;
+  std::string path = dir.file("token");
+  write_token(path, "tok-123\n", 0644);
+  EXPECT_EQ(usage_error_of("--push-token-file", path),
+            "--push-token-file: " + path +
+                " is readable or writable by group or others (mode 0644); make it the token's "
+                "alone: chown $(id -u) " +
+                path + " && chmod 600 " + path);
+  ASSERT_EQ(::chmod(path.c_str(), 0620), 0);
+  EXPECT_NE(usage_error_of("--push-token-file", path), "(accepted)");
+}
+
+TEST(FleetPushOptions, TokenFileOfAnotherUserIsRefused) {
+  test::test_user other;
+  test::temp_dir dir;
+  std::string path = dir.file("token");
+  write_token(path, "tok-123\n", 0600);
+  ASSERT_EQ(::chown(path.c_str(), other.uid(), other.gid()), 0);
+  std::string error = usage_error_of("--push-token-file", path);
+  EXPECT_EQ(error, "--push-token-file: " + path + " is owned by uid " +
+                       std::to_string(other.uid()) + ", not by uid " + std::to_string(::geteuid()) +
+                       " (the user running arec); make it the token's alone: chown $(id -u) " +
+                       path + " && chmod 600 " + path);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "fleet/push_sender.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/eventfd.h>
 
 #include <csignal>
+#include <future>
 
 #include "fleet_test_support.hpp"
 #include "io/file_copy.hpp"
@@ -221,8 +223,10 @@ TEST(PushSender, StopFlushesForABoundedTimeThenKeepsTheRestOnDisk) {
     sender.stop();  // returns although the server never answers
   }
   EXPECT_NE(reports.matching("push: 3 window(s) not sent are kept in " + dir.file("spool") +
-                             "; a later run with this spool directory sends them first"),
+                             " (last failure: no answer from " + server.url() +
+                             " to a request that waited "),
             "");
+  EXPECT_NE(reports.matching("; a later run with this spool directory sends them first"), "");
   server.stop();
   server.release();
   server.restart();
@@ -260,6 +264,112 @@ TEST(PushSender, ASpoolLeftByAKilledProcessIsSentByTheNextRun) {
   EXPECT_EQ(received_order(server), (std::vector<int>{1, 2, 3, 5}));
   EXPECT_NE(reports.matching("3 window(s) left in " + spool_dir), "");
   EXPECT_EQ(io::directory_names(spool_dir).size(), 0u);
+}
+
+TEST(PushSender, AServerThatAcceptsAndHangsIsNamedAsTheReason) {
+  stand_in_server server;
+  captured_reports reports;
+  server.hold();
+  push_options options = stand_in_options(server.url());
+  options.flush_timeout = std::chrono::milliseconds(100);
+  push_sender sender{options, reports.reporter()};
+  sender.push(numbered_window(1));
+  sender.push(numbered_window(2));
+  ASSERT_TRUE(server.wait_for_requests(1));
+  sender.stop();
+  std::string lost = reports.matching("not sent are lost");
+  EXPECT_NE(lost.find("push: 2 window(s) not sent are lost (no spool directory) (last failure: "
+                      "no answer from " +
+                      server.url() + " to a request that waited "),
+            std::string::npos)
+      << lost;
+  EXPECT_NE(lost.find(" s when the flush at exit ended)"), std::string::npos) << lost;
+}
+
+TEST(PushSender, ARedirectKeepsTheWindowAndNamesItsTarget) {
+  stand_in_server server;
+  captured_reports reports;
+  // A URL that moved: following it would send the token wherever the answer says.
+  server.reply_next(stand_in_server::raw_reply(
+      307, "Location: http://127.0.0.1:1/elsewhere/push.v1.PusherService/Push\r\n", ""));
+  push_sender sender{stand_in_options(server.url()), reports.reporter()};
+  sender.push(numbered_window(1));
+  ASSERT_TRUE(server.wait_for_received(1));
+  sender.stop();
+  EXPECT_EQ(reports.matching("cannot deliver"),
+            "push: cannot deliver to " + server.url() +
+                ": HTTP 307, redirected to http://127.0.0.1:1/elsewhere/push.v1.PusherService/"
+                "Push: arec does not follow redirects (the token and the profiles would go where "
+                "an answer says); give --push the URL the server expects; windows wait in the "
+                "spool and are retried with back-off\n");
+  EXPECT_EQ(received_order(server), (std::vector<int>{1})) << "kept, not dropped";
+  EXPECT_EQ(sender.counts().dropped_refused, 0u);
+  EXPECT_EQ(server.requests(), 2u) << "the redirect was not followed";
+}
+
+TEST(PushSender, WindowsOfAnEarlierRunAreCountedApart) {
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  {
+    // An earlier run that could not deliver: two windows left on disk (memory bound 0).
+    push_spool earlier({0, 1 << 20, spool_dir}, [](const std::string&) {});
+    earlier.add(numbered_window(1));
+    earlier.add(numbered_window(2));
+  }
+  stand_in_server server;
+  captured_reports reports;
+  push_options options = stand_in_options(server.url());
+  options.spool_dir = spool_dir;
+  push_sender sender{options, reports.reporter()};
+  sender.push(numbered_window(3));
+  ASSERT_TRUE(server.wait_for_received(3));
+  sender.stop();
+  EXPECT_EQ(received_order(server), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(sender.counts().delivered, 1u) << "this run pushed one window: \"1 of 1 delivered\"";
+  EXPECT_EQ(reports.matching("also delivered"),
+            "push: also delivered 2 window(s) an earlier run left in " + spool_dir + "\n");
+}
+
+TEST(PushSender, ASecondCtrlCEndsTheFlushAndKeepsTheWindows) {
+  stand_in_server server;
+  test::temp_dir dir;
+  captured_reports reports;
+  server.hold();
+  push_options options = stand_in_options(server.url());
+  options.spool_dir = dir.file("spool");
+  options.flush_timeout = std::chrono::hours(1);  // only the interrupt can end this flush
+  push_sender sender{options, reports.reporter()};
+  sender.push(numbered_window(1));
+  sender.push(numbered_window(2));
+  ASSERT_TRUE(server.wait_for_requests(1));
+
+  // Stands in for the stop signals' eventfd and counter.
+  io::unique_fd signal_fd{::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  std::atomic<bool> second_stop{false};
+  flush_interrupt interrupt{signal_fd.get(), [&] {
+                              std::uint64_t count = 0;
+                              (void)::read(signal_fd.get(), &count, sizeof count);
+                              return second_stop.load();
+                            }};
+  auto stopped = std::async(std::launch::async, [&] { sender.stop(interrupt); });
+  ASSERT_TRUE(
+      reports.wait_for("push: delivering the last 2 window(s) to " + server.url() +
+                       " (the flush at exit lasts at most 3600.0 s); Ctrl-C again stops this "
+                       "and keeps them in " +
+                       dir.file("spool") + " for the next run"));
+  std::uint64_t one = 1;
+  ASSERT_EQ(::write(signal_fd.get(), &one, sizeof one), 8) << "a SIGUSR2: not a stop";
+  second_stop = true;
+  ASSERT_EQ(::write(signal_fd.get(), &one, sizeof one), 8) << "the second Ctrl-C";
+  ASSERT_EQ(stopped.wait_for(std::chrono::seconds(60)), std::future_status::ready)
+      << "the flush goes on after a second Ctrl-C";
+  EXPECT_EQ(reports.matching("not sent are kept"),
+            "push: 2 window(s) not sent are kept in " + dir.file("spool") +
+                " (last failure: the flush at exit was interrupted); a later run with this spool "
+                "directory sends them first\n");
+  EXPECT_EQ(io::directory_names(dir.file("spool")).size(), 2u);
+  EXPECT_EQ(sender.counts().delivered, 0u);
+  server.release();
 }
 
 }  // namespace

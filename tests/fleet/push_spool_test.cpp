@@ -1,12 +1,20 @@
 #include "fleet/push_spool.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <stdexcept>
 
 #include "fleet_test_support.hpp"
 #include "io/file_copy.hpp"
+#include "support/forked.hpp"
 #include "support/temp_dir.hpp"
+#include "test_user.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -155,6 +163,146 @@ TEST(FleetSpool, AnUnreadableFileIsNotAWindow) {
   auto entry = spool.take_oldest();
   ASSERT_TRUE(entry);
   EXPECT_FALSE(spool.load(*entry));
+}
+
+// Why a spool at `dir` is refused, or "(accepted)".
+std::string refusal_of(const std::string& dir) {
+  try {
+    push_spool spool({1 << 20, 1 << 20, dir}, [](const std::string&) {});
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
+std::string fix_advice(const std::string& dir) {
+  return ": whoever controls it could read the windows or plant windows sent with this run's "
+         "credentials; remove it (arec makes it again, mode 0700), or make it yours alone (chown " +
+         std::to_string(::geteuid()) + " " + dir + " && chmod 700 " + dir +
+         "), or choose another with --push-spool";
+}
+
+TEST(FleetSpool, TheDirectoryItMakesIsPrivate) {
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("var/spool");
+  push_spool spool({0, 1 << 20, spool_dir}, [](const std::string&) {});
+  spool.add(numbered_window(1));
+  struct stat status {};
+  ASSERT_EQ(::stat(spool_dir.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0700u);
+  EXPECT_TRUE(spool.made_directory());
+}
+
+TEST(FleetSpool, ASpoolOthersMayWriteIsRefused) {
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  ASSERT_EQ(::mkdir(spool_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(spool_dir.c_str(), 0777), 0);  // as another user would leave /var/tmp/arec-push
+  EXPECT_EQ(refusal_of(spool_dir), "push: the spool directory " + spool_dir +
+                                       " is writable by group or others (mode 0777)" +
+                                       fix_advice(spool_dir));
+  ASSERT_EQ(::chmod(spool_dir.c_str(), 0700), 0);
+  EXPECT_EQ(refusal_of(spool_dir), "(accepted)");
+}
+
+TEST(FleetSpool, ASpoolThatIsASymbolicLinkIsRefused) {
+  test::temp_dir dir;
+  ASSERT_EQ(::mkdir(dir.file("real").c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(dir.file("real").c_str(), dir.file("spool").c_str()), 0);
+  EXPECT_EQ(refusal_of(dir.file("spool")), "push: the spool directory " + dir.file("spool") +
+                                               " is a symbolic link" +
+                                               fix_advice(dir.file("spool")));
+  EXPECT_EQ(spool_files(dir.file("real")).size(), 0u);
+}
+
+TEST(FleetSpool, ASpoolOfAnotherUserIsRefused) {
+  test::test_user other;
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  ASSERT_EQ(::mkdir(spool_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chown(spool_dir.c_str(), other.uid(), other.gid()), 0);
+  EXPECT_EQ(refusal_of(spool_dir), "push: the spool directory " + spool_dir + " is owned by uid " +
+                                       std::to_string(other.uid()) + ", not by uid " +
+                                       std::to_string(::geteuid()) + " (the user running arec)" +
+                                       fix_advice(spool_dir));
+}
+
+TEST(FleetSpool, WindowFilesItsUserDidNotWriteAreNeverSent) {
+  test::test_user other;
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  {
+    push_spool earlier({0, 1 << 20, spool_dir}, [](const std::string&) {});
+    for (int i = 1; i <= 2; ++i) earlier.add(numbered_window(i));
+  }
+  // Planted before the directory was private: a window of another user, and a link to one.
+  ASSERT_EQ(
+      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
+      0);
+  ASSERT_EQ(::rename((spool_dir + "/window-00000000000000000002.pb").c_str(),
+                     dir.file("elsewhere.pb").c_str()),
+            0);
+  ASSERT_EQ(::symlink(dir.file("elsewhere.pb").c_str(),
+                      (spool_dir + "/window-00000000000000000002.pb").c_str()),
+            0);
+  captured_reports reports;
+  push_spool spool({1 << 20, 1 << 20, spool_dir}, reports.reporter());
+  spool.add(numbered_window(3));
+  EXPECT_EQ(drain(spool), (std::vector<int>{3}));
+  EXPECT_EQ(reports.matching("skipped"),
+            "push: skipped 2 window file(s) in " + spool_dir +
+                " that are not regular files owned "
+                "by uid " +
+                std::to_string(::geteuid()) +
+                " (the user running arec): they are not sent; remove them\n");
+}
+
+TEST(FleetSpool, AFileSwappedAfterIndexingIsNotLoaded) {
+  test::test_user other;
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  {
+    push_spool earlier({0, 1 << 20, spool_dir}, [](const std::string&) {});
+    earlier.add(numbered_window(1));
+  }
+  push_spool spool({1 << 20, 1 << 20, spool_dir}, [](const std::string&) {});
+  ASSERT_EQ(
+      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
+      0);
+  auto entry = spool.take_oldest();
+  ASSERT_TRUE(entry);
+  EXPECT_FALSE(spool.load(*entry)) << "the owner is checked on the open file";
+}
+
+TEST(FleetSpool, AFullSpoolLeavesNoTemporaryFilesAndSaysSoOnce) {
+  test::temp_dir dir;
+  std::string spool_dir = dir.file("spool");
+  ASSERT_EQ(::mkdir(spool_dir.c_str(), 0700), 0);
+  std::string before = test::mount_table();
+  // A tmpfs of 16 KiB on the spool, in a private mount namespace: the host never sees it.
+  auto child = test::run_forked([&](std::string& report) {
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", spool_dir.c_str(), "tmpfs", 0, "size=16k,mode=0700") != 0) {
+      report = std::string("cannot mount a tmpfs: ") + std::strerror(errno);
+      return test::cannot_run_here;
+    }
+    captured_reports reports;
+    push_spool spool({0, 1 << 20, spool_dir}, reports.reporter());
+    for (int i = 1; i <= 8; ++i) spool.add(numbered_window(i, 6000));
+    for (const std::string& name : spool_files(spool_dir)) report += name + "\n";
+    report += "--\n" + reports.matching("cannot keep a window");
+    return 0;
+  });
+  if (child.status == test::cannot_run_here) GTEST_SKIP() << child.text;
+  ASSERT_EQ(child.status, 0) << child.text;
+  std::string files = child.text.substr(0, child.text.find("--\n"));
+  std::string said = child.text.substr(child.text.find("--\n") + 3);
+  EXPECT_EQ(files.find(".tmp"), std::string::npos) << files;
+  EXPECT_NE(files.find("window-00000000000000000001.pb"), std::string::npos) << files;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_NE(said.find("No space left on device"), std::string::npos) << said;
+  EXPECT_EQ(test::mount_table(), before) << "the host's mounts are as they were";
 }
 
 }  // namespace

@@ -100,6 +100,17 @@ void stand_in_server::fail_next(int count, int status, const std::string& code,
   failure_body_ = "{\"code\":\"" + code + "\",\"message\":\"" + message + "\"}";
 }
 
+void stand_in_server::reply_next(std::string reply) {
+  std::lock_guard lock{mutex_};
+  replies_.push_back(std::move(reply));
+}
+
+std::string stand_in_server::raw_reply(int status, const std::string& headers,
+                                       const std::string& body) {
+  return "HTTP/1.1 " + std::to_string(status) + " Scripted\r\n" + headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
 void stand_in_server::hold() {
   std::lock_guard lock{mutex_};
   holding_ = true;
@@ -181,6 +192,11 @@ std::string stand_in_server::answer(const std::string& head, const std::string& 
   changed_.notify_all();
   changed_.wait(lock, [&] { return !holding_ || stopping_; });
   if (stopping_) return {};
+  if (!replies_.empty()) {
+    std::string reply = std::move(replies_.front());
+    replies_.pop_front();
+    return reply;
+  }
   if (failures_left_ > 0) {
     --failures_left_;
     return response(failure_status_, "application/json", failure_body_);

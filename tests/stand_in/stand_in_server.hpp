@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -37,6 +38,11 @@ class stand_in_server {
 
   // The next `count` requests are answered `status` with {"code": code, "message": message}.
   void fail_next(int count, int status, const std::string& code, const std::string& message);
+  // The next request is answered with `reply`, a whole raw HTTP response written by the test (a
+  // huge body, a Retry-After or Location header); replies queue in the order given.
+  void reply_next(std::string reply);
+  // An HTTP/1.1 response of `status` with `headers` ("Name: value\r\n" each) and `body`.
+  static std::string raw_reply(int status, const std::string& headers, const std::string& body);
   // Requests arriving from now on wait, unanswered, until release() (or stop()).
   void hold();
   void release();
@@ -71,6 +77,7 @@ class stand_in_server {
   int failures_left_ = 0;
   int failure_status_ = 0;
   std::string failure_body_;
+  std::deque<std::string> replies_;
   std::size_t requests_ = 0;
   std::vector<received_push> received_;
 };

@@ -1,0 +1,131 @@
+#include "io/owned_files.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "io/file_copy.hpp"
+#include "io/output_path.hpp"
+#include "io/system_error.hpp"
+
+namespace arec::io {
+namespace {
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+std::string parent_of(const std::string& path) {
+  std::size_t slash = path.find_last_not_of('/');
+  slash = slash == std::string::npos ? std::string::npos : path.rfind('/', slash);
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::string& path,
+                                                      std::size_t max_bytes, int extra_flags) {
+  int raw =
+      ::openat(dir_fd, path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+  if (raw < 0 && errno == ENOENT) return std::nullopt;
+  bounded_file file;
+  if (raw < 0 && errno == ELOOP && (extra_flags & O_NOFOLLOW) != 0) {
+    file.problem = "is a symbolic link";
+    return file;
+  }
+  unique_fd fd{check_syscall(raw, "open", path)};
+  check_syscall(::fstat(fd.get(), &file.status), "fstat", path);
+  if (!S_ISREG(file.status.st_mode)) {
+    file.problem = "is not a regular file";
+    return file;
+  }
+  // One byte more than allowed tells a file at the bound from one over it, whatever st_size says.
+  file.text.resize(max_bytes + 1);
+  std::size_t got = 0;
+  while (got < file.text.size()) {
+    ssize_t n = retry_on_eintr(
+        [&] { return ::read(fd.get(), file.text.data() + got, file.text.size() - got); });
+    check_syscall(n, "read", path);
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got > max_bytes) {
+    file.text.clear();
+    file.problem = "holds more than " + std::to_string(max_bytes) + " bytes";
+    return file;
+  }
+  file.text.resize(got);
+  return file;
+}
+
+std::string ownership_problem(const struct stat& status, bool root_may_own, bool private_read) {
+  uid_t me = ::geteuid();
+  if (status.st_uid != me && !(root_may_own && status.st_uid == 0)) {
+    return "is owned by uid " + std::to_string(status.st_uid) + ", not by uid " +
+           std::to_string(me) + " (the user running arec)";
+  }
+  mode_t others = private_read ? 077 : 022;
+  if ((status.st_mode & others) != 0) {
+    return std::string("is ") + (private_read ? "readable or writable" : "writable") +
+           " by group or others (mode " + octal_mode(status.st_mode) + ")";
+  }
+  return {};
+}
+
+private_directory open_private_directory(const std::string& path) {
+  private_directory result;
+  if (std::string parent = parent_of(path); !parent.empty()) make_directories(parent);
+  if (::mkdir(path.c_str(), 0700) == 0) {
+    result.created = true;
+  } else if (errno != EEXIST) {
+    throw_errno("mkdir", path);
+  }
+  int raw = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (raw < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+    struct stat link {};
+    bool is_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    result.problem = is_link ? "is a symbolic link" : "is not a directory";
+    return result;
+  }
+  unique_fd fd{check_syscall(raw, "open", path)};
+  struct stat status {};
+  check_syscall(::fstat(fd.get(), &status), "fstat", path);
+  result.problem = ownership_problem(status, false, false);
+  if (result.problem.empty()) result.fd = std::move(fd);
+  return result;
+}
+
+void write_file_atomically_at(int dir_fd, const std::string& shown_dir, std::string_view name,
+                              std::span<const std::byte> bytes) {
+  std::string temporary = "." + std::string(name) + ".tmp";
+  std::string shown = shown_dir + "/" + temporary;
+  unique_fd file = unique_fd::open_at(dir_fd, temporary.c_str(),
+                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  try {
+    write_all(file.get(), bytes, shown);
+    check_syscall(::fsync(file.get()), "fsync", shown);
+    file.reset();
+    std::string final_name(name);
+    check_syscall(::renameat(dir_fd, temporary.c_str(), dir_fd, final_name.c_str()), "rename",
+                  shown_dir + "/" + final_name);
+  } catch (...) {
+    // A full disk must not leave empty temporaries behind, each taking an inode.
+    ::unlinkat(dir_fd, temporary.c_str(), 0);
+    throw;
+  }
+  // The rename is durable only once the directory is.
+  check_syscall(::fsync(dir_fd), "fsync", shown_dir);
+}
+
+bool remove_file_at(int dir_fd, const std::string& name) {
+  if (::unlinkat(dir_fd, name.c_str(), 0) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw_errno("unlink", name);
+}
+
+}  // namespace arec::io
