@@ -9,19 +9,12 @@
 #include <cstdio>
 
 #include "io/dir_reader.hpp"
+#include "io/output_path.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::io {
 namespace {
-
-void write_all(int fd, std::span<const std::byte> bytes, const std::string& path) {
-  while (!bytes.empty()) {
-    ssize_t written = check_syscall(
-        retry_on_eintr([&] { return ::write(fd, bytes.data(), bytes.size()); }), "write", path);
-    bytes = bytes.subspan(static_cast<std::size_t>(written));
-  }
-}
 
 // read/write rather than copy_file_range: procfs files report size 0 and refuse it.
 void copy_contents(int from_fd, const std::string& from, int to_fd, const std::string& to) {
@@ -92,37 +85,9 @@ void make_directories(const std::string& path, mode_t mode) {
   }
 }
 
-void link_or_copy(const std::string& from, const std::string& to) {
-  if (::link(from.c_str(), to.c_str()) == 0) return;
-  // EXDEV: another file system; EPERM: /proc, or protected_hardlinks on a file not ours.
-  if (errno != EXDEV && errno != EPERM && errno != EMLINK) throw_errno("link", to);
-  unique_fd source = unique_fd::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat status {};
-  check_syscall(::fstat(source.get(), &status), "fstat", from);
-  unique_fd target =
-      unique_fd::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, status.st_mode & 07777);
-  copy_contents(source.get(), from, target.get(), to);
-}
-
 void write_new_file(const std::string& path, std::span<const std::byte> bytes, mode_t mode) {
   unique_fd target = unique_fd::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   write_all(target.get(), bytes, path);
-}
-
-void replace_file_atomically(const std::string& dir, std::string_view name,
-                             std::span<const std::byte> bytes) {
-  std::string final_path = dir + "/" + std::string(name);
-  std::string temporary = dir + "/." + std::string(name) + ".tmp";
-  {
-    unique_fd file =
-        unique_fd::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    write_all(file.get(), bytes, temporary);
-    check_syscall(::fsync(file.get()), "fsync", temporary);
-  }
-  check_syscall(::rename(temporary.c_str(), final_path.c_str()), "rename", final_path);
-  // The rename is durable only once the directory is.
-  unique_fd directory = unique_fd::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  check_syscall(::fsync(directory.get()), "fsync", dir);
 }
 
 std::vector<std::string> directory_names(const std::string& dir) {

@@ -1,7 +1,7 @@
 // file_copy: the plain file operations a file cache or a spool needs: directories made as
-// needed, a file hard-linked or else copied, bytes written to a new file or replaced atomically,
-// a directory's names, a file removed. Each failure throws std::system_error naming the call and
-// the path.
+// needed, a file copied (keeping its holes), bytes written to a new file, a
+// directory's names, a file removed. (Replacing a file atomically: io/owned_files.) Each
+// failure throws std::system_error naming the call and the path.
 #pragma once
 
 #include <sys/types.h>
@@ -19,11 +19,6 @@ namespace arec::io {
 // Creates `path` and every missing parent (like mkdir -p), `mode` before the umask.
 void make_directories(const std::string& path, mode_t mode = 0755);
 
-// Makes `to` (which must not exist) hold the content of `from`: a hard link when the file
-// system allows one (no bytes copied), else a copy with `from`'s permission bits. Files whose
-// size the kernel does not report (/proc/kallsyms) are copied to their end.
-void link_or_copy(const std::string& from, const std::string& to);
-
 // Copies the regular file open as `from_fd` into the empty file `to_fd`, keeping its holes:
 // only its data extents (SEEK_DATA/SEEK_HOLE) are written, and the size is set last. Returns
 // the bytes written, or nullopt (having written at most `limit`) when the data is larger than
@@ -36,12 +31,6 @@ void copy_to_end(int from_fd, const std::string& from, int to_fd, const std::str
 
 // Creates `path` (which must not exist) holding `bytes`, with `mode` before the umask.
 void write_new_file(const std::string& path, std::span<const std::byte> bytes, mode_t mode);
-
-// Makes `dir`/`name` hold `bytes` (mode 0600), all or nothing: written to `dir`/.`name`.tmp,
-// flushed to disk, renamed over `name`, and the directory flushed, so a crash leaves either no
-// file, the whole file, or a ".tmp" leftover that remove_temporaries() deletes.
-void replace_file_atomically(const std::string& dir, std::string_view name,
-                             std::span<const std::byte> bytes);
 
 // The names in directory `dir` other than "." and ".." (unsorted); empty when it does not exist.
 std::vector<std::string> directory_names(const std::string& dir);

@@ -1,31 +1,24 @@
 #include "io/trusted_dir.hpp"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "io/file_copy.hpp"
+#include "io/owned_files.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::io {
 namespace {
 
-std::string user_name(uid_t uid) {
-  struct passwd entry {};
-  struct passwd* found = nullptr;
-  char buffer[1024];
-  if (::getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found)
-    return found->pw_name;
-  return "uid " + std::to_string(uid);
-}
-
 void check_trusted(int fd, const std::string& path) {
   struct stat status {};
   check_syscall(::fstat(fd, &status), "fstat", path);
-  if (auto why = distrust_reason(status))
-    throw untrusted_directory(path + " is " + *why + ": arec does not write into it");
+  if (std::string why = ownership_problem(status, true, false); !why.empty())
+    throw untrusted_directory(path + " " + why +
+                              ": arec does not write into it (chown it, chmod go-w it, or choose "
+                              "another directory)");
 }
 
 // Opens `name` below `parent`, which must be a real directory (not a symlink).
@@ -43,16 +36,6 @@ unique_fd open_component(int parent, const std::string& name, const std::string&
 }
 
 }  // namespace
-
-std::optional<std::string> distrust_reason(const struct stat& status) {
-  uid_t me = ::geteuid();
-  if (status.st_uid != me && status.st_uid != 0)
-    return "owned by " + user_name(status.st_uid) + " (chown it to " + user_name(me) +
-           " or choose another directory)";
-  if (status.st_mode & (S_IWGRP | S_IWOTH))
-    return "writable by other users (chmod go-w it, or choose another directory)";
-  return std::nullopt;
-}
 
 unique_fd open_trusted_root(const std::string& path, mode_t mode) {
   make_directories(path, mode);

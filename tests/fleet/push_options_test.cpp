@@ -8,7 +8,7 @@
 
 #include "io/usage_error.hpp"
 #include "support/temp_dir.hpp"
-#include "test_user.hpp"
+#include "support/test_user.hpp"
 
 namespace arec::fleet {
 namespace {

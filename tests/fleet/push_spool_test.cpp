@@ -14,7 +14,7 @@
 #include "io/file_copy.hpp"
 #include "support/forked.hpp"
 #include "support/temp_dir.hpp"
-#include "test_user.hpp"
+#include "support/test_user.hpp"
 
 namespace arec::fleet {
 namespace {

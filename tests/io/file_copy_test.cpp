@@ -1,11 +1,14 @@
 #include "io/file_copy.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "io/unique_fd.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::io {
@@ -40,31 +43,48 @@ TEST(FileCopy, MakeDirectoriesNamesThePathItCannotCreate) {
   }
 }
 
-TEST(FileCopy, LinkOrCopyHardLinksOnTheSameFileSystem) {
+// A file with data at its start and at 8 MiB, 16 MiB long: the copy has both, the same size,
+// and only the data's blocks.
+TEST(FileCopy, CopySparseKeepsTheHoles) {
   test::temp_dir dir;
-  { std::ofstream{dir.file("from")} << "content"; }
-  link_or_copy(dir.file("from"), dir.file("to"));
-  struct stat from {
-  }, to{};
-  ASSERT_EQ(::stat(dir.file("from").c_str(), &from), 0);
-  ASSERT_EQ(::stat(dir.file("to").c_str(), &to), 0);
-  EXPECT_EQ(from.st_ino, to.st_ino);
-  EXPECT_EQ(contents(dir.file("to")), "content");
+  {
+    unique_fd file = unique_fd::open(dir.file("from").c_str(), O_WRONLY | O_CREAT, 0600);
+    ASSERT_EQ(::pwrite(file.get(), "head", 4, 0), 4);
+    ASSERT_EQ(::pwrite(file.get(), "middle", 6, 8 << 20), 6);
+    ASSERT_EQ(::ftruncate(file.get(), 16 << 20), 0);
+  }
+  unique_fd from = unique_fd::open(dir.file("from").c_str(), O_RDONLY);
+  unique_fd to = unique_fd::open(dir.file("to").c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  std::optional<std::uint64_t> written =
+      copy_sparse(from.get(), dir.file("from"), to.get(), dir.file("to"), 1 << 20);
+  ASSERT_TRUE(written);
+  EXPECT_LT(*written, 1u << 20);
+  struct stat copy {};
+  ASSERT_EQ(::fstat(to.get(), &copy), 0);
+  EXPECT_EQ(copy.st_size, 16 << 20);
+  EXPECT_LT(copy.st_blocks * 512, 1 << 20);
+  char head[4], middle[6];
+  ASSERT_EQ(::pread(to.get(), head, 4, 0), 4);
+  ASSERT_EQ(::pread(to.get(), middle, 6, 8 << 20), 6);
+  EXPECT_EQ(std::string(head, 4), "head");
+  EXPECT_EQ(std::string(middle, 6), "middle");
 }
 
-TEST(FileCopy, LinkOrCopyCopiesAProcFileToItsEnd) {
+TEST(FileCopy, CopySparseStopsAtItsLimit) {
   test::temp_dir dir;
-  link_or_copy("/proc/self/maps", dir.file("maps"));  // no hard link into /proc: a copy
+  { std::ofstream{dir.file("from")} << std::string(64 * 1024, 'x'); }
+  unique_fd from = unique_fd::open(dir.file("from").c_str(), O_RDONLY);
+  unique_fd to = unique_fd::open(dir.file("to").c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+  EXPECT_FALSE(copy_sparse(from.get(), dir.file("from"), to.get(), dir.file("to"), 4096));
+}
+
+TEST(FileCopy, CopyToEndCopiesAProcFile) {
+  test::temp_dir dir;
+  unique_fd from = unique_fd::open("/proc/self/maps", O_RDONLY);  // its size reads as 0
+  unique_fd to = unique_fd::open(dir.file("maps").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  copy_to_end(from.get(), "/proc/self/maps", to.get(), dir.file("maps"));
   std::string copy = contents(dir.file("maps"));
   EXPECT_NE(copy.find("[stack]"), std::string::npos) << copy;
-}
-
-TEST(FileCopy, LinkOrCopyRefusesAnExistingTarget) {
-  test::temp_dir dir;
-  { std::ofstream{dir.file("from")} << "a"; }
-  { std::ofstream{dir.file("to")} << "b"; }
-  EXPECT_THROW(link_or_copy(dir.file("from"), dir.file("to")), std::system_error);
-  EXPECT_EQ(contents(dir.file("to")), "b");
 }
 
 TEST(FileCopy, WriteNewFileWritesTheBytesWithTheMode) {
@@ -75,28 +95,6 @@ TEST(FileCopy, WriteNewFileWritesTheBytesWithTheMode) {
   struct stat status {};
   ASSERT_EQ(::stat(dir.file("out").c_str(), &status), 0);
   EXPECT_EQ(status.st_mode & 0777, 0600u);
-}
-
-TEST(FileCopy, ReplaceFileAtomicallyLeavesOnlyTheWholeFile) {
-  test::temp_dir dir;
-  std::string first = "first window", second = "second";
-  replace_file_atomically(dir.path(), "w.pb", std::as_bytes(std::span{first}));
-  replace_file_atomically(dir.path(), "w.pb", std::as_bytes(std::span{second}));
-  EXPECT_EQ(contents(dir.file("w.pb")), second);
-  EXPECT_EQ(directory_names(dir.path()), std::vector<std::string>{"w.pb"}) << "no .tmp left";
-  struct stat status {};
-  ASSERT_EQ(::stat(dir.file("w.pb").c_str(), &status), 0);
-  EXPECT_EQ(status.st_mode & 0777, 0600u);
-}
-
-TEST(FileCopy, ReplaceFileAtomicallyNamesTheFileItCannotWrite) {
-  try {
-    replace_file_atomically("/nonexistent-dir", "w.pb", {});
-    ADD_FAILURE() << "no error";
-  } catch (const std::system_error& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "open /nonexistent-dir/.w.pb.tmp: No such file or directory");
-  }
 }
 
 TEST(FileCopy, DirectoryNamesSizesAndRemoval) {
