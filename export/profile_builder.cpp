@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "export/container_id.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
 #include "io/build_id_cache_layout.hpp"
@@ -63,6 +64,7 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
   label_comm_ = intern("comm");
   label_cpu_ = intern("cpu");
   label_cgroup_ = intern("cgroup");
+  label_container_ = intern("container_id");
 }
 
 // Two sample types per event: its sample count, and its summed period, which is what perf
@@ -134,7 +136,10 @@ void profile_builder::add_cgroup(std::span<const std::byte> record) {
   std::uint64_t id = 0;
   std::memcpy(&id, record.data() + sizeof(io::perf::record_header), sizeof id);
   const char* path = reinterpret_cast<const char*>(record.data() + path_offset);
-  cgroup_paths_[id] = intern({path, ::strnlen(path, record.size() - path_offset)});
+  std::string_view named{path, ::strnlen(path, record.size() - path_offset)};
+  cgroup_paths_[id] = intern(named);
+  std::string_view container = container_id_in(named);
+  container_ids_[id] = container.empty() ? 0 : intern(container);
 }
 
 void profile_builder::add_sample(std::span<const std::byte> record) {
@@ -202,6 +207,10 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
         entry.labels.push_back({label_cgroup_, path->second, 0});
       else
         entry.labels.push_back({label_cgroup_, 0, static_cast<std::int64_t>(sample->cgroup)});
+      // No label for a host process, as the agents do.
+      if (auto container = container_ids_.find(sample->cgroup);
+          container != container_ids_.end() && container->second != 0)
+        entry.labels.push_back({label_container_, container->second, 0});
     }
     window_.push_back(std::move(entry));
     window_ids_.emplace(std::string(key), index);

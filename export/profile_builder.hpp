@@ -119,9 +119,11 @@ class profile_builder {
   value_type period_type_;
   std::int64_t period_ = 0;
   std::int64_t default_type_ = 0;
-  std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0;
+  std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0,
+               label_container_ = 0;
 
   std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;  // cgroup id -> path string
+  std::unordered_map<std::uint64_t, std::int64_t> container_ids_;  // cgroup id -> id string, 0
 
   std::vector<profile_mapping> mappings_;
   std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t>,

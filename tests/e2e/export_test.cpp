@@ -17,6 +17,7 @@
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "rotated_outputs.hpp"
+#include "scratch_cgroup.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -216,6 +217,36 @@ TEST(ExportLabels, CgroupIsThePathPerfReportShows) {
   ASSERT_EQ(raw.exit_code, 0) << raw.describe();
   EXPECT_NE(raw.out.find("cgroup:[" + path + "]"), std::string::npos) << path << "\n"
                                                                       << excerpt(raw.out);
+}
+
+// A process in a container's cgroup (docker's systemd form, made by the test) gets that
+// container's id as a label; a host process none.
+TEST(ExportLabels, AProcessInAContainersCgroupCarriesItsContainerId) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(::getpid()));
+  const std::string id = std::string(56, 'c') + suffix;
+  std::string why;
+  std::optional<scratch_cgroup> container =
+      scratch_cgroup::make(why, "/docker-" + id + ".scope");
+  ASSERT_TRUE(container) << why;
+  test::temp_dir dir;
+  auto labels_of = [&](const std::string& name, const std::string& shell_prefix) {
+    const std::string data = dir.file(name + ".data"), out = dir.file(name + ".pb.gz");
+    test::command_result recorded = test::run_command(recorder::from_environment().command(
+        {"-o", data, "--all-cgroups", "-e", "cpu-clock", "--", "sh", "-c",
+         shell_prefix + "exec " + test_program("hot_pair") + " 200"}));
+    EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
+    EXPECT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", out}).exit_code,
+              0);
+    return test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out}).out;
+  };
+  std::string inside =
+      labels_of("inside", "echo $$ > " + container->path() + "/cgroup.procs && ");
+  EXPECT_NE(inside.find("container_id:[" + id + "]"), std::string::npos) << excerpt(inside);
+  std::string on_host = labels_of("host", "");
+  EXPECT_NE(on_host.find("cgroup:["), std::string::npos) << excerpt(on_host);
+  EXPECT_EQ(on_host.find("container_id:"), std::string::npos) << excerpt(on_host);
 }
 
 TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
