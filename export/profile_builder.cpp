@@ -55,6 +55,7 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
     : settings_(std::move(settings)),
       decoder_(events),
       symbols_(settings_.symbols),
+      jit_symbols_(settings_.perf_map_dir),
       unwinder_([this](const model::map& where) {
         return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
       }) {
@@ -236,7 +237,8 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     where = machine_.kernel_maps().find(address);
   else if (task)
     where = task->address_space()->find(address);
-  std::uint64_t mapping_id = where ? mapping_of(*where) : 0;
+  pid_t jit_pid = where && !where->object && task ? task->pid() : 0;
+  std::uint64_t mapping_id = where ? mapping_of(*where, jit_pid) : 0;
   auto [found, added] = location_ids_.try_emplace({mapping_id, address}, 0);
   if (!added) return found->second;
 
@@ -251,14 +253,17 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
   } else if (where && where->object) {
     std::string_view name = symbols_.function_at(*where, address, recorded_id(*where->object));
     if (!name.empty()) location.function_id = function_of(name, filename);
+  } else if (jit_pid != 0) {
+    std::string_view name = jit_symbols_.function_at(jit_pid, address);
+    if (!name.empty()) location.function_id = function_of(name, filename);
   }
   locations_.push_back(location);
   found->second = location.id;
   return location.id;
 }
 
-std::uint64_t profile_builder::mapping_of(const model::map& where) {
-  auto key = std::tuple{where.object.get(), where.start, where.end, where.pgoff};
+std::uint64_t profile_builder::mapping_of(const model::map& where, pid_t pid) {
+  auto key = std::tuple{where.object.get(), where.start, where.end, where.pgoff, pid};
   auto [found, added] = mapping_ids_.try_emplace(key, 0);
   if (!added) return found->second;
   profile_mapping mapping;

@@ -17,6 +17,7 @@
 
 #include "export/dwarf_unwinder.hpp"
 #include "export/profile.hpp"
+#include "export/perf_map.hpp"
 #include "export/sample_decoder.hpp"
 #include "export/symbolizer.hpp"
 #include "io/build_id.hpp"
@@ -31,6 +32,8 @@ struct builder_settings {
   // Build-ids the recording gives per file name (its BUILD_ID feature); MMAP2 build-ids and,
   // last, the file on disk are used for files it does not name.
   std::unordered_map<std::string, io::build_id> recorded_build_ids;
+  // Where JIT runtimes' perf maps are (perf-PID.map, export/perf_map); "" reads none.
+  std::string perf_map_dir = "/tmp";
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's
@@ -97,7 +100,9 @@ class profile_builder {
   // address inside the call instruction: return address - 1).
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
                             bool caller);
-  std::uint64_t mapping_of(const model::map& where);
+  // `pid`: the process of an anonymous mapping (JIT code), whose addresses mean something only
+  // in that process; 0 for a file's.
+  std::uint64_t mapping_of(const model::map& where, pid_t pid);
   // Gives the kernel locations added since the last call their functions (finish() does).
   void name_kernel_locations();
   std::uint64_t function_of(std::string_view name, std::int64_t filename);
@@ -109,6 +114,7 @@ class profile_builder {
   model::machine machine_;
   sample_decoder decoder_;
   symbolizer symbols_;
+  perf_maps jit_symbols_;
   dwarf_unwinder unwinder_;
   std::vector<unwound_frame> unwound_;  // reused per sample
   std::vector<event_columns> columns_;  // per event
@@ -126,7 +132,7 @@ class profile_builder {
   std::unordered_map<std::uint64_t, std::int64_t> container_ids_;  // cgroup id -> id string, 0
 
   std::vector<profile_mapping> mappings_;
-  std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t>,
+  std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t, pid_t>,
            std::uint64_t>
       mapping_ids_;
   std::vector<profile_location> locations_;

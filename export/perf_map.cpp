@@ -1,0 +1,101 @@
+#include "export/perf_map.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "io/unique_fd.hpp"
+
+namespace arec::exporting {
+namespace {
+
+// How far back a lookup looks for an older, longer symbol that still contains the address.
+constexpr std::size_t overlap_reach = 16;
+
+bool parse_hex(std::string_view& text, std::uint64_t& value) {
+  if (text.starts_with("0x")) text.remove_prefix(2);
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (error != std::errc{} || end == text.data()) return false;
+  text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+  return true;
+}
+
+bool skip_space(std::string_view& text) {
+  std::size_t spaces = text.find_first_not_of(' ');
+  if (spaces == 0 || spaces == std::string_view::npos) return false;
+  text.remove_prefix(spaces);
+  return true;
+}
+
+// The map file, read only when it is a regular file and never through a symlink, to a bound.
+std::string read_map(const std::string& path) {
+  io::unique_fd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)};
+  struct stat status {};
+  if (!fd || ::fstat(fd.get(), &status) == -1 || !S_ISREG(status.st_mode)) return {};
+  std::string text(std::min<std::size_t>(static_cast<std::size_t>(status.st_size),
+                                         perf_maps::max_bytes),
+                   '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd.get(), text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+}  // namespace
+
+std::vector<perf_map_symbol> parse_perf_map(std::string_view text) {
+  std::vector<perf_map_symbol> symbols;
+  std::size_t line_number = 0;
+  while (!text.empty()) {
+    std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    ++line_number;
+    perf_map_symbol symbol;
+    std::uint64_t size = 0;
+    if (!parse_hex(line, symbol.start) || !skip_space(line) || !parse_hex(line, size) ||
+        !skip_space(line) || size == 0 || symbol.start + size < symbol.start)
+      continue;
+    while (line.ends_with('\r')) line.remove_suffix(1);
+    symbol.end = symbol.start + size;
+    symbol.line = line_number;
+    symbol.name = std::string(line);
+    symbols.push_back(std::move(symbol));
+  }
+  std::stable_sort(symbols.begin(), symbols.end(),
+                   [](const perf_map_symbol& a, const perf_map_symbol& b) {
+                     return a.start < b.start;
+                   });
+  return symbols;
+}
+
+const perf_map_symbol* perf_map_symbol_at(const std::vector<perf_map_symbol>& symbols,
+                                          std::uint64_t address) {
+  auto after = std::upper_bound(symbols.begin(), symbols.end(), address,
+                                [](std::uint64_t value, const perf_map_symbol& symbol) {
+                                  return value < symbol.start;
+                                });
+  const perf_map_symbol* best = nullptr;
+  for (std::size_t looked = 0; after != symbols.begin() && looked < overlap_reach; ++looked) {
+    --after;
+    if (address < after->end && (!best || after->line > best->line)) best = &*after;
+  }
+  return best;
+}
+
+std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
+  auto [found, added] = by_pid_.try_emplace(pid);
+  if (added && !dir_.empty())
+    found->second = parse_perf_map(read_map(dir_ + "/perf-" + std::to_string(pid) + ".map"));
+  const perf_map_symbol* symbol = perf_map_symbol_at(found->second, address);
+  return symbol ? std::string_view{symbol->name} : std::string_view{};
+}
+
+}  // namespace arec::exporting

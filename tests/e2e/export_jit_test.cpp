@@ -1,0 +1,69 @@
+// JIT code: a real `node --perf-basic-prof` spends its time in one JavaScript function, whose
+// code V8 generates into anonymous memory and names in /tmp/perf-PID.map. `arec export` names
+// those frames from that map, as perf report does (they used to be all unnamed).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The loop is inside the function, so V8's optimized code for it is jsHotFunction's own (a
+// loop around a call would inline it into the caller).
+constexpr const char* script = R"(
+function jsHotFunction(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
+  return s;
+}
+console.log(process.pid);
+console.log(jsHotFunction(3e8) > 0);
+)";
+
+TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  std::ofstream{dir.file("hot.js")} << script;
+  const std::string data = dir.file("node.data");
+  test::command_result recorded = test::run_command(
+      recorder::from_environment().command({"-q", "-g", "-e", "cpu-clock", "-o", data, "--",
+                                            "node", "--perf-basic-prof", dir.file("hot.js")}),
+      120s);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  std::string pid = recorded.out.substr(0, recorded.out.find('\n'));
+  ASSERT_FALSE(pid.empty()) << recorded.describe();
+  // node leaves its map behind: the test removes it, whatever happens below.
+  struct remove_map {
+    std::string path;
+    ~remove_map() { ::unlink(path.c_str()); }
+  } cleanup{"/tmp/perf-" + pid + ".map"};
+  test::command_result exported = test::run_command(
+      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  std::istringstream lines{exported.out};
+  double total = 0, hot = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::size_t space = line.rfind(' ');
+    if (space == std::string::npos) continue;
+    double count = std::stod(line.substr(space + 1));
+    total += count;
+    std::string leaf = line.substr(0, space);
+    leaf = leaf.substr(leaf.rfind(';') + 1);
+    if (leaf.find("jsHotFunction") != std::string::npos) hot += count;
+  }
+  ASSERT_GT(total, 0) << exported.describe();
+  EXPECT_GT(hot / total, 0.5) << hot << " of " << total << " samples in jsHotFunction";
+}
+
+}  // namespace
+}  // namespace arec::e2e
