@@ -35,6 +35,7 @@
 #include "io/users.hpp"
 #include "model/machine.hpp"
 #include "record/events/event_set.hpp"
+#include "record/events/perf_event.hpp"
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
 #include "record/session/control_channel.hpp"
@@ -49,6 +50,7 @@
 #include "record/session/summary.hpp"
 #include "record/session/workload.hpp"
 #include "record/streaming/compression_stage.hpp"
+#include "record/streaming/ring_buffer.hpp"
 #include "record/streaming/stream_sink.hpp"
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
@@ -215,6 +217,7 @@ class recording {
     }
     // Everything that can fail on bad input or limits (events, ring mappings) comes before the
     // first file is created, so such a failure leaves nothing half-written.
+    fit_ring_pages();  // before the events: a DWARF recording's wakeup is a share of the ring
     open_events();
     map_rings();
     // --exclude-perf: the threads that drain the rings run from here on; leave them out too.
@@ -438,7 +441,36 @@ class recording {
           });
         });
   }
-  std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
+  std::size_t ring_pages() const { return ring_pages_; }
+
+  // -m larger than the kernel maps: perf 6.1 then maps no data pages at all (its mask
+  // overflows an int at 2^20 pages) and records no sample, saying nothing. arec takes the
+  // largest ring the kernel maps, found on a dummy event of its own, and says so.
+  void fit_ring_pages() {
+    if (ring_pages_ <= default_data_pages) return;
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_DUMMY;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;  // allowed at any perf_event_paranoid that lets arec record
+    attr.exclude_hv = 1;
+    perf_event probe = perf_event::open(attr, 0, -1, "dummy:u (ring size probe)");
+    std::size_t fits = ring_buffer::largest_mappable(probe, ring_pages_);
+    if (fits == ring_pages_) return;
+    say(options_, "arec: warning: -m " + std::to_string(ring_pages_) + ": the kernel maps no ring of " +
+                      ring_size_text(ring_pages_ * page_size_) + " (" + std::strerror(ENOMEM) +
+                      "); using " + std::to_string(fits) + " pages (" +
+                      ring_size_text(fits * page_size_) + "), the largest it maps");
+    ring_pages_ = fits;
+  }
+  // A ring's size, a power of two: "512K", "1G", as perf prints -m's.
+  static std::string ring_size_text(std::uint64_t bytes) {
+    constexpr const char* units[] = {"B", "K", "M", "G", "T"};
+    std::size_t unit = 0;
+    for (; bytes >= 1024 && bytes % 1024 == 0 && unit + 1 < std::size(units); ++unit) bytes /= 1024;
+    return std::to_string(bytes) + units[unit];
+  }
   std::size_t ring_bytes() const { return ring_pages() * page_size_; }
 
   void map_rings() {
@@ -941,6 +973,7 @@ class recording {
   const record_options& options_;
   std::span<const std::string> command_line_;
   std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t ring_pages_ = options_.mmap_pages.value_or(default_data_pages);  // fit_ring_pages
   std::vector<int> cpus_;
   std::size_t online_cpu_count_ = 0;
   thread_layout layout_;
