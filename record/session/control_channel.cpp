@@ -1,5 +1,6 @@
 #include "record/session/control_channel.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -43,6 +44,23 @@ std::optional<control_spec> parse_fd_spec(const std::string& text) {
 }
 
 constexpr std::size_t max_command_bytes = 63;  // perf's EVLIST_CTL_CMD_MAX_LEN, less its NUL
+
+// A command as it may be shown on a terminal: bytes other than printable ASCII as \xHH.
+std::string printable(std::string_view text) {
+  std::string shown;
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      shown.push_back(c);
+      continue;
+    }
+    constexpr char digits[] = "0123456789abcdef";
+    shown += "\\x";
+    shown.push_back(digits[byte >> 4]);
+    shown.push_back(digits[byte & 0xf]);
+  }
+  return shown;
+}
 
 }  // namespace
 
@@ -149,6 +167,18 @@ bool carry_out(const control_command& command, const control_actions& actions) {
   return false;
 }
 
+std::string unknown_commands::note(std::string_view text) {
+  if (said_enough_ || std::find(said_.begin(), said_.end(), text) != said_.end()) return "";
+  if (said_.size() == max_said) {
+    said_enough_ = true;
+    return "arec: --control: more unknown commands came; they are ignored without a word";
+  }
+  said_.emplace_back(text);
+  return "arec: --control: unknown command '" + printable(text) +
+         "' ignored and not acknowledged, as perf does (the commands are enable, disable, "
+         "snapshot, evlist, stop and ping)";
+}
+
 control_channel control_channel::open(const control_spec& spec,
                                       const std::function<void(const std::string&)>& say) {
   control_channel channel;
@@ -215,7 +245,10 @@ bool control_channel::take_commands() {
   }
   for (const std::string& text : split_control_commands(bytes)) {
     control_command command = parse_control_command(text);
-    if (carry_out(command, actions_)) acknowledge();
+    if (carry_out(command, actions_))
+      acknowledge();
+    else if (std::string line = unknown_.note(text); !line.empty())
+      actions_.say(line);
     if (command.verb == control_verb::stop) return false;  // what follows is not read, as in perf
   }
   return open;

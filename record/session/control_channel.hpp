@@ -57,6 +57,20 @@ struct control_actions {
 // it knows, even a malformed one or one naming no event; never an unsupported one).
 bool carry_out(const control_command& command, const control_actions& actions);
 
+// What arec says of the commands perf does not know (perf 6.1 ignores them without a word,
+// unless -v): one line for each distinct command, the first time it comes, and after
+// `max_said` distinct ones a last line, so that a writer sending garbage cannot flood stderr.
+class unknown_commands {
+ public:
+  static constexpr std::size_t max_said = 16;
+  // The line to say for `text`, or "" when it was said already.
+  std::string note(std::string_view text);
+
+ private:
+  std::vector<std::string> said_;
+  bool said_enough_ = false;
+};
+
 // The open channel: its fds (a fifo's are owned, an fd:'s inherited ones are not) and the
 // coroutine that serves it on the control thread's loop.
 class control_channel {
@@ -87,6 +101,7 @@ class control_channel {
   int ack_fd_ = -1;
   std::string name_;  // for messages: "--control fifo PATH" or "--control fd N"
   control_actions actions_;
+  unknown_commands unknown_;
   std::unique_ptr<async::readiness> readable_;
   bool ack_failed_ = false;
 };

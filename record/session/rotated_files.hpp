@@ -24,6 +24,8 @@ class rotated_files {
   // Counts `finished` among the files kept; as in perf the final file counts too. Removes the
   // oldest beyond the limit.
   void keep(const std::string& finished);
+  // The newest file kept ("" before the first).
+  std::string newest() const { return kept_.empty() ? std::string() : kept_.back(); }
 
  private:
   std::string path_;

@@ -35,6 +35,7 @@
 #include "io/users.hpp"
 #include "model/machine.hpp"
 #include "record/events/event_set.hpp"
+#include "record/events/perf_event.hpp"
 #include "record/layout/stream_layout.hpp"
 #include "record/layout/topology.hpp"
 #include "record/session/control_channel.hpp"
@@ -49,6 +50,7 @@
 #include "record/session/summary.hpp"
 #include "record/session/workload.hpp"
 #include "record/streaming/compression_stage.hpp"
+#include "record/streaming/ring_buffer.hpp"
 #include "record/streaming/stream_sink.hpp"
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
@@ -222,6 +224,7 @@ class recording {
     }
     // Everything that can fail on bad input or limits (events, ring mappings) comes before the
     // first file is created, so such a failure leaves nothing half-written.
+    fit_ring_pages();  // before the events: a DWARF recording's wakeup is a share of the ring
     open_events();
     map_rings();
     // --exclude-perf: the threads that drain the rings run from here on; leave them out too.
@@ -234,7 +237,7 @@ class recording {
     wait_for_stop();
     std::exception_ptr failure = stop_streaming();
     if (!failure) failure = switch_failure_;
-    finalize();  // before waiting for the workload: the file is complete however that ends
+    finalize(failure);  // before waiting for the workload: the file is complete however that ends
     int status = reap_workload();
     if (failure) std::rethrow_exception(failure);
     return status;
@@ -456,7 +459,36 @@ class recording {
           });
         });
   }
-  std::size_t ring_pages() const { return options_.mmap_pages.value_or(default_data_pages); }
+  std::size_t ring_pages() const { return ring_pages_; }
+
+  // -m larger than the kernel maps: perf 6.1 then maps no data pages at all (its mask
+  // overflows an int at 2^20 pages) and records no sample, saying nothing. arec takes the
+  // largest ring the kernel maps, found on a dummy event of its own, and says so.
+  void fit_ring_pages() {
+    if (ring_pages_ <= default_data_pages) return;
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_DUMMY;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;  // allowed at any perf_event_paranoid that lets arec record
+    attr.exclude_hv = 1;
+    perf_event probe = perf_event::open(attr, 0, -1, "dummy:u (ring size probe)");
+    std::size_t fits = ring_buffer::largest_mappable(probe, ring_pages_);
+    if (fits == ring_pages_) return;
+    say(options_, "arec: warning: -m " + std::to_string(ring_pages_) +
+                      ": the kernel maps no ring of " + ring_size_text(ring_pages_ * page_size_) +
+                      " (" + std::strerror(ENOMEM) + "); using " + std::to_string(fits) +
+                      " pages (" + ring_size_text(fits * page_size_) + "), the largest it maps");
+    ring_pages_ = fits;
+  }
+  // A ring's size, a power of two: "512K", "1G", as perf prints -m's.
+  static std::string ring_size_text(std::uint64_t bytes) {
+    constexpr const char* units[] = {"B", "K", "M", "G", "T"};
+    std::size_t unit = 0;
+    for (; bytes >= 1024 && bytes % 1024 == 0 && unit + 1 < std::size(units); ++unit) bytes /= 1024;
+    return std::to_string(bytes) + units[unit];
+  }
   std::size_t ring_bytes() const { return ring_pages() * page_size_; }
 
   void map_rings() {
@@ -604,28 +636,39 @@ class recording {
   }
 
   void rotate_output() {
-    take_snapshot();  // written into the file about to be finished
+    if (options_.attrs.overwrite) {
+      take_snapshot();
+      // Written while the file is still PATH and current: a write that fails (a full disk)
+      // ends the recording with this file cut back and finished at the end, as any.
+      write_taken_snapshots();
+    }
     std::string rotated = rotated_files_.next_name();
     if (meter_) meter_->start_output();
     // Renamed first: the open fds keep writing into it, and PATH is free for the new output.
     // A crash from here on leaves PATH.<time> as salvageable as PATH was.
     io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
                       options_.output_path + " to " + rotated);
-    recording_output old_output = std::move(*output_);
-    io::perf::perf_file_writer old_header = std::move(*header_);
+    auto [next, next_header] = create_next_output(rotated);
+    recording_output old_output = std::exchange(*output_, std::move(next));
+    io::perf::perf_file_writer old_header = std::exchange(*header_, std::move(next_header));
     std::uint64_t old_header_end = header_end_;
-    output_.emplace(recording_output::create(options_.output_path, directory(), threads_.size()));
-    header_.emplace(output_->header_fd(), output_->header_path());
-    header_->write_prologue(entries_);  // same events: the same data offset
-    output_->publish();
-    output_cut cut = cut_every_stream();
+    std::vector<output_cut> cuts = cut_every_stream();
+    output_cut cut = merged(cuts);
     if (directory()) cut.data_end = old_header_end;  // the header file's own records
-    finish_file(old_header, cut);
-    rotated_bytes_ += old_output.total_bytes();
+    if (cut.failure) cut_back(old_output, cuts);
+    std::exception_ptr failure = cut.failure;
+    try {
+      finish_file(old_header, cut);
+    } catch (const std::system_error&) {
+      failure = std::current_exception();  // its data size is right: it is still announced
+    }
+    last_rotated_bytes_ = old_output.total_bytes();
+    rotated_bytes_ += last_rotated_bytes_;
     ++switches_;
     if (!options_.transient_outputs) say(options_, "arec: dump " + rotated);
     rotated_files_.keep(rotated);
     output_finished(rotated);
+    if (failure) std::rethrow_exception(failure);
     // What runs now, for the new output's samples; then its rounds may flow.
     if (directory()) {
       synthesize_into_header(true);
@@ -642,10 +685,46 @@ class recording {
     header_->update_data_size(stream.durable_offset() - data_offset_);
   }
 
+  // The output a switch goes on into, with its prologue, named PATH. When that fails (a full
+  // disk may refuse even the prologue) the current output is given its name back and stays
+  // current: nothing was cut yet.
+  std::pair<recording_output, io::perf::perf_file_writer> create_next_output(
+      const std::string& rotated) {
+    std::optional<recording_output> next;
+    try {
+      next.emplace(recording_output::create(options_.output_path, directory(), threads_.size()));
+      io::perf::perf_file_writer header(next->header_fd(), next->header_path());
+      header.write_prologue(entries_);  // same events: the same data offset
+      next->publish();
+      return {std::move(*next), std::move(header)};
+    } catch (...) {
+      if (next && directory()) io::remove_output(options_.output_path);
+      io::check_syscall(::rename(rotated.c_str(), options_.output_path.c_str()), "rename",
+                        rotated + " back to " + options_.output_path);
+      throw;
+    }
+  }
+
+  // --overwrite --switch-output: the snapshot each thread took goes into its current file now.
+  void write_taken_snapshots() {
+    std::vector<std::future<void>> written;
+    for (auto& t : threads_) written.push_back(t->stream.write_taken_snapshot());
+    std::exception_ptr failure;
+    for (std::future<void>& one : written) {
+      try {
+        one.get();
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+  }
+
   // Every streaming thread goes on into its file of the new output (output_) at its next
   // drain; waits only for the writes already under way. A single file gets the tasks the model
   // knows at the cut from its thread; a directory's come into its header file after the cuts.
-  output_cut cut_every_stream() {
+  // One cut per streaming thread.
+  std::vector<output_cut> cut_every_stream() {
     std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
     std::vector<std::future<output_cut>> pending;
     for (std::size_t i = 0; i < threads_.size(); ++i) {
@@ -655,15 +734,29 @@ class recording {
       if (!directory()) prelude = [this, trailer] { return encode_known_tasks(machine_, trailer); };
       pending.push_back(threads_[i]->stream.switch_output(std::move(writer), std::move(prelude)));
     }
+    std::vector<output_cut> cuts;
+    for (std::future<output_cut>& one : pending) cuts.push_back(one.get());
+    return cuts;
+  }
+  static output_cut merged(const std::vector<output_cut>& cuts) {
     output_cut all;
-    for (std::future<output_cut>& one : pending) {
-      output_cut cut = one.get();
+    for (const output_cut& cut : cuts) {
       all.data_end = cut.data_end;
       all.stats.merge(cut.stats);
       all.compressed_in += cut.compressed_in;
       all.compressed_out += cut.compressed_out;
+      if (!all.failure) all.failure = cut.failure;
     }
     return all;
+  }
+
+  // After a failed write (a full disk) every stream file of `output` is cut back to its durable
+  // prefix, which ends on a record boundary: a reader of data.N walks to its end, and in a
+  // single file the bytes freed give its features room.
+  static void cut_back(const recording_output& output, const std::vector<output_cut>& cuts) {
+    for (std::size_t i = 0; i < cuts.size(); ++i)
+      io::check_syscall(::ftruncate(output.stream_fd(i), static_cast<off_t>(cuts[i].data_end)),
+                        "ftruncate", output.stream_path(i));
   }
 
   // --overwrite: the rings are copied at once (the moments before the request, not arec's
@@ -700,11 +793,20 @@ class recording {
   }
 
   // The features of a file that is finished: its own samples' times, the build-ids seen so far.
+  // After a failed write only what is on the file counts: the data size is its durable end
+  // even when the features no longer fit (a directory's header file keeps the features it got
+  // after synthesis: rewriting them in place could leave its table and header bits at odds).
   void finish_file(io::perf::perf_file_writer& header, const output_cut& cut) {
+    if (cut.failure && directory()) return;
     io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
     if (!options_.no_buildid)
       set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
-    header.write_epilogue(cut.data_end - data_offset_, set);
+    try {
+      header.write_epilogue(cut.data_end - data_offset_, set);
+    } catch (const std::system_error&) {
+      header.update_data_size(cut.data_end - data_offset_);  // fits in place
+      if (!cut.failure) throw;
+    }
   }
 
   // -D: sampling starts disabled and follows the windows, timed from the workload's start (or
@@ -883,17 +985,26 @@ class recording {
     return set;
   }
 
-  // The BUILD_ID feature comes from the model the streams fed: no second pass over the data.
-  void add_build_ids(io::perf::feature_set& set) {
-    if (options_.no_buildid) return;  // -B
-    build_ids_.stop();  // what it has not reached is read here
-    set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
-  }
-
+  // What the summary says was written: the bytes on disk of the last file (or directory), and
+  // with rotation those of every file.
   written_output output_written() const {
-    if (to_pipe()) return {"-", threads_.front()->stream.durable_offset()};
-    return {final_path_.empty() ? output_->path() : final_path_,
-            rotated_bytes_ + output_->total_bytes()};
+    if (to_pipe()) {
+      std::uint64_t bytes = threads_.front()->stream.durable_offset();
+      return {.path = "-", .bytes = bytes, .all_bytes = bytes};
+    }
+    written_output written;
+    written.files = switches_ + 1;
+    if (output_removed_) {
+      written.path = rotated_files_.newest();
+      written.bytes = last_rotated_bytes_;
+      written.files = switches_;
+      written.all_bytes = rotated_bytes_;
+      return written;
+    }
+    written.path = final_path_.empty() ? output_->path() : final_path_;
+    written.bytes = output_->total_bytes();
+    written.all_bytes = rotated_bytes_ + written.bytes;
+    return written;
   }
 
   // --timestamp-filename: the finished file takes its time, as every rotated one did.
@@ -905,47 +1016,71 @@ class recording {
     rotated_files_.keep(final_path_);
   }
 
-  void finalize() {
+  // The last output gets its features and final header; after a failed write (`failure`) it is
+  // cut back to what is on disk first (docs/crash-safety.md).
+  void finalize(std::exception_ptr failure) {
     if (to_pipe()) {  // everything is in the stream already
       print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
       return;
     }
-    // Only what is completely written counts: after a failed write the rest is not there.
-    std::uint64_t data_end = directory() ? header_end_ : threads_.front()->stream.durable_offset();
-    if (directory() && failed_) {
-      // data.N has no size field: a record cut by a short write would break its reader.
-      for (std::size_t i = 0; i < threads_.size(); ++i)
-        io::check_syscall(::ftruncate(output_->stream_fd(i),
-                                      static_cast<off_t>(threads_[i]->stream.durable_offset())),
-                          "ftruncate", output_->stream_path(i));
-      // The header file's features from make_recoverable() are valid; rewriting them in place
-      // on a full disk could leave a feature table its header bits no longer describe.
-      print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
-      output_finished(output_written().path);
-      return;
+    std::vector<output_cut> lasts;
+    for (const auto& t : threads_) lasts.push_back(t->stream.last_output());
+    output_cut last = merged(lasts);  // this output's own samples and ratio
+    if (failed_) {  // a write to this output failed (not, say, a rename at a switch)
+      last.failure = failure;
+      cut_back(*output_, lasts);
     }
+    if (directory()) last.data_end = header_end_;  // the header file's own records
+    if (failed_ && switches_ > 0 && last.stats.samples == 0) {
+      remove_empty_output();
+    } else {
+      if (!options_.no_buildid) build_ids_.stop();  // what it has not reached is read here
+      finish_file(*header_, last);
+      if (timestamped()) name_final_output();
+    }
+    written_output written = output_written();
+    if (failure) written.failure = failure_note(failure, written.path, last.stats.samples);
+    print_summary(options_, written, threads_, total_, compression_, ring_pages());
+    output_finished(written.path);
+  }
+
+  // After a failed switch the new output may hold no sample at all (a full disk took nothing
+  // but its prologue and tasks): it is removed, and the file before it is the last.
+  void remove_empty_output() {
+    io::remove_output(options_.output_path);
+    output_removed_ = true;
+    say(options_, "arec: " + options_.output_path +
+                      " is removed: no sample reached it before the write failed");
+  }
+
+  // What the summary adds after a failed write: that the disk was full (or the error), what the
+  // last file holds, and what did not reach it. Empty when no write failed.
+  std::string failure_note(std::exception_ptr failure, const std::string& path,
+                           std::uint64_t samples_in_last) const {
+    std::string why;
     try {
-      io::perf::feature_set final_set = features(total_, compression_);
-      if (switches_ > 0) {  // this output's own samples and ratio
-        output_cut last;
-        for (const auto& t : threads_) {
-          output_cut own = t->stream.last_output();
-          last.stats.merge(own.stats);
-          last.compressed_in += own.compressed_in;
-          last.compressed_out += own.compressed_out;
-        }
-        final_set = features(last.stats, {last.compressed_in, last.compressed_out});
-      }
-      add_build_ids(final_set);
-      header_->write_epilogue(data_end - data_offset_, final_set);
-    } catch (const std::system_error&) {
-      if (!failed_) throw;
-      // The disk is full: no room for the features, but the data size fits in place.
-      header_->update_data_size(data_end - data_offset_);
+      std::rethrow_exception(failure);
+    } catch (const std::system_error& error) {
+      int code = error.code().value();
+      if (code == ENOSPC || code == EDQUOT)
+        why = "the disk was full";
+      else if (failed_)
+        why = error.what();
+    } catch (...) {
     }
-    if (timestamped()) name_final_output();
-    print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
-    output_finished(output_written().path);
+    if (why.empty()) return "";
+    std::string note = "arec: " + why + ": " + path;
+    if (output_removed_)
+      note += " is the last file";
+    else
+      note += " holds what was written before (" + std::to_string(samples_in_last) +
+              " samples, cut at the last whole record)";
+    std::uint64_t unwritten = 0;
+    for (const auto& t : threads_) unwritten += t->stream.unwritten_snapshot_samples();
+    if (unwritten > 0)
+      return note + "; the newest " + std::to_string(unwritten) +
+             " samples of the snapshot did not fit and are lost";
+    return note + "; what was recorded after it is lost";
   }
 
   // The window of a finished output ends now and the next one's begins.
@@ -959,6 +1094,7 @@ class recording {
   const record_options& options_;
   std::span<const std::string> command_line_;
   std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t ring_pages_ = options_.mmap_pages.value_or(default_data_pages);  // fit_ring_pages
   std::vector<int> cpus_;
   std::size_t online_cpu_count_ = 0;
   thread_layout layout_;
@@ -987,6 +1123,8 @@ class recording {
   std::exception_ptr switch_failure_;
   unsigned switches_ = 0;
   std::uint64_t rotated_bytes_ = 0;     // what the finished files took
+  std::uint64_t last_rotated_bytes_ = 0;  // what the newest of them took
+  bool output_removed_ = false;           // remove_empty_output
   std::optional<output_meter> meter_;   // --switch-output=SIZE, --max-size
   kernel_sources kernel_;               // the kernel's text, found once for every file
   rotated_files rotated_files_{options_.output_path, options_.switch_max_files,

@@ -86,6 +86,16 @@ void print_summary(const record_options& options, const written_output& output,
     std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes recorded\n",
                  static_cast<unsigned long long>(total.samples),
                  static_cast<unsigned long long>(total.lost),
+                 static_cast<unsigned long long>(output.all_bytes));
+  } else if (output.files > 1) {
+    // perf prints the last file's size beside "PATH.<timestamp>"; arec names both totals.
+    std::fprintf(stderr,
+                 "arec: %llu samples, %llu lost, %llu bytes written to %llu files; the last, %s, "
+                 "has %llu bytes\n",
+                 static_cast<unsigned long long>(total.samples),
+                 static_cast<unsigned long long>(total.lost),
+                 static_cast<unsigned long long>(output.all_bytes),
+                 static_cast<unsigned long long>(output.files), output.path.c_str(),
                  static_cast<unsigned long long>(output.bytes));
   } else {
     std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
@@ -94,12 +104,13 @@ void print_summary(const record_options& options, const written_output& output,
                  static_cast<unsigned long long>(output.bytes),
                  output.path == "-" ? "standard output" : output.path.c_str());
   }
+  if (!output.failure.empty()) std::fprintf(stderr, "%s\n", output.failure.c_str());
   if (compression.bytes_in > 0)
     std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                  static_cast<unsigned long long>(compression.bytes_in),
                  static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
   std::vector<std::string> remedies =
-      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.bytes));
+      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.all_bytes));
   if (!remedies.empty()) {
     std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
                  static_cast<unsigned long long>(total.lost));

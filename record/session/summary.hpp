@@ -23,8 +23,11 @@ struct compression_totals {
 
 // Where the recording went, for the summary: a file or directory, or standard output.
 struct written_output {
-  std::string path;  // "-" for standard output
-  std::uint64_t bytes = 0;
+  std::string path;             // "-" for standard output; with rotation the last file
+  std::uint64_t bytes = 0;      // on disk, of `path`
+  std::uint64_t files = 1;      // --switch-output: the files written, the last one included
+  std::uint64_t all_bytes = 0;  // of them all, those --switch-max-files removed included
+  std::string failure;          // after a failed write: what it was and what it cost
 };
 
 void print_summary(const record_options& options, const written_output& output,

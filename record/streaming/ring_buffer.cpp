@@ -12,7 +12,8 @@ ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, in
                              bool overwrite) {
   std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   std::size_t length = (data_pages + 1) * page;
-  std::string what = "perf ring buffer of cpu " + std::to_string(cpu);
+  std::string what = "perf ring buffer";
+  if (cpu >= 0) what += " of cpu " + std::to_string(cpu);
   io::mmap_region mapping;
   try {
     mapping = io::mmap_region::map(
@@ -27,6 +28,17 @@ ring_buffer ring_buffer::map(const perf_event& owner, std::size_t data_pages, in
                              "kernel.perf_event_mlock_kb, or use a smaller -m)");
   }
   return adopt(std::move(mapping));
+}
+
+std::size_t ring_buffer::largest_mappable(const perf_event& owner, std::size_t wanted) {
+  for (std::size_t pages = wanted;; pages /= 2) {
+    try {
+      map(owner, pages, -1);
+      return pages;
+    } catch (const std::system_error& error) {
+      if (error.code().value() != ENOMEM || pages <= 1) throw;
+    }
+  }
 }
 
 ring_buffer ring_buffer::adopt(io::mmap_region mapping) {

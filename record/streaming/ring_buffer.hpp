@@ -19,6 +19,12 @@ class ring_buffer {
   // overwrites the oldest records (the events must write backward); read it with backward().
   static ring_buffer map(const perf_event& owner, std::size_t data_pages, int cpu,
                          bool overwrite = false);
+  // The most data pages, a power of two up to `wanted`, that the kernel maps for `owner`:
+  // halved while mmap fails with ENOMEM, which the kernel answers for a ring whose page table
+  // it cannot allocate in one piece (on x86-64 with 4 KiB pages: more than 2^18 pages, 1 GiB)
+  // or when memory is short. Other errors are thrown as map() throws them, and ENOMEM at one
+  // page too. The probe's mapping is gone on return.
+  static std::size_t largest_mappable(const perf_event& owner, std::size_t wanted);
   // Takes over a mapping laid out like a perf ring: a perf_event_mmap_page in the first page,
   // then a power-of-two number of data pages (tests give the streamer an anonymous one).
   // Throws std::invalid_argument when the data area is not a power of two.

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <system_error>
+#include <utility>
 
 #include "io/perf_data/perf_abi.hpp"
 #include "record/streaming/backward_ring.hpp"
@@ -251,7 +252,7 @@ async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_write
   for (auto& ring : rings_) request_drain(*ring);
   co_await wait_for_round_acks(round);
   if (feed_) feed_->apply_queued();  // the old file's records, before the prelude reads the model
-  if (config_.overwrite) {
+  if (config_.overwrite && !std::exchange(snapshot_written_early_, false)) {
     try {
       co_await write_snapshot();
     } catch (const std::system_error&) {
@@ -317,10 +318,8 @@ async::task<void> streamer::cut(std::unique_ptr<output> old,
   } catch (...) {
     failure = std::current_exception();
   }
-  if (failure)
-    promise->set_exception(failure);
-  else
-    promise->set_value(result);
+  result.failure = failure;
+  promise->set_value(result);
   co_return;
 }
 
@@ -410,12 +409,23 @@ async::task<void> streamer::drain_ring(ring_state& ring) {
 // With --overwrite the end is the rings' last snapshot, as perf writes it at exit.
 async::task<void> streamer::finish_stream() {
   if (feed_) feed_->apply_queued();  // every ring's last records are in
-  if (config_.overwrite && !current_->stream->failed()) co_await write_snapshot();
+  std::exception_ptr failure;
+  if (config_.overwrite && !current_->stream->failed()) {
+    try {
+      co_await write_snapshot();
+    } catch (const std::system_error&) {
+      failure = std::current_exception();  // reported once the stream is closed
+    }
+  }
   output_use use(*current_);
   co_await flush_staging();
   if (use.get().compression && !use.get().stream->failed())
     co_await use.get().compression->seal(*use.get().stream);
   use.get().stream->close();
+  if (failure) std::rethrow_exception(failure);
+  // A write that failed before (a snapshot written early, whose caller got the error) ends the
+  // thread with that error too: join() is where the session learns that the file was cut.
+  use.get().stream->throw_if_failed();
 }
 
 // --overwrite: a ring is never drained while recording; rounds and switches only need it to
@@ -526,8 +536,24 @@ void streamer::take_snapshot_now() {
   pending_snapshot_ = std::move(taken);
 }
 
-// The snapshot taken (or one taken now, when none is pending) goes to the current output as
-// one write.
+std::future<void> streamer::write_taken_snapshot() {
+  auto written = std::make_shared<std::promise<void>>();
+  std::future<void> result = written->get_future();
+  async::post(thread_.executor(), [this, written] {
+    snapshot_written_early_ = true;
+    async::spawn(thread_.executor(), write_snapshot(), [written](std::exception_ptr failure) {
+      if (failure)
+        written->set_exception(failure);
+      else
+        written->set_value();
+    });
+  });
+  return result;
+}
+
+// The snapshot taken (or one taken now, when none is pending) goes to the current output in
+// slices of whole records. Its counts go to its rings once all of it is on the file; when a
+// slice fails, the slices before it are counted for the stream alone (a slice mixes rings).
 async::task<void> streamer::write_snapshot() {
   if (!pending_snapshot_) take_snapshot_now();
   std::unique_ptr<snapshot> taken = std::move(pending_snapshot_);
@@ -537,8 +563,30 @@ async::task<void> streamer::write_snapshot() {
     co_await compress_snapshot(use.get(), *taken);
     co_return;
   }
-  std::array<std::span<const std::byte>, 1> pieces{taken->records};
-  co_await use.get().stream->write(pieces, snapshot_written_, taken->samples);
+  std::span<const std::byte> rest = taken->records;
+  stream_stats written;
+  try {
+    while (!rest.empty()) {
+      std::span<const std::byte> slice =
+          rest.first(whole_records_within(rest, config_.snapshot_slice_bytes));
+      stream_stats in_slice;
+      scan_records(ring_chunk{.pieces = {slice, {}}}, in_slice, config_.sample_time_offset);
+      std::array<std::span<const std::byte>, 1> pieces{slice};
+      co_await use.get().stream->write(pieces, snapshot_written_, in_slice.samples);
+      in_slice.bytes_in = in_slice.bytes_out = slice.size();
+      written.merge(in_slice);
+      rest = rest.subspan(slice.size());
+    }
+  } catch (const std::system_error&) {
+    unwritten_snapshot_samples_ += taken->samples - written.samples;
+    partial_snapshots_.merge(written);
+    use.get().stats.merge(written);
+    count_output_bytes(written.bytes_out);
+    lost_.fetch_add(written.lost, std::memory_order_relaxed);
+    ring_bytes_.fetch_add(written.bytes_in, std::memory_order_relaxed);
+    file_bytes_.fetch_add(written.bytes_out, std::memory_order_relaxed);
+    throw;
+  }
   for (std::size_t i = 0; i < rings_.size(); ++i)
     count_written(*rings_[i], use.get(), taken->by_ring[i], taken->ring_bytes[i]);
   co_return;
@@ -839,7 +887,7 @@ std::vector<std::pair<int, stream_stats>> streamer::stats_by_cpu() const {
 }
 
 stream_stats streamer::stats() const {
-  stream_stats total;
+  stream_stats total = partial_snapshots_;
   for (const auto& ring : rings_) total.merge(ring->stats);
   total.bytes_out += compressed_file_bytes_;
   return total;

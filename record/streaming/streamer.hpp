@@ -7,6 +7,7 @@
 #include <atomic>
 #include <bitset>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <future>
 #include <memory>
@@ -48,6 +49,10 @@ struct streamer_config {
   // recording; each switch_output and the stop first write a snapshot of what they hold (the
   // records since the previous one, in time order).
   bool overwrite = false;
+  // --overwrite: a snapshot is written in writes of at most this many bytes of whole records,
+  // so that on a full disk the file keeps every slice that fit (the durable offset ends on a
+  // record boundary) and loses at most the slice that did not.
+  std::size_t snapshot_slice_bytes = 128 * 1024;
   // Where a non-SAMPLE record keeps its time: this many bytes before its end (sample_id_all).
   std::size_t trailer_time_from_end = 0;
   // With a model: where samples keep address and thread, so that the dsos they fall in are
@@ -69,7 +74,8 @@ struct streamer_config {
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
 struct output_cut {
-  std::uint64_t data_end = 0;  // the file's end: every write to it finished
+  std::uint64_t data_end = 0;  // the file's end: every write to it finished (the durable prefix)
+  std::exception_ptr failure;  // the error of a write to it that failed: data_end is then a cut
   stream_stats stats;          // its samples, for SAMPLE_TIME
   std::uint64_t compressed_in = 0;
   std::uint64_t compressed_out = 0;
@@ -128,6 +134,14 @@ class streamer {
   // records written meanwhile (the tasks described again) come before it. Callable from any
   // thread once started; the future carries a pause's error.
   std::future<void> take_snapshot();
+  // --overwrite: writes the snapshot taken into the current output now, before anything else
+  // happens to that output (a switch), so that a write failure leaves the output current and
+  // the recording ends there; the next switch_output then writes no snapshot of its own. The
+  // future carries the write's error (the stream has failed then).
+  std::future<void> write_taken_snapshot();
+  // Samples of snapshots taken whose records did not all reach the file (a failed write): the
+  // newest of them are lost. Valid after the thread was joined.
+  std::uint64_t unwritten_snapshot_samples() const { return unwritten_snapshot_samples_; }
   // --overwrite with several streaming threads: pauses every ring of this streamer now, from
   // the calling thread, so that the control thread can pause all threads' rings before any of
   // them copies: the snapshots of one request are then of one instant, not one per thread.
@@ -141,11 +155,12 @@ class streamer {
   void release_rounds();
   // --switch-output: from the next drain on, records go through `writer` (a fresh file); the
   // drains already started finish on the old one (with --overwrite, the snapshot goes there
-  // first). Holds rounds back again (the new file needs its synthesized records first:
-  // release_rounds). The future is ready once nothing more goes to the old file; it carries
-  // the old file's error, if a write failed. `prelude` runs on the streaming thread at the cut
-  // (it sees the model as the old file left it) and returns records the new file gets before
-  // anything drained.
+  // first, unless write_taken_snapshot wrote it). Holds rounds back again (the new file needs
+  // its synthesized records first: release_rounds). The future is ready once nothing more goes
+  // to the old file; when a write to it failed, its `failure` says why and `data_end` is the
+  // end of what is on the file. `prelude` runs on the streaming thread at the cut (it sees the
+  // model as the old file left it) and returns records the new file gets before anything
+  // drained.
   std::future<output_cut> switch_output(std::unique_ptr<io::append_writer> writer,
                                         std::function<std::vector<std::byte>()> prelude = {});
 
@@ -238,6 +253,9 @@ class streamer {
   async::event round_record_written_;
   async::event snapshot_written_;
   std::unique_ptr<snapshot> pending_snapshot_;  // taken, not written yet
+  bool snapshot_written_early_ = false;         // by write_taken_snapshot, for the next switch
+  std::uint64_t unwritten_snapshot_samples_ = 0;
+  stream_stats partial_snapshots_;  // what reached the file of snapshots that failed part way
   std::uint64_t round_ = 0;
   std::uint64_t bytes_since_round_ = 0;
   std::size_t rings_running_ = 0;

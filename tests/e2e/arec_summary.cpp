@@ -21,15 +21,32 @@ bool take(std::string_view& text, std::uint64_t& value) {
   return true;
 }
 
+// "<K> files; the last, <PATH>, has <B> bytes": the rotation form's end.
+bool take_files(std::string_view line, arec_summary& summary) {
+  constexpr std::string_view after_path = " bytes";
+  if (!take(line, summary.files) || !take(line, " files; the last, ") ||
+      !line.ends_with(after_path))
+    return false;
+  line.remove_suffix(after_path.size());
+  std::size_t has = line.rfind(", has ");
+  if (has == std::string_view::npos || has == 0) return false;
+  std::string_view number = line.substr(has + 6);
+  if (!take(number, summary.last_bytes) || !number.empty()) return false;
+  summary.path = line.substr(0, has);
+  return true;
+}
+
 std::optional<arec_summary> parse_line(std::string_view line) {
   arec_summary summary;
-  if (take(line, "arec: ") && take(line, summary.samples) && take(line, " samples, ") &&
-      take(line, summary.lost) && take(line, " lost, ") && take(line, summary.bytes) &&
-      take(line, " bytes written to ") && !line.empty()) {
-    summary.path = line;
-    return summary;
-  }
-  return std::nullopt;
+  if (!take(line, "arec: ") || !take(line, summary.samples) || !take(line, " samples, ") ||
+      !take(line, summary.lost) || !take(line, " lost, ") || !take(line, summary.bytes) ||
+      !take(line, " bytes written to ") || line.empty())
+    return std::nullopt;
+  if (take_files(line, summary) && summary.files > 1) return summary;
+  summary.files = 1;
+  summary.path = line;
+  summary.last_bytes = summary.bytes;
+  return summary;
 }
 
 }  // namespace

@@ -17,6 +17,23 @@ TEST(ArecSummary, ParsesTheExactFormat) {
   EXPECT_EQ(summary->path, "/tmp/dir with space/arec.data");
 }
 
+TEST(ArecSummary, ParsesTheRotationFormWithBothTotals) {
+  auto summary = find_arec_summary(
+      "arec: 30 samples, 1 lost, 5000 bytes written to 3 files; the last, /d/a, has "
+      "b.data.20261125, "
+      "has 1200 bytes\n");
+  ASSERT_TRUE(summary);
+  EXPECT_EQ(summary->samples, 30u);
+  EXPECT_EQ(summary->bytes, 5000u);
+  EXPECT_EQ(summary->files, 3u);
+  EXPECT_EQ(summary->path, "/d/a, has b.data.20261125");
+  EXPECT_EQ(summary->last_bytes, 1200u);
+  auto single = find_arec_summary("arec: 3 samples, 0 lost, 77 bytes written to x.data\n");
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->files, 1u);
+  EXPECT_EQ(single->last_bytes, 77u);
+}
+
 TEST(ArecSummary, RejectsOtherWordings) {
   EXPECT_FALSE(find_arec_summary(""));
   EXPECT_FALSE(find_arec_summary("arec: 12 samples, 0 lost, 10 bytes to x\n"));

@@ -223,6 +223,40 @@ TEST_F(RecordControl, EventNamesAndCommandsPerfDoesNotKnow) {
   }
 }
 
+// Unknown commands get no ack, as in perf (only the ping after them is answered); arec says
+// once per distinct command what it did with it (perf 6.1 says nothing without -v).
+TEST_F(RecordControl, UnknownCommandsAreNotAnsweredAndSaidOnceEach) {
+  const std::string control_path = dir_.file("ctl"), ack_path = dir_.file("ack");
+  make_fifo(control_path);
+  make_fifo(ack_path);
+  io::unique_fd control = open_read_write(control_path), ack = open_read_write(ack_path);
+  test::child_process recording =
+      test::child_process::spawn(command({"--control", "fifo:" + control_path + "," + ack_path}));
+  channel c{control.get(), ack.get(), requests_.get(), done_.get()};
+
+  for (const char* unknown : {"bogus", "frobnicate", "bogus", "bogus"})
+    write_line(control.get(), unknown);
+  ASSERT_EQ(c.send("ping"), perf_ack) << "exactly one ack for three unknown commands and a ping";
+  ASSERT_EQ(c.send("stop"), perf_ack);
+  test::command_result run = recording.wait(60s);
+  ASSERT_FALSE(run.timed_out) << run.describe();
+  if (!rec_.is_arec()) {
+    EXPECT_EQ(run.err.find("bogus"), std::string::npos) << "perf 6.1 says nothing: " << run.err;
+    return;
+  }
+  auto said = [&](const std::string& command) {
+    std::string line = "arec: --control: unknown command '" + command +
+                       "' ignored and not acknowledged, as perf does";
+    std::size_t count = 0;
+    for (std::size_t at = run.err.find(line); at != std::string::npos;
+         at = run.err.find(line, at + 1))
+      ++count;
+    return count;
+  };
+  EXPECT_EQ(said("bogus"), 1u) << run.err;
+  EXPECT_EQ(said("frobnicate"), 1u) << run.err;
+}
+
 TEST_F(RecordControl, MissingFifoAndBadSpecsAreUsageErrors) {
   const std::string missing = dir_.file("missing");
   test::command_result run = test::run_command(command({"--control", "fifo:" + missing}), 60s);

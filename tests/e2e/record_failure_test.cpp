@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <thread>
 
 #include "arec_summary.hpp"
@@ -14,6 +17,7 @@
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "rotated_outputs.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -247,6 +251,162 @@ TEST_F(RecordFailure, SighupStopsCleanly) {
   ASSERT_TRUE(summary) << run.err;
   perf_script script = run_perf_script(data);
   EXPECT_EQ(script.samples.size(), summary->samples);
+}
+
+// --overwrite on a full disk. The tmpfs is mounted in a private mount namespace of the
+// recording's own, so it goes away with the recording whatever happens to the test; the files
+// are copied out once arec has exited. arec's pid is written to a file for the test's signals.
+class full_disk_flight_recorder {
+ public:
+  full_disk_flight_recorder(const std::string& size, const std::vector<std::string>& extra) {
+    recorder rec = recorder::from_environment();
+    std::vector<std::string> args{"-v",
+                                  "-a",
+                                  "-g",
+                                  "-e",
+                                  "cpu-clock",
+                                  "-F",
+                                  "20000",
+                                  "--overwrite",
+                                  "--switch-output",
+                                  "-o",
+                                  disk_ + "/" + base_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<std::string> argv{
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        "mount -t tmpfs -o size=\"$1\" tmpfs \"$2\" || exit 97; d=$2 c=$3 p=$4; shift 4; "
+        "\"$@\" & echo $! > \"$p\"; wait $!; s=$?; cp -a \"$d\"/. \"$c\"/; exit $s",
+        "sh",
+        size,
+        disk_,
+        copy_.path(),
+        pid_file_};
+    std::vector<std::string> command = rec.command(args);
+    argv.insert(argv.end(), command.begin(), command.end());
+    std::filesystem::create_directory(disk_);  // the mount point
+    recording_.emplace(test::child_process::spawn(argv));
+  }
+  test::child_process& recording() { return *recording_; }
+  // Sends `signal` to arec itself (the shell around it waits for it).
+  void signal_arec(int signal) {
+    std::string text;
+    while (text.empty() && !recording_->has_exited()) {
+      std::ifstream file(pid_file_);
+      std::getline(file, text);
+    }
+    if (!text.empty()) ::kill(static_cast<pid_t>(std::stoi(text)), signal);
+  }
+  // The outputs left, copied out of the namespace, oldest first, and the name arec gave them.
+  std::vector<std::string> outputs() const { return rotated_outputs(copy_.path(), base_); }
+  std::string path_on_disk(const std::string& copied) const {
+    return disk_ + "/" + std::filesystem::path(copied).filename().string();
+  }
+
+ private:
+  test::temp_dir dir_;
+  test::temp_dir copy_;
+  std::string disk_ = dir_.file("disk");
+  std::string pid_file_ = dir_.file("pid");
+  std::string base_ = "flight.data";
+  std::optional<test::child_process> recording_;
+};
+
+std::uint64_t size_of(const std::string& path) {
+  return std::filesystem::file_size(path);
+}
+
+// Read by perf as it is: a snapshot's pause may leave LOST records (perf warns of lost chunks),
+// but no complaint about the file itself ("data size field is 0", a cut record).
+void expect_perf_reads(const std::string& file) {
+  perf_report report = run_perf_report(file);
+  EXPECT_EQ(report.run.exit_code, 0) << file << ": " << report.run.describe();
+  EXPECT_EQ(report.run.err.find("data size"), std::string::npos) << file << ": " << report.run.err;
+  EXPECT_EQ(report.run.err.find("unexpected"), std::string::npos) << file << ": " << report.run.err;
+  perf_script script = run_perf_script(file);
+  EXPECT_EQ(script.run.exit_code, 0) << file << ": " << script.run.describe();
+  EXPECT_GT(script.samples.size(), 0u) << file;
+}
+
+// The SAMPLE records in `file`, as perf's raw dump lists them: what arec counts as written.
+std::size_t sample_records(const std::string& file) {
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", file}, 120s);
+  EXPECT_EQ(dump.exit_code, 0) << file << ": " << dump.describe();
+  std::size_t count = 0;
+  for (std::size_t at = dump.out.find(" PERF_RECORD_SAMPLE("); at != std::string::npos;
+       at = dump.out.find(" PERF_RECORD_SAMPLE(", at + 1))
+    ++count;
+  return count;
+}
+
+// The last snapshot file is read by perf, and the summary's numbers are those of the files.
+void expect_summary_of_files(const full_disk_flight_recorder& run_files,
+                             const test::command_result& run,
+                             const std::vector<std::string>& files) {
+  ASSERT_FALSE(files.empty()) << run.err;
+  std::optional<arec_summary> summary = find_arec_summary(run.err);
+  ASSERT_TRUE(summary) << run.err;
+  EXPECT_EQ(summary->path, run_files.path_on_disk(files.back())) << run.err;
+  EXPECT_EQ(summary->last_bytes, size_of(files.back())) << run.err;
+  EXPECT_EQ(summary->files, files.size()) << run.err;
+  std::uint64_t all = 0;
+  for (const std::string& file : files) all += size_of(file);
+  EXPECT_EQ(summary->bytes, all) << run.err;
+  expect_perf_reads(files.back());
+  std::size_t samples = 0;
+  std::string each;
+  for (const std::string& file : files) {
+    std::size_t in_file = sample_records(file);
+    samples += in_file;
+    each += file + ": " + std::to_string(in_file) + " samples\n";
+  }
+  EXPECT_EQ(summary->samples, samples) << each << run.err;
+}
+
+// A snapshot larger than the disk: the file keeps the slices of whole records that fit, its
+// header says so, and arec says the disk was full and what did not fit.
+TEST_F(RecordFailure, OverwriteSnapshotLargerThanTheDiskKeepsWhatFit) {
+  full_disk_flight_recorder flight("1m", {"-m", "256"});
+  test::child_process& recording = flight.recording();
+  // Two progress lines: two seconds of records, more than the disk takes.
+  ASSERT_TRUE(recording.wait_for_stderr("arec: progress: ", 60s));
+  ASSERT_TRUE(recording.wait_for_stderr("arec: progress: ", 60s, recording.stderr_read()));
+  flight.signal_arec(SIGUSR2);
+  test::command_result run = recording.wait(60s);
+  ASSERT_NE(run.exit_code, 97) << "no tmpfs: " << run.describe();
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_NE(run.err.find("No space left on device"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("arec: the disk was full: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find(" samples of the snapshot did not fit and are lost"), std::string::npos)
+      << run.err;
+  std::vector<std::string> files = flight.outputs();
+  ASSERT_EQ(files.size(), 1u) << run.err;
+  expect_summary_of_files(flight, run, files);
+}
+
+// Snapshot after snapshot until the disk is full: every file is readable, the last one too,
+// and the summary gives the total of all files and the last file's own size.
+TEST_F(RecordFailure, OverwriteRotationOnAFullDiskEndsWithAReadableLastFile) {
+  full_disk_flight_recorder flight("3m", {"-m", "32"});
+  test::child_process& recording = flight.recording();
+  ASSERT_TRUE(recording.wait_for_stderr("arec: progress: ", 60s));
+  for (int snapshot = 0; snapshot < 100 && !recording.has_exited(); ++snapshot) {
+    std::size_t from = recording.stderr_read();
+    flight.signal_arec(SIGUSR2);
+    if (!recording.wait_for_stderr("arec: dump ", 60s, from)) break;
+  }
+  test::command_result run = recording.wait(60s);
+  ASSERT_NE(run.exit_code, 97) << "no tmpfs: " << run.describe();
+  EXPECT_EQ(run.exit_code, 1) << "the disk never filled up: " << run.describe();
+  EXPECT_NE(run.err.find("arec: the disk was full: "), std::string::npos) << run.err;
+  std::vector<std::string> files = flight.outputs();
+  ASSERT_GE(files.size(), 2u) << run.err;
+  for (const std::string& file : files) expect_perf_reads(file);
+  expect_summary_of_files(flight, run, files);
 }
 
 }  // namespace

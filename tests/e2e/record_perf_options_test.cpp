@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "side_by_side.hpp"
@@ -311,6 +312,34 @@ TEST_F(RecordPerfOptions, OddRingSizesAreRoundedUpWithPerfsNote) {
     EXPECT_NE(run.err.find("arec: rounding mmap pages size to " + note + "\n"), std::string::npos)
         << run.err;
   }
+}
+
+// -m 1048576 (4 GiB a ring): the kernel maps no such ring (its page table would need more
+// than one allocation gives). perf 6.1 then maps no data pages at all (the mask overflows its
+// int) and records no sample, silently; arec records into the largest ring that maps, and
+// says which size it took and why.
+TEST_F(RecordPerfOptions, RingLargerThanTheKernelMapsFallsBackToTheLargestThatDoes) {
+  std::vector<std::string> args{"-e", "cpu-clock", "-m", "1048576"};
+  std::vector<std::string> workload{test_program("hot_loop"), "300"};
+  record(perf_, args, theirs_, workload);
+  EXPECT_EQ(run_perf_script(theirs_).samples.size(), 0u)
+      << "perf 6.1 records no sample with -m 1048576 (docs/perf-options.md says so)";
+  if (!rec_.is_arec()) GTEST_SKIP() << "arec's fallback";
+  args.insert(args.end(), {"-o", ours_, "--"});
+  args.insert(args.end(), workload.begin(), workload.end());
+  test::command_result run = test::run_command(rec_.command(args), 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::smatch used;
+  ASSERT_TRUE(std::regex_search(
+      run.err, used,
+      std::regex(R"(arec: warning: -m 1048576: the kernel maps no ring of 4G \(Cannot allocate )"
+                 R"(memory\); using (\d+) pages \(\d+[KMG]\), the largest it maps\n)")))
+      << run.err;
+  std::uint64_t pages = std::stoull(used[1]);
+  EXPECT_TRUE(pages < 1048576 && (pages & (pages - 1)) == 0) << pages;
+  perf_script script = run_perf_script(ours_);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  EXPECT_GT(script.samples.size(), 10u) << "300 ms of cpu-clock at 4000 Hz";
 }
 
 TEST_F(RecordPerfOptions, StrictFreqRefusesAFrequencyAboveTheLimit) {

@@ -123,6 +123,26 @@ TEST(ControlCommands, SnapshotRunsItsActionBeforeTheAck) {
   EXPECT_EQ(recording.calls, std::vector<std::string>{"snapshot"});
 }
 
+// perf 6.1 says nothing of an unknown command (its -v prints "ctlfd: unsupported"); arec says
+// what it did with it, once per distinct command, and stops saying after max_said of them.
+TEST(ControlCommands, UnknownCommandIsSaidOnceEach) {
+  unknown_commands unknown;
+  std::string first = unknown.note("bogus");
+  EXPECT_EQ(first,
+            "arec: --control: unknown command 'bogus' ignored and not acknowledged, as perf does "
+            "(the commands are enable, disable, snapshot, evlist, stop and ping)");
+  EXPECT_EQ(unknown.note("bogus"), "") << "said once";
+  EXPECT_NE(unknown.note("frob\x01").find("'frob\\x01'"), std::string::npos);
+  EXPECT_NE(unknown.note(std::string("a\x1b[2Jb")).find("'a\\x1b[2Jb'"), std::string::npos)
+      << "a terminal's escape is shown, not sent";
+  for (std::size_t i = 3; i < unknown_commands::max_said; ++i)
+    EXPECT_NE(unknown.note("x" + std::to_string(i)), "");
+  EXPECT_EQ(unknown.note("one more"),
+            "arec: --control: more unknown commands came; they are ignored without a word");
+  EXPECT_EQ(unknown.note("and another"), "");
+  EXPECT_EQ(unknown.note("bogus"), "");
+}
+
 TEST(ControlCommands, AckIsPerfsStringWithItsNul) {
   EXPECT_EQ(control_ack, std::string_view("ack\n\0", 5));
 }

@@ -1178,5 +1178,32 @@ TEST(StreamerOverwrite, ATakenSnapshotIsWrittenAtTheNextSwitch) {
   EXPECT_EQ(sequence_of(read_records(second, t.stream.durable_offset())), numbers(taken, later));
 }
 
+// --overwrite on a full disk: the stop's snapshot is written in slices of whole records, so the
+// file keeps every slice that fit (the durable offset ends on a record boundary), the counts
+// are those of the records on it, and the samples that did not fit are said to be lost.
+TEST(StreamerOverwrite, SnapshotLargerThanTheDiskKeepsTheSlicesThatFit) {
+  using namespace overwrite;
+  test::temp_file file;
+  std::vector<std::unique_ptr<backward_fake_ring>> rings;
+  for (std::uint64_t i = 0; i < 2; ++i) rings.push_back(std::make_unique<backward_fake_ring>(i));
+  streamer_config config = overwrite_config();
+  config.snapshot_slice_bytes = 4 * sample_size;
+  constexpr std::uint64_t room = 10 * sample_size;  // two slices, and half a third
+  streaming_thread t(config);
+  for (std::size_t i = 0; i < rings.size(); ++i) rings[i]->add_to(t.stream, static_cast<int>(i));
+  t.stream.start(std::make_unique<test_writer>(file.fd(), file.path(),
+                                               test_writer::completions::synchronous, room));
+  std::uint64_t end = put_alternately(rings, 0, 20);
+  t.stream.stop();
+  EXPECT_THROW(t.thread.join(), std::system_error);
+
+  ASSERT_EQ(t.stream.durable_offset(), 8 * sample_size);
+  EXPECT_EQ(sequence_of(read_records(file, 8 * sample_size)), numbers(0, 8));
+  EXPECT_EQ(t.stream.stats().samples, 8u);
+  EXPECT_EQ(t.stream.stats().bytes_out, 8 * sample_size);
+  EXPECT_EQ(t.stream.last_output().stats.samples, 8u) << "the file's own SAMPLE_TIME";
+  EXPECT_EQ(t.stream.unwritten_snapshot_samples(), end - 8);
+}
+
 }  // namespace
 }  // namespace arec::record
