@@ -29,9 +29,14 @@ std::shared_ptr<dso> dsos::find(std::string_view name, const dso_id& id) const {
   return found != sorted_.end() && matches(**found, name, id) ? *found : nullptr;
 }
 
-std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, dso_kind kind) {
-  if (auto found = find(name, id)) return found;
+std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, dso_kind kind,
+                                       const std::optional<io::mapping_place>& place) {
+  if (auto found = find(name, id)) {
+    if (place) found->set_place(*place);
+    return found;
+  }
   auto created = std::make_shared<dso>(std::string{name}, id, kind);
+  if (place) created->set_place(*place);
   {
     io::exclusive_lock lock{mutex_};
     auto place = lower_bound(name, id);  // another thread may have added it since

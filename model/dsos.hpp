@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +28,10 @@ class dsos {
 
   // The dso named `name` with identity `id`, created with `kind` when there is none. A hit
   // allocates nothing and takes mutex_ shared only.
-  std::shared_ptr<dso> find_or_add(std::string_view name, const dso_id& id, dso_kind kind)
+  // `place`, when given, is where the file is mapped: a dso created here has it before any
+  // listener hears of it (the build-id reader opens the file through it at once).
+  std::shared_ptr<dso> find_or_add(std::string_view name, const dso_id& id, dso_kind kind,
+                                   const std::optional<io::mapping_place>& place = std::nullopt)
       AREC_EXCLUDES(mutex_);
   // The dso with exactly this name and id, or nullptr.
   std::shared_ptr<dso> find(std::string_view name, const dso_id& id) const AREC_EXCLUDES(mutex_);

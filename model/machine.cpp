@@ -67,11 +67,14 @@ void machine::on_mmap(const mapping_event& event) {
     kernel_maps_.insert(entry);
     return;
   }
-  if (!anonymous(event.name)) {
-    entry.object = dsos_.find_or_add(event.name, event.id, dso_kind::user);
-    entry.object->set_place({event.pid, entry.start, entry.end});
-  }
+  entry.object = on_mapped_file(event);
   find_or_add_thread(event.pid, event.pid)->address_space()->insert(entry);
+}
+
+std::shared_ptr<dso> machine::on_mapped_file(const mapping_event& event) {
+  if (event.pid == -1 || anonymous(event.name)) return nullptr;
+  return dsos_.find_or_add(event.name, event.id, dso_kind::user,
+                           io::mapping_place{event.pid, event.start, event.start + event.len});
 }
 
 std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool kernel) {

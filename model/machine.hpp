@@ -56,6 +56,10 @@ class machine {
   // MMAP/MMAP2: adds the mapping to its process's (or the kernel's) address space, finding or
   // creating its dso. Anonymous memory ("//anon", empty name) gets no dso.
   void on_mmap(const mapping_event& event);
+  // The dso of a file a process maps, found or created, with the mapping as its place; nothing
+  // for the kernel's maps and anonymous memory. Order-independent (a dso is its name and
+  // identity), so a reader may call it as soon as it sees the record: on_mmap does too.
+  std::shared_ptr<dso> on_mapped_file(const mapping_event& event);
   // SAMPLE: marks the dso that `address` falls in, in the address space of `tid` (or the
   // kernel's when `kernel`), as sampled (dsos::on_sampled hears of the first sample). Returns
   // the map it fell in, so that a caller can skip later samples in the same range; nullopt

@@ -29,6 +29,9 @@ model_feed::model_feed(model::machine& machine, std::size_t trailer_time_from_en
       straddling_(std::make_unique<std::byte[]>(max_record_size)) {}
 
 void model_feed::enqueue(std::span<const std::byte> record) {
+  // The file is read through its mapping (io/mapped_file): known now, its dso is read while the
+  // mapping exists, not a round or two later when a short-lived process may be gone.
+  model::note_mapped_file(machine_, record);
   if (trailer_time_from_end_ == 0 || record.size() < trailer_time_from_end_) {
     apply(record);
     return;

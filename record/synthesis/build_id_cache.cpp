@@ -71,12 +71,12 @@ int build_id_cache::root_fd() {
   return root_fd_.get();
 }
 
-void build_id_cache::add(const model::dso& object) {
+void build_id_cache::add(const model::dso& object, int file) {
   io::build_id id = object.build_id();
   if (failed_ || id.empty() || leaf_name(object).empty()) return;
   std::string hex = id.hex();
   try {
-    if (store(object, hex)) link_build_id(object.name(), hex);
+    if (store(object, hex, file)) link_build_id(object.name(), hex);
   } catch (const io::untrusted_directory& refused) {
     failed_ = true;
     warn_("arec: warning: the build-id cache is not used: " + std::string(refused.what()));
@@ -110,7 +110,7 @@ void build_id_cache::link_build_id(const std::string& name, const std::string& h
 
 // Puts the object's file in place (through a temporary name, so a reader never sees half a
 // file); false when it must not be cached.
-bool build_id_cache::store(const model::dso& object, const std::string& hex) {
+bool build_id_cache::store(const model::dso& object, const std::string& hex, int file) {
   std::string leaf = leaf_name(object);
   std::string relative = io::build_id_object_dir("", object.name(), hex).substr(1);
   io::unique_fd dir = io::open_below(root_fd(), relative, root_);
@@ -133,7 +133,7 @@ bool build_id_cache::store(const model::dso& object, const std::string& hex) {
         stored = true;
       }
     } else {
-      stored = store_file(object, dir.get(), temporary);
+      stored = store_file(object, dir.get(), temporary, file);
     }
   } catch (...) {
     ::unlinkat(dir.get(), temporary.c_str(), 0);
@@ -150,22 +150,28 @@ bool build_id_cache::store(const model::dso& object, const std::string& hex) {
 
 // A mapped file: linked when that is safe and possible, else copied within the limits; what
 // was stored must still have the build-id the recording saw.
-bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& temporary) {
+bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& temporary,
+                                int file) {
   const std::string& name = object.name();
-  // Through the process that maps it: the mapped file, not whatever the path holds now.
-  io::unique_fd source = io::open_mapped_file(name, object.place(), object.identity());
-  if (!source) {
+  // Kept open since its build-id was read, or opened now through the process that maps it:
+  // the mapped file, not whatever the path holds now.
+  io::unique_fd opened;
+  if (file < 0) {
+    opened = io::open_mapped_file(name, object.place(), object.identity());
+    file = opened.get();
+  }
+  if (file < 0) {
     leave_out(name, "the mapped file can no longer be opened (removed or replaced, and no "
                     "process that maps it is left)");
     return false;
   }
   struct stat status {};
-  io::check_syscall(::fstat(source.get(), &status), "fstat", name);
+  io::check_syscall(::fstat(file, &status), "fstat", name);
   bool linked = false;
   // Linked through the open file, so it is the file opened whatever its path holds now.
-  std::string opened = "/proc/self/fd/" + std::to_string(source.get());
+  std::string through = "/proc/self/fd/" + std::to_string(file);
   if (safe_to_link(status) &&
-      ::linkat(AT_FDCWD, opened.c_str(), dir, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      ::linkat(AT_FDCWD, through.c_str(), dir, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) {
     struct stat stored {};
     linked = ::fstatat(dir, temporary.c_str(), &stored, AT_SYMLINK_NOFOLLOW) == 0 &&
              same_file(stored, status);
@@ -181,7 +187,7 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
     }
     io::unique_fd target = create_in(dir, temporary, status.st_mode & 0755);
     std::optional<std::uint64_t> copied =
-        io::copy_sparse(source.get(), name, target.get(), root_ + "/" + temporary,
+        io::copy_sparse(file, name, target.get(), root_ + "/" + temporary,
                         std::min(room, limits_.object_bytes));
     if (!copied) {
       leave_out(name, "the " + mebibytes(limits_.recording_bytes) +

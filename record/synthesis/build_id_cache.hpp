@@ -37,7 +37,9 @@ class build_id_cache {
   // (changed on disk since it was mapped, over a limit, not a regular file) is named in a
   // warning, up to a few; a failure of the cache itself (full disk, a root not safe to write
   // into) is reported once and ends caching.
-  void add(const model::dso& object);
+  // `file`, when not -1, is the object's file already open (kept from its build-id read), used
+  // instead of opening it through its mapping.
+  void add(const model::dso& object, int file = -1);
   // Says how many objects were left out beyond those named; call once, at the end.
   void finish();
 
@@ -46,8 +48,8 @@ class build_id_cache {
   std::uint64_t copied_bytes() const noexcept { return copied_; }
 
  private:
-  bool store(const model::dso& object, const std::string& hex);
-  bool store_file(const model::dso& object, int dir, const std::string& temporary);
+  bool store(const model::dso& object, const std::string& hex, int file);
+  bool store_file(const model::dso& object, int dir, const std::string& temporary, int file);
   void link_build_id(const std::string& name, const std::string& hex);
   void leave_out(const std::string& name, const std::string& why);
   int root_fd();

@@ -60,8 +60,16 @@ void build_id_reader::run() {
 }
 
 void build_id_reader::handle(const job& next) {
-  read_build_id_once(*next.object, sources_);
-  if (cache_ && next.store) cache_->add(*next.object);
+  io::unique_fd file = read_build_id_once(*next.object, sources_);
+  if (!cache_) return;
+  auto kept = kept_files_.find(next.object.get());
+  if (next.store) {
+    int fd = file ? file.get() : kept != kept_files_.end() ? kept->second.get() : -1;
+    cache_->add(*next.object, fd);
+    if (kept != kept_files_.end()) kept_files_.erase(kept);
+  } else if (file && kept_files_.size() < max_kept_files) {
+    kept_files_.emplace(next.object.get(), std::move(file));
+  }
 }
 
 }  // namespace arec::record

@@ -9,9 +9,11 @@
 #include <condition_variable>
 #include <memory>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "io/annotated_mutex.hpp"
+#include "io/unique_fd.hpp"
 #include "model/dso.hpp"
 #include "record/synthesis/build_id_cache.hpp"
 #include "record/synthesis/build_id_table.hpp"
@@ -58,6 +60,11 @@ class build_id_reader {
   const build_id_sources sources_;
   const std::unique_ptr<build_id_cache> cache_;
   const cache_scope scope_;
+  // Files whose path no longer leads to them (a container's, one replaced since), kept open
+  // from the build-id read until they are cached or the recording ends, so a process gone by
+  // its first sample's turn still has its file cached. Only the reader's thread touches it.
+  std::unordered_map<const model::dso*, io::unique_fd> kept_files_;
+  static constexpr std::size_t max_kept_files = 1024;
   io::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<job> queue_ AREC_GUARDED_BY(mutex_);

@@ -1,6 +1,7 @@
 #include "record/synthesis/build_id_table.hpp"
 
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <string>
@@ -28,8 +29,24 @@ std::string module_name(std::string_view dso_name) {
   return name;
 }
 
+// True when `path` on the host is the file open as `fd`.
+bool path_leads_to(const std::string& path, int fd) {
+  struct stat by_path {}, opened {};
+  return ::stat(path.c_str(), &by_path) == 0 && ::fstat(fd, &opened) == 0 &&
+         by_path.st_dev == opened.st_dev && by_path.st_ino == opened.st_ino;
+}
+
+// The build-id of a mapped file, and the file when its path no longer leads to it.
+std::optional<io::build_id> read_file_build_id(const model::dso& object, io::unique_fd& kept) {
+  io::unique_fd file = io::open_mapped_file(object.name(), object.place(), object.identity());
+  if (!file) return std::nullopt;
+  std::optional<io::build_id> id = io::read_elf_build_id(file.get());
+  if (id && !path_leads_to(object.name(), file.get())) kept = std::move(file);
+  return id;
+}
+
 std::optional<io::build_id> read_build_id(const model::dso& object,
-                                          const build_id_sources& sources) {
+                                          const build_id_sources& sources, io::unique_fd& kept) {
   switch (object.kind()) {
     case model::dso_kind::kernel:
       return io::read_notes_file_build_id(sources.kernel_notes);
@@ -42,19 +59,18 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
       // The vdso is the same image in every 64-bit process: ours tells its build-id.
       if (object.name() == "[vdso]") return io::elf_image_build_id(io::own_vdso_image());
       if (!object.name().starts_with('/')) return std::nullopt;  // [heap], [stack], ...
-      if (io::unique_fd file = io::open_mapped_file(object.name(), object.place(),
-                                                    object.identity()))
-        return io::read_elf_build_id(file.get());
-      return std::nullopt;
+      return read_file_build_id(object, kept);
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-void read_build_id_once(model::dso& object, const build_id_sources& sources) {
+io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sources) {
+  io::unique_fd kept;
   if (object.claim_build_id_read())
-    if (auto id = read_build_id(object, sources)) object.set_build_id(*id);
+    if (auto id = read_build_id(object, sources, kept)) object.set_build_id(*id);
+  return kept;
 }
 
 std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "io/perf_data/build_id_feature.hpp"
+#include "io/unique_fd.hpp"
 #include "model/machine.hpp"
 
 namespace arec::record {
@@ -17,8 +18,11 @@ struct build_id_sources {
 };
 
 // Reads the build-id of `object` from its file (or sysfs for the kernel and modules) unless it
-// is known already or another caller claimed the read: each file is opened at most once.
-void read_build_id_once(model::dso& object, const build_id_sources& sources = {});
+// is known already or another caller claimed the read: each file is opened at most once. The
+// file is opened through its mapping (io::open_mapped_file). When its path on the host does not
+// lead to that same file (a container's file, one replaced or deleted since it was mapped), the
+// open file is returned, for the caller to keep while the file may still be cached; else none.
+io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sources = {});
 
 // One entry per (file name, build-id): dsos without a build-id (anonymous or pseudo mappings,
 // files that vanished or are not ELF) are left out; "[kernel.kallsyms]" comes first whenever

@@ -26,8 +26,8 @@ namespace {
 using namespace std::chrono_literals;
 
 // HOT names the function that takes the time; VARIANT changes its code, so each build has its
-// own build-id (names alone live in .symtab, which the build-id does not cover). argv[1]: "forever" (say "spinning", spin until
-// killed) or a number of rounds. argv[2], when given, is renamed over this program first: a
+// own build-id (names alone live in .symtab, which the build-id does not cover). argv[1]:
+// "forever" (say "spinning", spin until killed) or a number of rounds. argv[2], when given, is renamed over this program first: a
 // deploy replacing the binary while it runs.
 constexpr const char* program_source = R"(
 #include <stdio.h>
@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
 }
 )";
 
-constexpr const char* rounds = "200000000";
+// About a second of CPU: a mapping is read at the first drain or round after it (250 ms at
+// most, docs/symbols.md), so a process must outlive that for its file to be read through it.
+constexpr const char* rounds = "800000000";
 
 class RecordMappedFiles : public ::testing::Test {
  protected:
@@ -105,7 +107,7 @@ class RecordMappedFiles : public ::testing::Test {
     double share = 0;
     for (const report_row& row : parse_perf_report(run.out))
       if (row.symbol == function) share += row.percent;
-    if (share < 50) ADD_FAILURE() << "perf report:\n" << run.out;
+    if (share < 50) ADD_FAILURE() << "perf report:\n" << run.out << run.describe();
     return share;
   }
   // The share of `arec export --format=folded`'s samples whose leaf is `function`.

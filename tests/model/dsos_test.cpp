@@ -106,5 +106,20 @@ TEST(Dsos, EveryCreatedDsoIsAnnouncedOnceConcurrently) {
   EXPECT_EQ(table.size(), 200u);
 }
 
+// The build-id reader opens a new dso's file through its mapping as soon as it hears of it:
+// the place must be set by then (it was set just after, and the reader sometimes read the
+// host's path instead).
+TEST(Dsos, ANewDsoHasItsPlaceWhenTheListenerHearsOfIt) {
+  dsos table;
+  std::optional<io::mapping_place> heard;
+  table.on_created([&](const std::shared_ptr<dso>& object) { heard = object->place(); });
+  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, io::mapping_place{42, 0x1000, 0x2000});
+  ASSERT_TRUE(heard);
+  EXPECT_EQ(heard->pid, 42);
+  EXPECT_EQ(heard->start, 0x1000u);
+  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, io::mapping_place{43, 0x5000, 0x6000});
+  EXPECT_EQ(table.find("/bin/app", dso_id{})->place()->pid, 43) << "the newest mapping";
+}
+
 }  // namespace
 }  // namespace arec::model
