@@ -9,6 +9,7 @@
 #include "export/kernel_symbols.hpp"
 #include "io/build_id_cache_layout.hpp"
 #include "io/file_copy.hpp"
+#include "io/mapped_file.hpp"
 #include "io/small_file.hpp"
 
 namespace arec::exporting {
@@ -50,6 +51,11 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
     }
   }
   if (rebuilt) symbols.table.reset();  // the names of another build would be wrong names
+  // No build-id to check it by, but the path now holds another file than the one mapped (a
+  // container's binary over a host path, a deploy): its names would be wrong names too.
+  if (symbols.table && recorded_id.empty() && symbols.path == object.name() &&
+      io::provably_another_file(object.name(), object.identity()))
+    symbols.table.reset();
   if (!symbols.table) symbols.path.clear();
   if (symbols.table) add_debug_symbols(*symbols.table);
   return symbols;

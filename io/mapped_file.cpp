@@ -37,6 +37,14 @@ unique_fd candidate(const std::string& path, const file_identity& identity, bool
 
 }  // namespace
 
+bool provably_another_file(const std::string& path, const file_identity& identity) {
+  if (identity.inode == 0) return false;
+  struct stat status {};
+  if (::stat(path.c_str(), &status) == -1) return false;
+  return major(status.st_dev) == identity.major && minor(status.st_dev) == identity.minor &&
+         status.st_ino != identity.inode;
+}
+
 unique_fd open_mapped_file(const std::string& path, const std::optional<mapping_place>& place,
                            const file_identity& identity, const proc_root& proc) {
   if (place && place->pid > 0) {

@@ -44,4 +44,8 @@ struct proc_root {
 unique_fd open_mapped_file(const std::string& path, const std::optional<mapping_place>& place,
                            const file_identity& identity, const proc_root& proc = {});
 
+// True when the file at `path` is provably not the one `identity` names: on its device, with
+// another inode. False when the identity is unknown, the path is missing or on another device.
+bool provably_another_file(const std::string& path, const file_identity& identity);
+
 }  // namespace arec::io

@@ -3,6 +3,8 @@
 #include "export/symbolizer.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -55,6 +57,23 @@ TEST(Symbolizer, NamesAFunctionOfAMappedFileDemangled) {
   EXPECT_EQ(symbols.function_at(where, probe_address(), {}), "symbolizer_probe::busy(int)");
   EXPECT_TRUE(symbols.has_symbols(where, {}));
   EXPECT_EQ(symbols.file_build_id(where), io::read_elf_build_id(self_path().c_str()).value());
+}
+
+// A recording without build-ids (-B) whose MMAP2 named another inode of the path's device:
+// the file there now is not the one mapped, and its names would be wrong ones.
+TEST(Symbolizer, AnotherFileAtTheMappedPathNamesNothing) {
+  struct stat self {};
+  ASSERT_EQ(::stat(self_path().c_str(), &self), 0);
+  model::map where = mapping_of(probe_address(), self_path());
+  model::dso_id other{.major = major(self.st_dev), .minor = minor(self.st_dev),
+                      .inode = self.st_ino + 1};
+  where.object = std::make_shared<model::dso>(self_path(), other, model::dso_kind::user);
+  symbolizer symbols({});
+  EXPECT_EQ(symbols.function_at(where, probe_address(), {}), "");
+  model::dso_id same = other;
+  same.inode = self.st_ino;
+  where.object = std::make_shared<model::dso>(self_path(), same, model::dso_kind::user);
+  EXPECT_EQ(symbols.function_at(where, probe_address(), {}), "symbolizer_probe::busy(int)");
 }
 
 TEST(Symbolizer, ReadsARebuiltFileFromTheBuildIdCache) {
