@@ -10,8 +10,8 @@
 
 #include "convert/record_check.hpp"
 #include "io/dir_reader.hpp"
-#include "io/output_path.hpp"
 #include "io/perf_data/perf_header.hpp"
+#include "io/perf_data/pipe_spool.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -19,8 +19,6 @@ namespace arec::convert {
 namespace {
 
 using io::perf::format_error;
-
-constexpr std::size_t spool_chunk = 1 << 20;
 
 // What `mode` is, in the user's words, for a refusal.
 const char* file_kind(mode_t mode) {
@@ -30,31 +28,18 @@ const char* file_kind(mode_t mode) {
   return "not a regular file";
 }
 
-// Copies what `from` (a pipe) holds up to its end into an unlinked file in `dir`.
-io::unique_fd spool_stream(int from, const std::string& name, const std::string& dir) {
-  io::unique_fd spool = io::unique_fd::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  std::vector<std::byte> chunk(spool_chunk);
-  for (;;) {
-    ssize_t got = io::retry_on_eintr([&] { return ::read(from, chunk.data(), chunk.size()); });
-    if (got < 0) io::throw_errno("read", name);
-    if (got == 0) return spool;
-    io::write_all(spool.get(), std::span{chunk.data(), static_cast<std::size_t>(got)},
-                  dir + " (copy of " + name + ")");
-  }
-}
-
 // Where to read `input.path` from: itself, or a spooled copy of standard input or a FIFO.
 std::string readable_path(convert_input& input, const std::string& spool_dir) {
   if (input.path == "-") {
     if (::isatty(STDIN_FILENO))
       throw format_error("-", 0, "standard input is a terminal, not a pipe stream (arec -o -)");
-    input.spool = spool_stream(STDIN_FILENO, "standard input", spool_dir);
+    input.spool = io::perf::spool_pipe_stream(STDIN_FILENO, "standard input", spool_dir);
   } else {
     struct stat status {};
     io::check_syscall(::stat(input.path.c_str(), &status), "stat", input.path);
     if (S_ISFIFO(status.st_mode)) {
       io::unique_fd fifo = io::unique_fd::open(input.path.c_str(), O_RDONLY | O_CLOEXEC);
-      input.spool = spool_stream(fifo.get(), input.path, spool_dir);
+      input.spool = io::perf::spool_pipe_stream(fifo.get(), input.path, spool_dir);
     } else if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
       throw format_error(input.path, 0,
                          std::string(file_kind(status.st_mode)) +

@@ -342,9 +342,9 @@ TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
   EXPECT_FALSE(io::perf::perf_file_reader::open(options.output).feature(io::perf::feature_build_id));
 }
 
-// A pipe stream (arec -o -) of `samples` samples.
-std::vector<std::byte> pipe_stream(int samples) {
-  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+// A pipe stream (arec -o -) of `samples` samples, its one attr with `ids`.
+std::vector<std::byte> pipe_stream(int samples, std::vector<std::uint64_t> ids = {1}) {
+  std::vector<io::perf::event_entry> events{event(sample_type, std::move(ids))};
   std::vector<std::byte> bytes = io::perf::pipe_stream_head(events, {});
   for (int i = 0; i < samples; ++i) {
     auto r = record(PERF_RECORD_SAMPLE, 1, 0x1000, 7, 100 + i, 0, 1);
@@ -398,6 +398,19 @@ TEST(Convert, ReadsAPipeStreamFromAFifoNamingItInErrors) {
                            "type 9); cut short? --salvage keeps the records before it");
     }
   }
+}
+
+// Found by ArchiveFuzz: a HEADER_ATTR without ids made the head reader memcpy to null (UBSan).
+TEST(Convert, ReadsAPipeStreamWhoseAttrHasNoIds) {
+  test::temp_dir dir;
+  std::vector<std::byte> stream = pipe_stream(2, {});
+  std::string input = dir.file("pipe.perf");
+  std::ofstream(input, std::ios::binary)
+      .write(reinterpret_cast<const char*>(stream.data()), static_cast<std::streamsize>(stream.size()));
+  convert_options options;
+  options.input = input;
+  options.output = dir.file("out.perf");
+  EXPECT_EQ(convert(options).samples, 2u);
 }
 
 TEST(Convert, RefusesADeviceSayingWhatItIs) {
