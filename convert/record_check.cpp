@@ -105,6 +105,21 @@ bool has_nul(std::span<const std::byte> record, std::size_t from, std::size_t to
   return from < to && std::memchr(record.data() + from, 0, to - from) != nullptr;
 }
 
+// A cpu map's data at `at` in `record`: u16 kind, then u16 cpus (0), a mask (1) or a range (2).
+bool cpu_map_fits(std::span<const std::byte> record, std::size_t at) {
+  if (record.size() < at + 4) return false;
+  std::size_t body = record.size() - at;
+  std::uint16_t kind = load_u16(record, at);
+  std::uint64_t count = load_u16(record, at + 2);
+  if (kind == 0) return 4 + 2 * count <= body;
+  if (kind == 1 && body >= 8) {
+    std::uint16_t long_size = load_u16(record, at + 4);
+    // Mask words start at byte 6 or, 8-aligned, at 8: the larger bound covers both layouts.
+    return (long_size == 4 || long_size == 8) && 8 + count * long_size <= body;
+  }
+  return kind == 2 && body >= 8;
+}
+
 struct kernel_layout {
   std::size_t fixed;  // body bytes before any string or array
   bool string_after;  // a NUL-terminated string follows (file name, comm, path, symbol)
@@ -219,9 +234,14 @@ int record_check::attr_of(std::span<const std::byte> record, bool sample) const 
   if (sample_id_word_ < 0 || word < 0 || word >= count) return -1;
   std::uint64_t id = load_u64(record, header_bytes + 8 * static_cast<std::size_t>(word));
   if (id == 0) return 0;  // synthesized records: perf reads them with the first attr
+  if (!owns(id)) return -1;
+  return static_cast<int>(
+      std::lower_bound(ids_.begin(), ids_.end(), std::pair{id, std::size_t{0}})->second);
+}
+
+bool record_check::owns(std::uint64_t id) const {
   auto found = std::lower_bound(ids_.begin(), ids_.end(), std::pair{id, std::size_t{0}});
-  if (found == ids_.end() || found->first != id) return -1;
-  return static_cast<int>(found->second);
+  return found != ids_.end() && found->first == id;
 }
 
 const char* record_check::sample_problem(std::span<const std::byte> record,
@@ -303,18 +323,32 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
       }
       return nullptr;
     }
-    case io::perf::record_cpu_map: {  // u16 type, then a list of u16 cpus, a mask or a range
-      if (body < 4) return "CPU_MAP record too short for its kind";
-      std::uint16_t kind = load_u16(record, header_bytes);
-      std::uint64_t count = load_u16(record, header_bytes + 2);
-      if (kind == 0 && 4 + 2 * count <= body) return nullptr;
-      if (kind == 1 && body >= 8) {
-        std::uint16_t long_size = load_u16(record, header_bytes + 4);
-        // Mask words start at byte 6 or, 8-aligned, at 8: the larger bound covers both layouts.
-        if ((long_size == 4 || long_size == 8) && 8 + count * long_size <= body) return nullptr;
-      }
-      if (kind == 2 && body >= 8) return nullptr;
-      return "CPU_MAP record of an unknown kind or with more cpus than it holds";
+    case io::perf::record_cpu_map:
+      return cpu_map_fits(record, header_bytes)
+                 ? nullptr
+                 : "CPU_MAP record of an unknown kind or with more cpus than it holds";
+    case io::perf::record_id_index: {  // u64 nr, then nr × {u64 id, idx, cpu, tid}
+      if (body < 8) return "ID_INDEX record too short for its count";
+      std::uint64_t count = load_u64(record, header_bytes);
+      if (count > (body - 8) / 32) return "ID_INDEX record with more entries than it holds";
+      for (std::uint64_t i = 0; i < count; ++i)
+        if (!owns(load_u64(record, header_bytes + 8 + static_cast<std::size_t>(i) * 32)))
+          return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
+      return nullptr;
+    }
+    case io::perf::record_event_update: {  // u64 type, u64 id, then unit, scale, name or cpus
+      if (body < 16) return "EVENT_UPDATE record too short for its kind and id";
+      // perf reads it with the first attr when there is one attr or the id is 0.
+      std::uint64_t id = load_u64(record, header_bytes + 8);
+      if (attrs_.size() != 1 && id != 0 && !owns(id))
+        return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
+      std::uint64_t kind = load_u64(record, header_bytes);
+      constexpr std::size_t data = header_bytes + 16;
+      bool fits = (kind == 0 || kind == 2) ? has_nul(record, data, record.size())  // unit, name
+                  : kind == 1              ? body >= 24                            // scale
+                  : kind == 3              ? cpu_map_fits(record, data)            // cpus
+                                           : false;
+      return fits ? nullptr : "EVENT_UPDATE record of an unknown kind or longer than it is";
     }
     case io::perf::record_time_conv:
       return body >= 24 ? nullptr : "TIME_CONV record too short for its fields";

@@ -43,13 +43,15 @@ class record_check {
   // knows); else the problem, a static string: a size that is not a multiple of 8, a sample id
   // no attr owns, a SAMPLE too short for its sample_type, a string without its NUL or an array
   // longer than the record, a record too short for its fixed fields and sample_id trailer, or
-  // one of perf's own record types that perf reads only in a pipe stream's head, a cpu
+  // one of perf's own record types that perf reads only in a pipe stream's head (perf's own
+  // THREAD_MAP, CPU_MAP, ID_INDEX, EVENT_UPDATE and TIME_CONV pass when they fit), a cpu
   // (SAMPLE or sample_id trailer) beyond the recording's CPUs.
   const char* problem(std::span<const std::byte> record) const;
 
  private:
   // The attr perf reads `record` with, or -1 when perf finds none (perf's evlist__event2evsel).
   int attr_of(std::span<const std::byte> record, bool sample) const;
+  bool owns(std::uint64_t id) const;
   const char* sample_problem(std::span<const std::byte> record, const perf_event_attr& attr) const;
   const char* kernel_record_problem(std::span<const std::byte> record, std::uint32_t type,
                                     std::size_t trailer) const;

@@ -147,6 +147,22 @@ TEST(RecordCheck, DropsPipeHeadRecordsAndCheckedUserRecordsThatDoNotFit) {
             "TIME_CONV record too short for its fields");
 }
 
+// perf record writes ID_INDEX and EVENT_UPDATE in files too: kept when they fit and name
+// known ids.
+TEST(RecordCheck, PassesPerfsIdIndexAndEventUpdateWhenTheyFit) {
+  record_check check(two_events, 2);
+  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 1, 2, 0, 0, -1)), "");
+  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 2, 2, 0, 0, -1)),
+            "ID_INDEX record with more entries than it holds");
+  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 1, 99, 0, 0, -1)),
+            "ID_INDEX or EVENT_UPDATE record for an id no attr owns");
+  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 1, 0x6b636f6c63)), "");
+  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 1, 0x6b636f6c63757063)),
+            "EVENT_UPDATE record of an unknown kind or longer than it is");
+  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 99, 0)),
+            "ID_INDEX or EVENT_UPDATE record for an id no attr owns");
+}
+
 TEST(RecordCheck, AttrsPerfRefusesTogetherAreNamed) {
   EXPECT_EQ(attrs_problem(two_events), "");
   std::vector<io::perf::event_entry> one{event(PERF_SAMPLE_IP, {1})};

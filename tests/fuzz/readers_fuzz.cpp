@@ -100,10 +100,14 @@ void archive_once(const std::string& input) {
 }
 
 void spool_once(const std::string& input) {
-  // One spool for the whole run, in a directory of its own: only its reader is exercised.
-  static arec::fleet::push_spool spool({.memory_bytes = 1 << 20, .disk_bytes = 1 << 20,
-                                        .dir = scratch("spool")},
-                                       [](const std::string&) {});
+  // One spool for the whole run, in a directory of its own removed at exit: only its reader is
+  // exercised.
+  static arec::fleet::push_spool spool = [] {
+    std::atexit([] { std::filesystem::remove_all(scratch("spool")); });
+    return arec::fleet::push_spool(
+        {.memory_bytes = 1 << 20, .disk_bytes = 1 << 20, .dir = scratch("spool")},
+        [](const std::string&) {});
+  }();
   arec::fleet::spool_entry entry;
   entry.path = input;
   refused_or_read([&] { (void)spool.load(entry); });
