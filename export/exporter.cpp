@@ -73,6 +73,10 @@ export_report export_recording(const export_options& options) {
     convert::convert_report read = convert::merge_in_time_order(input, options.salvage, sink);
     report.records += read.records;
     report.notes.insert(report.notes.end(), read.notes.begin(), read.notes.end());
+    for (const convert::rejected_records& rejected : read.rejected)
+      report.warnings.push_back("dropped " + std::to_string(rejected.count) +
+                                " records perf 6.1 cannot read either: " + rejected.problem +
+                                " (the first at " + rejected.first + ")");
   }
   report.inputs = opened.size();
   report.samples = builder.samples();

@@ -9,9 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "convert/records.hpp"
-#include "export/exporter.hpp"
-#include "support/temp_dir.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -36,23 +33,6 @@ TEST(RecordingInfo, WallWindowOfCorruptTimesDoesNotOverflow) {
             (std::pair<std::int64_t, std::int64_t>{0, 1000}));
   EXPECT_EQ(sample_wall_window(1, std::numeric_limits<std::uint64_t>::max(), -5, 1000),
             (std::pair<std::int64_t, std::int64_t>{0, 1000}));
-}
-
-// The whole export of a recording whose second sample's time is damaged (2^63 after the first).
-TEST(RecordingInfo, ExportOfASampleWithACorruptTimeSucceeds) {
-  using namespace convert::test_records;
-  test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{
-      event(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD, {})};
-  write_recording(dir.file("perf.data"), events,
-                  {record(PERF_RECORD_SAMPLE, 0x1000, 0x0000000700000007, 1, 1),
-                   record(PERF_RECORD_SAMPLE, 0x1000, 0x0000000700000007, top_bit + 1, 1)});
-  export_options options;
-  options.inputs = {dir.file("perf.data")};
-  options.output = dir.file("out.folded");
-  options.format = export_format::folded;
-  export_report report = export_recording(options);
-  EXPECT_EQ(report.samples, 2u);
 }
 
 }  // namespace
