@@ -350,6 +350,16 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
                                            : false;
       return fits ? nullptr : "EVENT_UPDATE record of an unknown kind or longer than it is";
     }
+    case io::perf::record_header_build_id: {  // perf inject -b puts them among the records
+      // s32 pid, 20 build-id bytes, u8 size and 3 reserved, then the file name.
+      constexpr std::size_t name_at = header_bytes + 4 + 24;
+      if (!has_nul(record, name_at, record.size()))
+        return "HEADER_BUILD_ID record whose file name has no NUL inside it";
+      if ((load_u16(record, 4) & io::perf::misc_build_id_size) &&
+          std::to_integer<std::size_t>(record[header_bytes + 4 + 20]) > build_id_bytes)
+        return "HEADER_BUILD_ID record with a build-id longer than 20 bytes";
+      return nullptr;
+    }
     case io::perf::record_time_conv:
       return body >= 24 ? nullptr : "TIME_CONV record too short for its fields";
     default:
@@ -377,11 +387,11 @@ bool record_check::cpu_beyond(std::span<const std::byte> record, const perf_even
 }
 
 const char* record_check::problem(std::span<const std::byte> record) const {
-  if (record.size() < header_bytes || record.size() % 8 != 0)
-    return "record size not a multiple of 8 bytes";
   std::uint32_t type = 0;
   std::memcpy(&type, record.data(), sizeof type);
+  // perf's own records need not be (perf inject -b's HEADER_BUILD_ID are 4 bytes off).
   if (type >= io::perf::record_header_attr) return user_record_problem(record, type);
+  if (record.size() % 8 != 0) return "record size not a multiple of 8 bytes";
   if (attrs_.empty()) return "record without an attr to read it with";
   bool sample = type == PERF_RECORD_SAMPLE;
   int index = attr_of(record, sample);

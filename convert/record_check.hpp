@@ -40,11 +40,11 @@ class record_check {
   static std::uint32_t cpu_count(const io::perf::feature_set& features);
 
   // nullptr when perf 6.1 reads `record` (a whole record, header included, of a type perf
-  // knows); else the problem, a static string: a size that is not a multiple of 8, a sample id
-  // no attr owns, a SAMPLE too short for its sample_type, a string without its NUL or an array
-  // longer than the record, a record too short for its fixed fields and sample_id trailer, or
-  // one of perf's own record types that perf reads only in a pipe stream's head (perf's own
-  // THREAD_MAP, CPU_MAP, ID_INDEX, EVENT_UPDATE and TIME_CONV pass when they fit), a cpu
+  // knows); else the problem, a static string: a kernel record's size that is not a multiple of
+  // 8, a sample id no attr owns, a SAMPLE too short for its sample_type, a string without its NUL
+  // or an array longer than the record, a record too short for its fixed fields and sample_id
+  // trailer, or one of perf's own record types that perf reads only in a pipe stream's head (perf's
+  // own THREAD_MAP, CPU_MAP, ID_INDEX, EVENT_UPDATE and TIME_CONV pass when they fit), a cpu
   // (SAMPLE or sample_id trailer) beyond the recording's CPUs.
   const char* problem(std::span<const std::byte> record) const;
 

@@ -163,6 +163,25 @@ TEST(RecordCheck, PassesPerfsIdIndexAndEventUpdateWhenTheyFit) {
             "ID_INDEX or EVENT_UPDATE record for an id no attr owns");
 }
 
+// perf inject -b puts HEADER_BUILD_ID records among a pipe stream's records: kept when their
+// name ends inside them and the build-id fits perf's 20 bytes.
+TEST(RecordCheck, PassesHeaderBuildIdsAmongTheRecordsWhenTheyFit) {
+  record_check check(two_events, 2);
+  // pid -1, 20 id bytes, size byte 20 + reserved, "/bin/true" padded.
+  std::vector<std::byte> entry = record(io::perf::record_header_build_id, 0x01020304ffffffff, 0, 0,
+                                        0x14, 0x7275742f6e69622f, 0x65);
+  std::uint16_t misc = io::perf::misc_build_id_size;
+  std::memcpy(entry.data() + 4, &misc, sizeof misc);
+  EXPECT_EQ(problem_of(check, entry), "");
+  entry[8 + 24] = std::byte{21};
+  EXPECT_EQ(problem_of(check, entry),
+            "HEADER_BUILD_ID record with a build-id longer than 20 bytes");
+  std::vector<std::byte> unterminated =
+      record(io::perf::record_header_build_id, 0, 0, 0, 0x7275742f6e69622f);
+  EXPECT_EQ(problem_of(check, unterminated),
+            "HEADER_BUILD_ID record whose file name has no NUL inside it");
+}
+
 TEST(RecordCheck, AttrsPerfRefusesTogetherAreNamed) {
   EXPECT_EQ(attrs_problem(two_events), "");
   std::vector<io::perf::event_entry> one{event(PERF_SAMPLE_IP, {1})};
