@@ -50,6 +50,15 @@ int run_convert_command(std::span<const char* const> args) {
   if (report.unknown_records)
     std::fprintf(stderr, "arec: warning: dropped %llu records of types perf 6.1 does not know\n",
                  static_cast<unsigned long long>(report.unknown_records));
+  for (const std::string& feature : report.dropped_features)
+    std::fprintf(stderr, "arec: warning: dropped a feature perf 6.1 cannot read: %s\n",
+                 feature.c_str());
+  for (const convert::rejected_records& rejected : report.rejected)
+    std::fprintf(stderr,
+                 "arec: warning: dropped %llu records perf 6.1 cannot read: %s (the first at "
+                 "%s)\n",
+                 static_cast<unsigned long long>(rejected.count), rejected.problem.c_str(),
+                 rejected.first.c_str());
   std::fprintf(stderr,
                "arec: converted %llu records (%llu samples) from %zu data file%s, %.1f MB in "
                "%.2f s (%.0f MB/s), to %s\n",

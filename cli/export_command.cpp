@@ -20,6 +20,8 @@ int run_export_command(std::span<const char* const> args) {
   if (options.quiet) return 0;
   for (const std::string& note : report.notes)
     std::fprintf(stderr, "arec: salvage: %s\n", note.c_str());
+  for (const std::string& warning : report.warnings)
+    std::fprintf(stderr, "arec: warning: %s\n", warning.c_str());
   if (report.bad_samples)
     std::fprintf(stderr,
                  "arec: warning: left out %llu samples too short for their event's layout\n",

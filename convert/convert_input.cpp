@@ -1,13 +1,17 @@
 #include "convert/convert_input.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstring>
 
+#include "convert/record_check.hpp"
 #include "io/dir_reader.hpp"
 #include "io/perf_data/perf_header.hpp"
+#include "io/perf_data/pipe_spool.hpp"
 #include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
@@ -15,6 +19,37 @@ namespace arec::convert {
 namespace {
 
 using io::perf::format_error;
+
+// What `mode` is, in the user's words, for a refusal.
+const char* file_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Where to read `input.path` from: itself, or a spooled copy of standard input or a FIFO.
+std::string readable_path(convert_input& input, const std::string& spool_dir) {
+  if (input.path == "-") {
+    if (::isatty(STDIN_FILENO))
+      throw format_error("-", 0, "standard input is a terminal, not a pipe stream (arec -o -)");
+    input.spool = io::perf::spool_pipe_stream(STDIN_FILENO, "standard input", spool_dir);
+  } else {
+    struct stat status {};
+    io::check_syscall(::stat(input.path.c_str(), &status), "stat", input.path);
+    if (S_ISFIFO(status.st_mode)) {
+      io::unique_fd fifo = io::unique_fd::open(input.path.c_str(), O_RDONLY | O_CLOEXEC);
+      input.spool = io::perf::spool_pipe_stream(fifo.get(), input.path, spool_dir);
+    } else if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
+      throw format_error(input.path, 0,
+                         std::string(file_kind(status.st_mode)) +
+                             ", not a perf.data file: arec convert reads files, data "
+                             "directories and pipe streams (a FIFO or -i -)");
+    }
+  }
+  if (!input.spool) return input.path;
+  return "/proc/self/fd/" + std::to_string(input.spool.get());
+}
 
 std::uint64_t file_size(const std::string& path) {
   struct stat status {};
@@ -74,24 +109,45 @@ std::uint64_t convert_input::total_bytes() const {
   return total;
 }
 
-convert_input open_convert_input(const std::string& path, bool salvage) {
+std::string convert_input::as_given(const std::string& text) const {
+  if (!spool || !text.starts_with(header_path + ": ")) return text;
+  return path + text.substr(header_path.size());
+}
+
+void convert_input::rethrow_as_given(const format_error& error) const {
+  std::string what = error.what();
+  std::string prefix = header_path + ": offset " + std::to_string(error.offset()) + ": ";
+  if (!spool || !what.starts_with(prefix)) throw error;
+  throw format_error(path, error.offset(), what.substr(prefix.size()));
+}
+
+convert_input open_convert_input(const std::string& path, bool salvage,
+                                 const std::string& spool_dir) {
   convert_input input;
   input.path = path;
-  input.header_path = io::perf::recording_header_path(path);
-  input.directory = input.header_path != path;
+  std::string readable = readable_path(input, spool_dir);
+  input.header_path = input.spool ? readable : io::perf::recording_header_path(path);
+  input.directory = !input.spool && input.header_path != path;
   // A recording creates a directory's `data` right after the directory, then its data.N.
   if (input.directory && ::access(input.header_path.c_str(), F_OK) != 0 && errno == ENOENT &&
       is_empty_directory(path))
     throw format_error(path, 0,
                        "an empty data directory: the recording was stopped as it created it, "
                        "before anything was recorded there");
-  io::perf::perf_header read = io::perf::read_perf_header(
-      input.header_path, salvage ? io::perf::header_mode::salvage : io::perf::header_mode::strict);
+  io::perf::perf_header read;
+  try {
+    read = io::perf::read_perf_header(input.header_path, salvage ? io::perf::header_mode::salvage
+                                                                 : io::perf::header_mode::strict);
+  } catch (const format_error& error) {
+    input.rethrow_as_given(error);
+  }
   input.header = read.header;
   input.events = std::move(read.events);
   input.features = std::move(read.features);
-  input.salvage_notes = std::move(read.salvage_notes);
+  for (const std::string& note : read.salvage_notes) input.salvage_notes.push_back(input.as_given(note));
   const io::perf::file_header& header = input.header;
+  if (std::string problem = attrs_problem(input.events); !problem.empty())
+    throw format_error(input.spool ? path : input.header_path, header.attrs.offset, problem);
   input.ranges.push_back(io::perf::data_range{input.header_path, header.data.offset,
                                               header.data.offset + header.data.size});
   if (input.directory) add_directory_ranges(input, salvage);

@@ -8,14 +8,16 @@
 #include <vector>
 
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_walker.hpp"
+#include "io/unique_fd.hpp"
 
 namespace arec::convert {
 
 struct convert_input {
   std::string path;         // as given
-  std::string header_path;  // path itself, or path + "/data"
+  std::string header_path;  // path itself, or path + "/data", or the spool's /proc/self/fd path
   bool directory = false;
   io::perf::file_header header{};
   std::vector<io::perf::event_entry> events;  // attrs (size <= 128) with ids, names if known
@@ -24,10 +26,19 @@ struct convert_input {
   std::vector<io::perf::data_range> ranges;
   // Salvage only: what was wrong with the header file and how it was worked around.
   std::vector<std::string> salvage_notes;
+  // A stream read from standard input (`-`) or a FIFO, copied here to be read like a file.
+  io::unique_fd spool;
   std::uint64_t total_bytes() const;
+  // `text` ("FILE: offset N: ...") with the spool's name replaced by `path` ("-" or the FIFO),
+  // as the user knows it; `error` rethrown so.
+  std::string as_given(const std::string& text) const;
+  [[noreturn]] void rethrow_as_given(const io::perf::format_error& error) const;
 };
 
 // Reads the header of `path` (a file, or a directory holding `data`) and lists the data ranges.
+// `path` "-" (standard input) or a FIFO is read to its end into an unlinked file in `spool_dir`
+// first, then read like a file: a pipe stream, as perf reads `-i -`. Anything else that is not
+// a regular file or a directory (a device, a socket) is a format_error at offset 0.
 // Throws io::perf::format_error "FILE: offset N: PROBLEM" for: a file too short for the header,
 // a bad magic, pipe or other-endian files, a header or attr size that is wrong, an attrs, ids,
 // data or feature section outside the file, an unfinished recording (data size 0 with records
@@ -36,6 +47,7 @@ struct convert_input {
 // of the file means "up to the end of the file" and the features are dropped, missing data.N
 // files are skipped; the notes say so.
 // Throws std::system_error when a file cannot be opened or read.
-convert_input open_convert_input(const std::string& path, bool salvage);
+convert_input open_convert_input(const std::string& path, bool salvage,
+                                 const std::string& spool_dir = "/tmp");
 
 }  // namespace arec::convert

@@ -9,6 +9,7 @@
 
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
+#include "convert/record_check.hpp"
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
 #include "io/perf_data/format_error.hpp"
@@ -64,7 +65,8 @@ class merger {
         output_(output),
         settings_(settings),
         report_(report),
-        clock_(input.events) {}
+        clock_(input.events),
+        check_(input.events, record_check::cpu_count(input.features)) {}
 
   void run() {
     open_streams();
@@ -155,12 +157,25 @@ class merger {
         ++report_.unknown_records;
         continue;
       }
+      if (const char* problem = check_.problem(record->bytes)) {
+        reject(problem, s.source.path(), record->offset);
+        continue;
+      }
       std::uint64_t time = clock_.time_of(record->bytes).value_or(s.last_time);
       if (time < s.released) ++report_.late_records;
       s.last_time = time;
       s.max_time = std::max(s.max_time, time);
       s.window.push(time, record->bytes);
     }
+  }
+
+  void reject(const char* problem, const std::string& path, std::uint64_t offset) {
+    auto& rejected = report_.rejected;
+    auto same = std::find_if(rejected.begin(), rejected.end(),
+                             [&](const rejected_records& r) { return r.problem == problem; });
+    if (same == rejected.end())
+      same = rejected.insert(rejected.end(), {problem, 0, path + ": offset " + std::to_string(offset)});
+    ++same->count;
   }
 
   void emit(stream& s) {
@@ -202,6 +217,7 @@ class merger {
   const convert_settings& settings_;
   convert_report& report_;
   record_clock clock_;
+  record_check check_;
   std::vector<std::unique_ptr<stream>> streams_;
   std::vector<head> heap_;
   std::uint64_t since_progress_ = 0;
@@ -218,6 +234,14 @@ class output_sink final : public io::record_sink {
  private:
   convert_output& output_;
 };
+
+// Where a stream read from standard input or a FIFO is kept while converting: beside the
+// output, which needs as much room.
+std::string spool_directory(const std::string& output) {
+  std::string::size_type slash = output.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : output.substr(0, slash);
+}
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat first {}, second {};
@@ -240,7 +264,8 @@ int output_level(const convert_options& options, const convert_input& input) {
 
 convert_report convert(const convert_options& options, const convert_settings& settings) {
   if (options.output.empty()) throw io::usage_error("the output file name is empty");
-  convert_input input = open_convert_input(options.input, options.salvage);
+  convert_input input = open_convert_input(options.input, options.salvage,
+                                           spool_directory(options.output));
   if (options.output == options.input || same_file(options.output, input.header_path) ||
       same_file(options.output, options.input))
     throw io::usage_error("-o " + options.output + ": the output would overwrite the input");
@@ -254,7 +279,13 @@ convert_report convert(const convert_options& options, const convert_settings& s
   convert_output output(options.output, input.events, report.compression_level);
   output_sink sink(output);
   merger merge(input, options.salvage, sink, settings, report);
-  merge.run();
+  try {
+    merge.run();
+  } catch (const io::perf::format_error& error) {
+    input.rethrow_as_given(error);
+  }
+  for (std::string& note : report.notes) note = input.as_given(note);
+  for (rejected_records& rejected : report.rejected) rejected.first = input.as_given(rejected.first);
 
   io::perf::feature_set features;
   for (const auto& [bit, payload] : input.features) {
@@ -263,6 +294,10 @@ convert_report convert(const convert_options& options, const convert_settings& s
     if (bit == io::perf::feature_dir_format || bit == io::perf::feature_compressed ||
         bit == io::perf::feature_sample_time)
       continue;
+    if (std::string problem = feature_problem(bit, payload); !problem.empty()) {
+      report.dropped_features.push_back(std::move(problem));
+      continue;
+    }
     features.set(bit, payload);
   }
   if (auto times = merge.sample_times())

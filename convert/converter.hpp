@@ -29,6 +29,13 @@ struct convert_settings {
   std::function<void(const convert_progress&)> progress;
 };
 
+// Records perf 6.1 could not read (record_check.hpp), dropped: one entry per problem.
+struct rejected_records {
+  std::string problem;
+  std::uint64_t count = 0;
+  std::string first;  // "FILE: offset N" of the first one
+};
+
 struct convert_report {
   std::size_t files = 0;              // data ranges read (header file's data section included)
   std::uint64_t input_bytes = 0;      // bytes of those ranges
@@ -40,6 +47,9 @@ struct convert_report {
   int compression_level = 0;          // of the output; 0 = plain records
   std::uint64_t late_records = 0;     // records that left the reorder window too late (out of order)
   std::uint64_t unknown_records = 0;  // records of types perf 6.1 does not know, dropped
+  std::vector<rejected_records> rejected;  // records perf 6.1 could not read, dropped
+  // Features perf 6.1 could not read, dropped: what is wrong with each (feature_problem).
+  std::vector<std::string> dropped_features;
   std::uint64_t dropped_bytes = 0;    // salvage: bytes after the damage, not converted
   std::vector<std::string> notes;     // salvage: what was damaged and dropped, one line each
   std::size_t peak_window_bytes = 0;  // largest reorder-window memory, all streams together
@@ -52,7 +62,8 @@ struct convert_report {
 convert_report convert(const convert_options& options, const convert_settings& settings = {});
 
 // Hands every record of `input`'s data ranges to `sink` in time order, as convert() writes them
-// (FINISHED_ROUND, FINISHED_INIT and types perf 6.1 does not know left out): for readers of a
+// (FINISHED_ROUND, FINISHED_INIT, types perf 6.1 does not know and records it cannot read left
+// out): for readers of a
 // recording other than the perf.data writer (arec export). The report counts what was read;
 // its output fields stay 0. Throws as convert() does for malformed input.
 convert_report merge_in_time_order(const convert_input& input, bool salvage, io::record_sink& sink,

@@ -25,17 +25,14 @@ std::int64_t modification_time_ns(const std::string& path) {
   return static_cast<std::int64_t>(status.st_mtim.tv_sec) * 1'000'000'000 + status.st_mtim.tv_nsec;
 }
 
-// The wall-clock window of the samples: exact with CLOCK_DATA (-k); otherwise the recording
-// ended when its header file was last written, and began (last - first sample) before that.
+// The wall-clock window of the samples (recording_info.hpp): the header file's last write is
+// when the recording ended.
 std::pair<std::int64_t, std::int64_t> wall_window(const profile_builder& builder,
                                                   const convert::convert_input& first,
                                                   const convert::convert_input& last) {
-  auto span = static_cast<std::int64_t>(builder.last_time() - builder.first_time());
-  if (auto offset = wall_clock_offset(first.features); offset && builder.first_time() != 0)
-    return {static_cast<std::int64_t>(builder.first_time()) + *offset,
-            static_cast<std::int64_t>(builder.last_time()) + *offset};
-  std::int64_t end = modification_time_ns(last.header_path);
-  return {end - span, end};
+  return sample_wall_window(builder.first_time(), builder.last_time(),
+                            wall_clock_offset(first.features),
+                            modification_time_ns(last.header_path));
 }
 
 void write_output(const std::string& path, std::span<const std::byte> bytes) {
@@ -76,6 +73,10 @@ export_report export_recording(const export_options& options) {
     convert::convert_report read = convert::merge_in_time_order(input, options.salvage, sink);
     report.records += read.records;
     report.notes.insert(report.notes.end(), read.notes.begin(), read.notes.end());
+    for (const convert::rejected_records& rejected : read.rejected)
+      report.warnings.push_back("dropped " + std::to_string(rejected.count) +
+                                " records perf 6.1 cannot read either: " + rejected.problem +
+                                " (the first at " + rejected.first + ")");
   }
   report.inputs = opened.size();
   report.samples = builder.samples();

@@ -23,6 +23,9 @@ struct export_report {
   std::size_t mappings = 0;
   std::uint64_t output_bytes = 0;
   std::vector<std::string> notes;  // salvage
+  // Records left out as perf 6.1 could not read them either (convert/record_check.hpp), one
+  // line per problem: "dropped N records ...: PROBLEM (the first at FILE: offset N)".
+  std::vector<std::string> warnings;
 };
 
 // Exports options.inputs. Throws io::perf::format_error for malformed input, std::system_error

@@ -1,5 +1,6 @@
 #include "export/recording_info.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 
@@ -40,6 +41,19 @@ std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& featu
   auto wall = load<std::uint64_t>(*payload, 8);
   auto clock = load<std::uint64_t>(*payload, 16);
   return static_cast<std::int64_t>(wall - clock);
+}
+
+std::pair<std::int64_t, std::int64_t> sample_wall_window(std::uint64_t first, std::uint64_t last,
+                                                        std::optional<std::int64_t> offset,
+                                                        std::int64_t file_end_ns) {
+  std::int64_t start = 0, end = 0;
+  if (offset && first != 0 && first <= last &&
+      !__builtin_add_overflow(first, *offset, &start) &&
+      !__builtin_add_overflow(last, *offset, &end))
+    return {start, end};
+  std::uint64_t span = last > first ? last - first : 0;
+  auto since_epoch = static_cast<std::uint64_t>(std::max<std::int64_t>(file_end_ns, 0));
+  return {file_end_ns - static_cast<std::int64_t>(std::min(span, since_epoch)), file_end_ns};
 }
 
 }  // namespace arec::exporting

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
@@ -19,5 +20,14 @@ std::unordered_map<std::string, io::build_id> recorded_build_ids(
 
 // wall clock ns - sample clock ns, from CLOCK_DATA (recordings made with -k), or nullopt.
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features);
+
+// The wall-clock window [start, end] in ns of samples taken from `first` to `last` (sample
+// clock): exact with a CLOCK_DATA `offset`; otherwise it ends at `file_end_ns` (when the header
+// file was last written) and starts (last - first) before that. Corrupt times (a sample time
+// near 2^64) never overflow: a window the offset cannot place is placed by `file_end_ns`, and
+// a span longer than the time since the epoch starts at the epoch.
+std::pair<std::int64_t, std::int64_t> sample_wall_window(std::uint64_t first, std::uint64_t last,
+                                                        std::optional<std::int64_t> offset,
+                                                        std::int64_t file_end_ns);
 
 }  // namespace arec::exporting

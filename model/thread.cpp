@@ -17,7 +17,8 @@ std::string thread::comm() const {
 void thread::set_comm(std::string_view name) {
   std::size_t size = std::min(name.size(), comm_capacity - 1);
   io::exclusive_lock lock{mutex_};
-  std::memcpy(comm_.data(), name.data(), size);
+  // An empty view may have no data (nullptr), and memcpy from null is undefined even for 0.
+  if (size > 0) std::memcpy(comm_.data(), name.data(), size);
   comm_[size] = '\0';
 }
 

@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::size_t entry_header_bytes = 36;  // type, misc, size, pid, 20 id bytes, size + 3
 constexpr std::size_t name_alignment = 64;
+// perf reads the name into a PATH_MAX buffer on its stack without checking the length.
+constexpr std::size_t max_name_bytes = 4096;
 
 // perf's writers before the size byte: the id's length is where its zeros start.
 std::uint8_t length_without_trailing_zeros(const build_id& id) {
@@ -57,9 +59,16 @@ std::vector<build_id_entry> parse_build_id_payload(std::span<const std::byte> pa
     build_id_entry entry;
     std::memcpy(entry.id.bytes.data(), in.take(build_id::max_size).data(), build_id::max_size);
     auto declared = in.value<std::uint32_t>() & 0xffu;
-    entry.id.size = (misc & misc_build_id_size) && declared <= build_id::max_size
-                        ? static_cast<std::uint8_t>(declared)
-                        : length_without_trailing_zeros(entry.id);
+    if ((misc & misc_build_id_size) && declared > build_id::max_size)
+      throw format_error(file, start,
+                         "a BUILD_ID entry whose build-id has " + std::to_string(declared) +
+                             " bytes, more than 20");
+    if (size - entry_header_bytes > max_name_bytes)
+      throw format_error(file, start,
+                         "a BUILD_ID entry whose filename takes " +
+                             std::to_string(size - entry_header_bytes) + " bytes, more than 4096");
+    entry.id.size = (misc & misc_build_id_size) ? static_cast<std::uint8_t>(declared)
+                                                : length_without_trailing_zeros(entry.id);
     entry.cpumode = misc & ~misc_build_id_size;
     auto name = in.take(size - entry_header_bytes);
     const char* chars = reinterpret_cast<const char*>(name.data());

@@ -28,7 +28,8 @@ std::vector<std::byte> build_id_payload(std::span<const build_id_entry> entries)
 // The entries of a BUILD_ID payload found at `offset` of `file`. perf's older writers left out
 // the size byte (misc without BUILD_ID_SIZE): the id is then its 20 bytes with trailing zeros
 // dropped. Throws format_error "FILE: offset N: ..." for an entry that does not fit, an entry
-// size too small for its header or a filename without its NUL.
+// size too small for its header, a filename without its NUL or longer than 4096 bytes, a
+// build-id size above 20 (perf 6.1 overflows its buffers on those two).
 std::vector<build_id_entry> parse_build_id_payload(std::span<const std::byte> payload,
                                                    std::uint64_t offset, std::string_view file);
 

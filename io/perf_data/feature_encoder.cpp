@@ -66,6 +66,10 @@ const std::vector<std::byte>* feature_set::find(feature bit) const {
   return at != entries_.end() && at->bit == bit ? &at->payload : nullptr;
 }
 
+void feature_set::erase(feature bit) {
+  std::erase_if(entries_, [bit](const entry& e) { return e.bit == bit; });
+}
+
 bool feature_set::has(feature bit) const { return find(bit) != nullptr; }
 
 perf_event_attr attr_for_file(const perf_event_attr& attr) {

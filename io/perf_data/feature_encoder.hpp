@@ -55,6 +55,8 @@ class feature_set {
   // Stores (or replaces) the payload of `bit`. Throws std::out_of_range for bit 0 (reserved)
   // and bits beyond the 256-bit header bitmap.
   void set(feature bit, std::vector<std::byte> payload);
+  // Forgets the payload of `bit`, if any.
+  void erase(feature bit);
   bool has(feature bit) const;
   // The payload of `bit`, or nullptr when it is not set.
   const std::vector<std::byte>* find(feature bit) const;

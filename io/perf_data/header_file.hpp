@@ -33,12 +33,14 @@ class header_file {
   bool fits(const file_section& section) const {
     return section.offset <= size_ && section.size <= size_ - section.offset;
   }
-  void check(const file_section& section, std::uint64_t descriptor, const std::string& what) const {
+  // `hint` follows the problem: what to do about it.
+  void check(const file_section& section, std::uint64_t descriptor, const std::string& what,
+             const std::string& hint = {}) const {
     if (!fits(section))
       fail(descriptor, what + " runs past the end of the file (offset " +
                            std::to_string(section.offset) + " + size " +
                            std::to_string(section.size) + " > " + std::to_string(size_) +
-                           " bytes)");
+                           " bytes)" + hint);
   }
   void read(void* out, std::uint64_t count, std::uint64_t offset) const {
     auto* bytes = static_cast<char*>(out);

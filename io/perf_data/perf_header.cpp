@@ -17,6 +17,8 @@ namespace {
 constexpr std::uint64_t pipe_header_size = 16;
 constexpr std::uint64_t oldest_attr_size = 64;  // PERF_ATTR_SIZE_VER0
 constexpr std::uint64_t max_feature_bytes = 256u << 20;  // larger is a corrupt table, not data
+// After a section that ends past the end of the file: what salvage does about it.
+constexpr const char* cut_hint = "; cut short? --salvage keeps its complete records";
 
 void read_header(const header_file& file, perf_header& input, bool salvage) {
   file_header& header = input.header;
@@ -67,7 +69,7 @@ void read_header(const header_file& file, perf_header& input, bool salvage) {
                 "data size is 0 but " + std::to_string(records_after) +
                     " bytes follow the header: the recording was not finished (arec killed?); "
                     "--salvage keeps its complete records");
-    file.check(header.data, offsetof(file_header, data), "data section");
+    file.check(header.data, offsetof(file_header, data), "data section", cut_hint);
     return;
   }
   if (unfinished || cut) {
@@ -131,7 +133,10 @@ void read_event_names(perf_header& input, std::uint64_t payload_offset, bool sal
       input.events[i].name = std::move(names[i]);
   } catch (const format_error& error) {
     if (!salvage) throw;
-    input.salvage_notes.push_back(std::string(error.what()) + "; the events stay unnamed");
+    // Kept, the payload would be read again by perf in a converted file.
+    input.features.erase(feature_event_desc);
+    input.salvage_notes.push_back(std::string(error.what()) +
+                                  "; dropping it, the events stay unnamed");
   }
 }
 
@@ -144,7 +149,9 @@ std::uint64_t read_features(const header_file& file, perf_header& input, bool sa
   for (std::uint64_t word : header.features) count += static_cast<unsigned>(std::popcount(word));
   file_section table_section{table, count * sizeof(file_section)};
   if (!file.fits(table_section)) {
-    if (!salvage) file.check(table_section, table, "feature table of " + std::to_string(count) + " entries");
+    if (!salvage)
+      file.check(table_section, table, "feature table of " + std::to_string(count) + " entries",
+                 cut_hint);
     input.salvage_notes.push_back(file.path() + ": offset " + std::to_string(table) +
                                   ": feature table runs past the end of the file; dropping the features");
     return 0;
@@ -161,7 +168,7 @@ std::uint64_t read_features(const header_file& file, perf_header& input, bool sa
         if (bit == 0) file.fail(descriptor, "feature bit 0 (reserved) is set");
         if (section.size > max_feature_bytes && file.fits(section))
           file.fail(descriptor, what + " claims " + std::to_string(section.size) + " bytes");
-        file.check(section, descriptor, what);
+        file.check(section, descriptor, what, cut_hint);
       }
       input.salvage_notes.push_back(file.path() + ": offset " + std::to_string(descriptor) + ": " +
                                     what + " is outside the file; dropping that feature");

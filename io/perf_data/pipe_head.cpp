@@ -106,7 +106,8 @@ class head_reader {
     std::memcpy(&event.attr, body.data(), kept);
     event.attr.size = static_cast<std::uint32_t>(kept);
     event.ids.resize((body.size() - size) / 8);
-    std::memcpy(event.ids.data(), body.data() + size, event.ids.size() * 8);
+    // No ids: ids.data() may be null, and memcpy to null is undefined even for 0 bytes.
+    if (!event.ids.empty()) std::memcpy(event.ids.data(), body.data() + size, event.ids.size() * 8);
   }
 
   // u64 feature bit, then the payload as a file's feature section holds it; bit 32 (perf 6.1's

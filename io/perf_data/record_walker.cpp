@@ -39,8 +39,11 @@ record_walker::record_walker(data_range range, unique_fd fd, const walk_options&
   raw_base_ = range_.begin;
 }
 
-std::nullopt_t record_walker::fail(std::uint64_t offset, std::string problem) {
-  if (!options_.salvage) throw format_error(range_.path, offset, problem);
+std::nullopt_t record_walker::fail(std::uint64_t offset, std::string problem, bool cut) {
+  if (!options_.salvage)
+    throw format_error(range_.path, offset,
+                       cut ? problem + "; cut short? --salvage keeps the records before it"
+                           : problem);
   ended_ = true;
   damage_ = walk_damage{offset, std::move(problem), range_.end - std::min(offset, range_.end)};
   return std::nullopt;
@@ -96,12 +99,14 @@ std::optional<walked_record> record_walker::next() {
       if (plain_pos_ < plain_.size())
         return fail(plain_origin_, "the zstd stream ends inside a record (" +
                                        std::to_string(plain_.size() - plain_pos_) +
-                                       " bytes of it decompressed)");
+                                       " bytes of it decompressed)",
+                    true);
       return std::nullopt;
     }
     if (left < header_bytes)
       return fail(offset,
-                  "record header truncated: " + std::to_string(left) + " bytes left in the data");
+                  "record header truncated: " + std::to_string(left) + " bytes left in the data",
+                  true);
     fill(header_bytes);
     record_header header = load_header(raw_.data() + raw_pos_);
     if (header.size < header_bytes)
@@ -111,7 +116,8 @@ std::optional<walked_record> record_walker::next() {
     if (header.size > left)
       return fail(offset, "record of size " + std::to_string(header.size) +
                               " runs past the end of the data (" + std::to_string(left) +
-                              " bytes left, type " + std::to_string(header.type) + ")");
+                              " bytes left, type " + std::to_string(header.type) + ")",
+                  true);
     fill(header.size);
     std::span<const std::byte> whole{raw_.data() + raw_pos_, header.size};
     raw_pos_ += header.size;

@@ -76,7 +76,8 @@ class record_walker {
   void fill(std::size_t count);
   std::optional<walked_record> next_decompressed();
   // Throws, or records the damage and ends the source; returns nullopt for the caller to return.
-  std::nullopt_t fail(std::uint64_t offset, std::string problem);
+  // `cut`: the range ends inside a record, which salvage handles (the error says so).
+  std::nullopt_t fail(std::uint64_t offset, std::string problem, bool cut = false);
 
   data_range range_;
   io::unique_fd fd_;

@@ -4,17 +4,26 @@
 #include "convert/converter.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
+#include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/perf_file_reader.hpp"
+#include "io/perf_data/pipe_stream.hpp"
 #include "io/perf_data/record_walker.hpp"
 #include "io/usage_error.hpp"
 #include "records.hpp"
@@ -103,10 +112,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "header (type 9)"},
         bad_input{"record_past_end.data",
                   "record_past_end.data: offset 696: record of size 200 runs past the end of the "
-                  "data (56 bytes left, type 9)"},
+                  "data (56 bytes left, type 9); cut short? --salvage keeps the records before "
+                  "it"},
         bad_input{"truncated.data",
                   "truncated.data: offset 40: data section runs past the end of the file (offset "
-                  "248 + size 504 > 492 bytes)"},
+                  "248 + size 504 > 492 bytes); cut short? --salvage keeps its complete records"},
         bad_input{"unfinished.data",
                   "unfinished.data: offset 48: data size is 0 but 348 bytes follow the header: the "
                   "recording was not finished (arec killed?); --salvage keeps its complete records"},
@@ -118,7 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "thread 0's file was lost"},
         bad_input{"cut_data_n.dir",
                   "cut_data_n.dir/data.0: offset 168: record of size 56 runs past the end of the "
-                  "data (26 bytes left, type 9)"}));
+                  "data (26 bytes left, type 9); cut short? --salvage keeps the records before "
+                  "it"}));
 
 TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
   test::temp_dir dir;
@@ -221,6 +232,193 @@ TEST(Convert, ReportsProgressUpToTheWholeInput) {
   convert(options, settings);
   EXPECT_EQ(last.bytes_total, 504u);
   EXPECT_EQ(last.bytes_read, 504u);
+}
+
+// Damaged recordings (random byte changes of arec recordings) whose conversion perf 6.1 crashed
+// on (SIGSEGV, or a stack overflow abort) before arec checked what perf reads; perf must now
+// read the whole output. Made by mutating `arec -e cpu-clock` recordings, then shrunk to the
+// records that still crashed perf and a few good samples.
+struct damaged_input {
+  const char* file;  // in tests/fixtures/convert/damaged/
+  bool salvage;
+  std::uint64_t samples;  // what the conversion keeps, and perf script prints
+};
+
+class ConvertDamagedInput : public ::testing::TestWithParam<damaged_input> {};
+
+// Runs `command` (stderr discarded); its wait status and what it printed on stdout.
+std::pair<int, std::string> run(const std::string& command) {
+  FILE* pipe = ::popen((command + " 2>/dev/null").c_str(), "r");
+  if (!pipe) return {-1, {}};
+  std::string out;
+  char buffer[4096];
+  while (std::size_t got = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, got);
+  return {::pclose(pipe), out};
+}
+
+TEST_P(ConvertDamagedInput, PerfReadsTheOutputWhole) {
+  test::temp_dir dir;
+  convert_options options;
+  options.input = fixture(std::string("damaged/") + GetParam().file);
+  options.output = dir.file("out.perf");
+  options.salvage = GetParam().salvage;
+  convert_report report = convert(options);
+  EXPECT_EQ(report.samples, GetParam().samples);
+  EXPECT_FALSE(report.rejected.empty() && report.dropped_features.empty());
+
+  auto [report_status, report_out] = run("perf report --stdio -i " + options.output);
+  EXPECT_TRUE(WIFEXITED(report_status)) << "perf report ended by signal " << WTERMSIG(report_status);
+  EXPECT_EQ(WEXITSTATUS(report_status), 0);
+  EXPECT_NE(report_out.find("# Samples: " + std::to_string(report.samples)), std::string::npos)
+      << report_out.substr(0, 600);
+  auto [script_status, script_out] = run("perf script -F pid -i " + options.output);
+  EXPECT_TRUE(WIFEXITED(script_status)) << "perf script ended by signal " << WTERMSIG(script_status);
+  EXPECT_EQ(WEXITSTATUS(script_status), 0);
+  EXPECT_EQ(static_cast<std::uint64_t>(std::count(script_out.begin(), script_out.end(), '\n')),
+            report.samples);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reproducers, ConvertDamagedInput,
+    ::testing::Values(damaged_input{"sample_cpu.data", false, 4},  // a SAMPLE's cpu 0xe0000000
+                      damaged_input{"sample_cpu.data", true, 4},
+                      damaged_input{"pipe_sample_cpu.data", false, 4},  // the same, in a pipe stream
+                      damaged_input{"callchain_cpu.data", false, 4},    // -g: cpu, cut callchain
+                      damaged_input{"build_id_size.data", false, 5},    // a build-id of 160 bytes
+                      damaged_input{"event_desc_salvage.data", true, 4}));  // broken EVENT_DESC
+
+// Its attrs disagree on where the sample id is: perf says "non matching sample_type".
+TEST(Convert, RefusesAttrsPerfRefusesTogether) {
+  test::temp_dir dir;
+  EXPECT_EQ(convert_error(fixture("damaged/attr_id_moved.data"), dir),
+            fixture("damaged/attr_id_moved.data") +
+                ": offset 136: attr 1 keeps the sample id elsewhere than attr 0: perf 6.1 refuses "
+                "it (non matching sample_type)");
+  EXPECT_TRUE(entries(dir).empty());
+}
+
+// Each problem is counted once with the first place it was seen; the rest of the file is kept.
+TEST(Convert, DropsRecordsPerfCannotReadCountingEachProblem) {
+  test::temp_dir dir;
+  std::vector<io::perf::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
+  constexpr std::uint64_t pid_tid = 0x0000000700000007;
+  write_recording(dir.file("in.perf"), events,
+                  {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1),
+                   record(PERF_RECORD_SAMPLE, 99, 0x1000, pid_tid, 110, 0, 1),
+                   record(PERF_RECORD_SAMPLE, 2, 0x1000, pid_tid),
+                   record(PERF_RECORD_SAMPLE, 98, 0x1000, pid_tid, 120, 0, 1),
+                   record(PERF_RECORD_SAMPLE, 2, 0x1000, pid_tid, 130, 1, 1)});
+  convert_options options;
+  options.input = dir.file("in.perf");
+  options.output = dir.file("out.perf");
+  convert_report report = convert(options);
+  EXPECT_EQ(report.samples, 2u);
+  ASSERT_EQ(report.rejected.size(), 2u);
+  EXPECT_EQ(report.rejected[0].problem, "record whose sample id no attr owns");
+  EXPECT_EQ(report.rejected[0].count, 2u);
+  EXPECT_EQ(report.rejected[0].first, options.input + ": offset 464");  // the second record
+  EXPECT_EQ(report.rejected[1].problem, "SAMPLE shorter than its attr's sample_type says");
+  EXPECT_EQ(report.rejected[1].count, 1u);
+  EXPECT_EQ(read_output(options.output).sample_times, (std::vector<std::uint64_t>{100, 130}));
+}
+
+TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
+  test::temp_dir dir;
+  io::perf::build_id_entry entry;
+  entry.cpumode = PERF_RECORD_MISC_USER;
+  entry.id.size = 20;
+  entry.filename = std::string(5000, 'x');
+  io::perf::feature_set features;
+  features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&entry, 1}));
+  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  write_recording(dir.file("in.perf"), events,
+                  {record(PERF_RECORD_SAMPLE, 1, 0x1000, 7, 100, 0, 1)}, features);
+  convert_options options;
+  options.input = dir.file("in.perf");
+  options.output = dir.file("out.perf");
+  convert_report report = convert(options);
+  EXPECT_EQ(report.dropped_features,
+            std::vector<std::string>{"byte 0 of the BUILD_ID feature: a BUILD_ID entry whose "
+                                     "filename takes 5056 bytes, more than 4096"});
+  EXPECT_FALSE(io::perf::perf_file_reader::open(options.output).feature(io::perf::feature_build_id));
+}
+
+// A pipe stream (arec -o -) of `samples` samples, its one attr with `ids`.
+std::vector<std::byte> pipe_stream(int samples, std::vector<std::uint64_t> ids = {1}) {
+  std::vector<io::perf::event_entry> events{event(sample_type, std::move(ids))};
+  std::vector<std::byte> bytes = io::perf::pipe_stream_head(events, {});
+  for (int i = 0; i < samples; ++i) {
+    auto r = record(PERF_RECORD_SAMPLE, 1, 0x1000, 7, 100 + i, 0, 1);
+    bytes.insert(bytes.end(), r.begin(), r.end());
+  }
+  return bytes;
+}
+
+// perf reads `-i -` as a pipe stream on standard input; so does arec convert.
+TEST(Convert, ReadsAPipeStreamFromStandardInput) {
+  test::temp_dir dir;
+  std::vector<std::byte> stream = pipe_stream(3);
+  int ends[2];
+  ASSERT_EQ(::pipe2(ends, O_CLOEXEC), 0);
+  ASSERT_EQ(::write(ends[1], stream.data(), stream.size()), static_cast<ssize_t>(stream.size()));
+  ::close(ends[1]);
+  int saved = ::dup(STDIN_FILENO);
+  ::dup2(ends[0], STDIN_FILENO);
+  ::close(ends[0]);
+  convert_options options;
+  options.input = "-";
+  options.output = dir.file("out.perf");
+  convert_report report;
+  EXPECT_NO_THROW(report = convert(options));
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  EXPECT_EQ(report.samples, 3u);
+  EXPECT_EQ(read_output(options.output).sample_times, (std::vector<std::uint64_t>{100, 101, 102}));
+}
+
+// A FIFO is read to its end as a pipe stream, as perf does; errors name the FIFO.
+TEST(Convert, ReadsAPipeStreamFromAFifoNamingItInErrors) {
+  test::temp_dir dir;
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::byte> stream = pipe_stream(2);
+  std::size_t cut = stream.size() - 20;  // the second time the last sample is cut short
+  for (std::size_t size : {stream.size(), cut}) {
+    std::thread writer([&] {
+      std::ofstream out(fifo, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(stream.data()), static_cast<std::streamsize>(size));
+    });
+    std::string error = convert_error(fifo, dir);
+    writer.join();
+    if (size == stream.size()) {
+      EXPECT_EQ(error, "(no error)");
+      EXPECT_EQ(read_output(dir.file("out.perf")).sample_times.size(), 2u);
+    } else {
+      EXPECT_EQ(error, fifo + ": offset " + std::to_string(stream.size() - 56) +
+                           ": record of size 56 runs past the end of the data (36 bytes left, "
+                           "type 9); cut short? --salvage keeps the records before it");
+    }
+  }
+}
+
+// Found by ArchiveFuzz: a HEADER_ATTR without ids made the head reader memcpy to null (UBSan).
+TEST(Convert, ReadsAPipeStreamWhoseAttrHasNoIds) {
+  test::temp_dir dir;
+  std::vector<std::byte> stream = pipe_stream(2, {});
+  std::string input = dir.file("pipe.perf");
+  std::ofstream(input, std::ios::binary)
+      .write(reinterpret_cast<const char*>(stream.data()), static_cast<std::streamsize>(stream.size()));
+  convert_options options;
+  options.input = input;
+  options.output = dir.file("out.perf");
+  EXPECT_EQ(convert(options).samples, 2u);
+}
+
+TEST(Convert, RefusesADeviceSayingWhatItIs) {
+  test::temp_dir dir;
+  EXPECT_EQ(convert_error("/dev/null", dir),
+            "/dev/null: offset 0: a character device, not a perf.data file: arec convert reads "
+            "files, data directories and pipe streams (a FIFO or -i -)");
 }
 
 }  // namespace

@@ -58,6 +58,15 @@ TEST(Threads, CommIsCutToFifteenBytes) {
   EXPECT_EQ(task->comm(), "a_very_long_com");
 }
 
+// A COMM record with an empty name hands over a view without data (nullptr): the name becomes
+// empty, and nothing is copied from null (UBSan, in the ASan build, aborts on memcpy(.., 0, 0)).
+TEST(Threads, EmptyCommClearsTheName) {
+  auto task = make_thread(10, 11);
+  task->set_comm("worker");
+  task->set_comm(std::string_view{});
+  EXPECT_EQ(task->comm(), "");
+}
+
 TEST(Threads, InsertReplacesAReusedTid) {
   threads table;
   table.insert(make_thread(1, 9));

@@ -103,7 +103,7 @@ TEST(PerfFileReader, RecordRunningPastTheDataSectionIsAnError) {
   EXPECT_EQ(error_of(file.path(), true),
             file.path() + ": offset " + std::to_string(data_offset + 8) +
                 ": record of size 64 runs past the end of the data (8 bytes left, type "
-                "9)");
+                "9); cut short? --salvage keeps the records before it");
 }
 
 TEST(PerfFileReader, TruncatedRecordHeaderIsAnError) {
@@ -111,9 +111,10 @@ TEST(PerfFileReader, TruncatedRecordHeaderIsAnError) {
   write_valid(file, 2);
   file.put(offsetof(file_header, data), file_section{data_offset, 12});
   file.put(offsetof(file_header, features), std::uint64_t{0});  // no table to look for
-  EXPECT_EQ(error_of(file.path(), true), file.path() + ": offset " +
-                                             std::to_string(data_offset + 8) +
-                                             ": record header truncated: 4 bytes left in the data");
+  EXPECT_EQ(error_of(file.path(), true),
+            file.path() + ": offset " + std::to_string(data_offset + 8) +
+                ": record header truncated: 4 bytes left in the data; cut short? --salvage "
+                "keeps the records before it");
 }
 
 TEST(PerfFileReader, MissingFileIsASystemError) {

@@ -199,7 +199,7 @@ TEST(PerfHeader, RejectsTruncatedEventDesc) {
 }
 
 // One header reader serves strict readers and salvage: there a broken EVENT_DESC only costs the
-// event names, and says so.
+// event names, and says so; the payload is dropped, so a converted file does not hand it to perf.
 TEST(PerfHeader, SalvageKeepsAFileWhoseEventDescIsCutWithoutTheNames) {
   patchable_file file;
   write_valid(file);
@@ -212,10 +212,12 @@ TEST(PerfHeader, SalvageKeepsAFileWhoseEventDescIsCutWithoutTheNames) {
   perf_header salvaged = read_perf_header(file.path(), header_mode::salvage);
   ASSERT_EQ(salvaged.events.size(), 1u);
   EXPECT_EQ(salvaged.events[0].name, "");
+  EXPECT_FALSE(salvaged.features.has(feature_event_desc));
   ASSERT_EQ(salvaged.salvage_notes.size(), 1u);
   EXPECT_EQ(salvaged.salvage_notes[0],
             file.path() + ": offset " + std::to_string(section.offset + 8 + 128 + 4) +
-                ": EVENT_DESC needs 4 more bytes but its section has 2; the events stay unnamed");
+                ": EVENT_DESC needs 4 more bytes but its section has 2; dropping it, the events "
+                "stay unnamed");
 }
 
 TEST(PerfHeader, RejectsAFileWithoutAttrs) {

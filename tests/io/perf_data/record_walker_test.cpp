@@ -112,11 +112,12 @@ TEST(RecordWalker, FramingErrorsNameFileOffsetAndProblem) {
   EXPECT_EQ(walk_error(past.range),
             past.range.path +
                 ": offset 24: record of size 64 runs past the end of the data "
-                "(24 bytes left, type 9)");
+                "(24 bytes left, type 9); cut short? --salvage keeps the records before it");
   data_file cut(joined({record(3, 8), record(9, 8)}));
   cut.range.end -= 4;
   EXPECT_EQ(walk_error(cut.range),
-            cut.range.path + ": offset 24: record header truncated: 4 bytes left in the data");
+            cut.range.path + ": offset 24: record header truncated: 4 bytes left in the data"
+                             "; cut short? --salvage keeps the records before it");
 }
 
 TEST(RecordWalker, SalvageEndsAtTheDamageAndSaysWhatWasDropped) {

@@ -1,0 +1,2 @@
+
+service_namearec

@@ -1,0 +1,137 @@
+// libFuzzer targets for every reader of untrusted files, one binary (arec's sources compiled
+// once with coverage) and the target chosen by the environment, AREC_FUZZ_TARGET:
+//   convert  any bytes as a single-file recording or pipe stream, `arec convert` (strict)
+//   salvage  the same with --salvage
+//   export   `arec export` of them, pprof and folded
+//   archive  the header reader and the BUILD_ID feature's entries, as `arec archive` reads them
+//   spool    the bytes as a push spool's window file, read back by push_spool::load
+// Malformed input must end in the reader's own error (format_error, a usage or system error),
+// never a crash, a sanitizer report or an output file left behind.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "convert/converter.hpp"
+#include "export/exporter.hpp"
+#include "fleet/push_spool.hpp"
+#include "io/perf_data/build_id_feature.hpp"
+#include "io/perf_data/format_error.hpp"
+#include "io/perf_data/perf_header.hpp"
+#include "io/unique_fd.hpp"
+#include "io/usage_error.hpp"
+
+namespace {
+
+enum class target { convert, salvage, exporting, archive, spool };
+
+target chosen() {
+  const char* name = std::getenv("AREC_FUZZ_TARGET");
+  std::string_view value = name ? name : "convert";
+  if (value == "convert") return target::convert;
+  if (value == "salvage") return target::salvage;
+  if (value == "export") return target::exporting;
+  if (value == "archive") return target::archive;
+  if (value == "spool") return target::spool;
+  std::fprintf(stderr, "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive or spool\n",
+               name);
+  std::abort();
+}
+
+// The readers' own refusals; anything else escapes and libFuzzer reports it.
+template <typename Read>
+void refused_or_read(Read&& read) {
+  try {
+    read();
+  } catch (const arec::io::perf::format_error&) {
+  } catch (const std::system_error&) {
+  } catch (const arec::io::usage_error&) {
+  }
+}
+
+std::string scratch(const char* what) {
+  return "/tmp/arec-fuzz-" + std::to_string(::getpid()) + "-" + what;
+}
+
+void convert_once(const std::string& input, bool salvage) {
+  std::string output = scratch("convert.perf");
+  arec::convert::convert_options options;
+  options.input = input;
+  options.output = output;
+  options.salvage = salvage;
+  arec::convert::convert_settings settings;
+  settings.memory_budget = 8u << 20;
+  refused_or_read([&] {
+    arec::convert::convert(options, settings);
+    ::unlink(output.c_str());  // a success: remove it so the check below sees only leftovers
+  });
+  if (::access(output.c_str(), F_OK) == 0) __builtin_trap();  // an output survived a failure
+}
+
+void export_once(const std::string& input) {
+  for (auto format : {arec::exporting::export_format::pprof, arec::exporting::export_format::folded}) {
+    arec::exporting::export_options options;
+    options.inputs = {input};
+    options.output = scratch("export");
+    options.format = format;
+    options.salvage = format == arec::exporting::export_format::folded;
+    options.quiet = true;
+    refused_or_read([&] { arec::exporting::export_recording(options); });
+    ::unlink(options.output.c_str());
+  }
+}
+
+void archive_once(const std::string& input) {
+  refused_or_read([&] {
+    arec::io::perf::perf_header header =
+        arec::io::perf::read_perf_header(input, arec::io::perf::header_mode::strict);
+    if (const auto* payload = header.features.find(arec::io::perf::feature_build_id))
+      arec::io::perf::parse_build_id_payload(*payload, 0, input);
+  });
+}
+
+void spool_once(const std::string& input) {
+  // One spool for the whole run, in a directory of its own removed at exit: only its reader is
+  // exercised.
+  static arec::fleet::push_spool spool = [] {
+    std::atexit([] { std::filesystem::remove_all(scratch("spool")); });
+    return arec::fleet::push_spool(
+        {.memory_bytes = 1 << 20, .disk_bytes = 1 << 20, .dir = scratch("spool")},
+        [](const std::string&) {});
+  }();
+  arec::fleet::spool_entry entry;
+  entry.path = input;
+  refused_or_read([&] { (void)spool.load(entry); });
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const target which = chosen();
+  arec::io::unique_fd fd(::memfd_create("arec-fuzz", MFD_CLOEXEC));
+  if (!fd) return 0;
+  std::size_t written = 0;
+  while (written < size) {
+    ssize_t n = ::write(fd.get(), data + written, size - written);
+    if (n <= 0) return 0;
+    written += static_cast<std::size_t>(n);
+  }
+  std::string input = "/proc/self/fd/" + std::to_string(fd.get());
+  switch (which) {
+    case target::convert: convert_once(input, false); break;
+    case target::salvage: convert_once(input, true); break;
+    case target::exporting: export_once(input); break;
+    case target::archive: archive_once(input); break;
+    case target::spool: spool_once(input); break;
+  }
+  return 0;
+}
