@@ -1,13 +1,12 @@
 #include "export/perf_map.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <system_error>
 
-#include "io/unique_fd.hpp"
+#include "io/owned_files.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -30,22 +29,15 @@ bool skip_space(std::string_view& text) {
   return true;
 }
 
-// The map file, read only when it is a regular file and never through a symlink, to a bound.
+// The map file, read only when it is a regular file within the bound, never through a symlink.
 std::string read_map(const std::string& path) {
-  io::unique_fd fd{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)};
-  struct stat status {};
-  if (!fd || ::fstat(fd.get(), &status) == -1 || !S_ISREG(status.st_mode)) return {};
-  std::string text(std::min<std::size_t>(static_cast<std::size_t>(status.st_size),
-                                         perf_maps::max_bytes),
-                   '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    ssize_t n = ::pread(fd.get(), text.data() + got, text.size() - got, static_cast<off_t>(got));
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+  try {
+    auto read = io::read_bounded_regular_file(AT_FDCWD, path, perf_maps::max_bytes, O_NOFOLLOW);
+    if (read && read->problem.empty()) return std::move(read->text);
+  } catch (const std::system_error&) {
+    // unreadable: no names, as for a missing map
   }
-  text.resize(got);
-  return text;
+  return {};
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ class perf_maps {
   explicit perf_maps(std::string dir) : dir_(std::move(dir)) {}
 
   // The function of process `pid` at `address`, "" when its map has none (or it has no map).
-  // Each process's map is read once, at its first question, and at most max_bytes of it.
+  // Each process's map is read once, at its first question; one over max_bytes is not read.
   std::string_view function_at(pid_t pid, std::uint64_t address);
 
   static constexpr std::size_t max_bytes = std::size_t{256} << 20;
