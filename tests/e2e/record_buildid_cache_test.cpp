@@ -353,5 +353,37 @@ TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchiv
   })) << "the archive lacks the program";
 }
 
+// Another user owns the cache directory root is told to use ($PERF_BUILDID_DIR) and has
+// planted a symlink in it to a directory of root's: the recording refuses the cache, says why,
+// and writes nothing anywhere through it.
+TEST_F(RecordBuildIdCache, ACacheAnotherUserControlsIsRefusedAndNothingIsWrittenThroughIt) {
+  build(1);
+  test::test_user other;
+  std::string cache = dir_.file("their-cache");
+  std::string victim = dir_.file("roots-directory");
+  test::run_command({"mkdir", "-p", cache, victim});
+  ASSERT_EQ(::chown(cache.c_str(), other.uid(), other.gid()), 0);
+  ASSERT_EQ(::chmod(dir_.path().c_str(), 0711), 0);  // the other user may pass through it
+  test::command_result planted = test::run_command(
+      {"setpriv", "--reuid=" + std::to_string(other.uid()),
+       "--regid=" + std::to_string(other.gid()), "--clear-groups", "ln", "-s", victim,
+       cache + "/.build-id"});
+  ASSERT_EQ(planted.exit_code, 0) << planted.describe();
+  test::command_result run = test::run_command(
+      env_command({"PERF_BUILDID_DIR=" + cache},
+                  rec_.command({"-e", "cpu-clock", "-o", dir_.file("u.data"), "--", program()})),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  EXPECT_NE(run.err.find("the build-id cache is not used: " + cache + " is owned by uid " +
+                         std::to_string(other.uid())),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(test::run_command({"find", victim, "-mindepth", "1"}).out, "")
+      << "root wrote through the planted symlink";
+  EXPECT_EQ(test::run_command({"find", cache, "-mindepth", "1", "!", "-name", ".build-id"}).out,
+            "")
+      << "root wrote into the other user's directory";
+}
+
 }  // namespace
 }  // namespace arec::e2e
