@@ -263,15 +263,23 @@ TEST(ModelFeed, WithoutASamplePositionSamplesMarkNothing) {
 
 // Later samples in a range already resolved are skipped when scanned: nothing is queued and
 // nothing allocated for them.
-TEST(ModelFeed, SamplesInAResolvedRangeAreSkippedWithoutAllocating) {
-  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
-  two_rings rings;
+// bash (pid 20) mapped at 0x1000 and sampled at 0x1800, applied: its range is resolved.
+struct sampled_bash {
   model::machine world;
   sampled_dsos heard{world};
   model_feed feed{world, time_trailer, ip_tid_time};
-  feed.scan(chunk_of(rings.parent_ring));
-  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
-  feed.apply_queued();
+  sampled_bash() {
+    two_rings rings;
+    feed.scan(chunk_of(rings.parent_ring));
+    feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
+    feed.apply_queued();
+  }
+};
+
+TEST(ModelFeed, SamplesInAResolvedRangeAreSkippedWithoutAllocating) {
+  ASSERT_TRUE(arec::test::counting_works()) << "the test allocator is not in this binary";
+  sampled_bash bash;
+  auto& [world, heard, feed] = bash;
   std::vector<std::byte> later = sample_at(20, 0x1900, 140);
   auto before = arec::test::allocations();
   for (int i = 0; i < 100; ++i) feed.scan(chunk_of(later));
@@ -301,13 +309,8 @@ TEST(ModelFeed, AKernelSampleMarksTheKernelAndAGuestSampleNothing) {
 // A non-PIE exec maps the new binary where the old one was: the range learnt for the process
 // must not hide the new dso from its samples.
 TEST(ModelFeed, ANewMappingOverAResolvedRangeIsMarkedByItsSamples) {
-  two_rings rings;
-  model::machine world;
-  sampled_dsos heard{world};
-  model_feed feed{world, time_trailer, ip_tid_time};
-  feed.scan(chunk_of(rings.parent_ring));
-  feed.scan(chunk_of(sample_at(20, 0x1800, 130)));
-  feed.apply_queued();
+  sampled_bash bash;
+  auto& [world, heard, feed] = bash;
   io::perf::record_buffer buffer;
   io::perf::mmap2_fields fields;
   fields.pid = fields.tid = 20;
