@@ -180,7 +180,10 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
   perf_script script = run_perf_script(salvaged);
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-  EXPECT_GE(script.samples.size(), on_disk) << run.err;
+  // On failure, what each step said: the recorder's progress, what salvage kept and dropped,
+  // and perf script's warnings (a sample it did not print is not in the count).
+  EXPECT_GE(script.samples.size(), on_disk)
+      << run.err << salvage.describe() << "perf script: " << script.run.err;
   if (when >= 2s) {
     EXPECT_GT(on_disk, 0u) << "no progress line in 2 s: " << run.err;
   }
