@@ -131,10 +131,15 @@ std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
     // collect_completions() posts it: cleared after, or every awaited write would wake its
     // waiter twice. A completion deferred after the last peek shows in the flags (its signal
     // may have been cleared): look again.
+    // Bounded: on 6.18 the flag can stay set with no work left, and looking again for ever
+    // spun a reaping thread at 100 % CPU. A completion deferred after the last look signals
+    // the eventfd again, and every round reaps anyway.
+    constexpr int max_looks = 8;
+    int looks = 0;
     do {
       collect_completions();
       if (signalling_) clear_event_fd();
-    } while (ring_.work_deferred());
+    } while (ring_.work_deferred() && ++looks < max_looks);
   } else {
     if (signalling_) clear_event_fd();
     collect_completions();
@@ -156,7 +161,10 @@ void uring_writer::wait_one() {
 void uring_writer::collect_completions() {
   bool resubmitted = false;
   io_uring_cqe* cqe = nullptr;
-  while (io_uring_peek_cqe(ring_.get(), &cqe) == 0) {
+  // peek_batch enters the kernel at most once to take deferred work; liburing 2.3's
+  // io_uring_peek_cqe enters again for as long as IORING_SQ_TASKRUN is set, which on 6.18 can
+  // be for ever (seen: a test spinning in it, its io-wq worker asleep).
+  while (io_uring_peek_batch_cqe(ring_.get(), &cqe, 1) == 1) {
     auto slot = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
     int result = cqe->res;
     ring_.seen(cqe);
