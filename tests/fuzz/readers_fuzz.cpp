@@ -108,8 +108,13 @@ void spool_once(const std::string& input) {
         {.memory_bytes = 1 << 20, .disk_bytes = 1 << 20, .dir = scratch("spool")},
         [](const std::string&) {});
   }();
+  // The spool reads its window files relative to its directory: the input becomes one there.
+  const std::string window = scratch("spool") + "/fuzz-window.pb";
+  if (!std::filesystem::copy_file(input, window,
+                                  std::filesystem::copy_options::overwrite_existing))
+    return;
   arec::fleet::spool_entry entry;
-  entry.path = input;
+  entry.path = window;
   refused_or_read([&] { (void)spool.load(entry); });
 }
 
