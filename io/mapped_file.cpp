@@ -17,16 +17,24 @@ unique_fd open_regular(const std::string& path) {
   return fd;
 }
 
-// False when `fd` is provably not the file the kernel identified: another inode on the same
-// device or, when `exact`, on any device.
+bool on_device_of(const struct stat& status, const file_identity& identity) {
+  return major(status.st_dev) == identity.major && minor(status.st_dev) == identity.minor;
+}
+
+// The one rule for a path that may not hold the mapped file: another inode on the mapping's
+// device is provably another file (another device says nothing: overlayfs).
+bool provably_another(const struct stat& status, const file_identity& identity) {
+  return identity.inode != 0 && on_device_of(status, identity) && status.st_ino != identity.inode;
+}
+
+// False when `fd` is provably not the file the kernel identified; when `exact` (map_files,
+// which holds the very file), anything but that device and inode is another file.
 bool may_be(int fd, const file_identity& identity, bool exact) {
   if (identity.inode == 0) return true;
   struct stat status {};
   if (::fstat(fd, &status) == -1) return false;
-  bool same_device =
-      major(status.st_dev) == identity.major && minor(status.st_dev) == identity.minor;
-  if (exact) return same_device && status.st_ino == identity.inode;
-  return !same_device || status.st_ino == identity.inode;
+  if (exact) return on_device_of(status, identity) && status.st_ino == identity.inode;
+  return !provably_another(status, identity);
 }
 
 unique_fd candidate(const std::string& path, const file_identity& identity, bool exact) {
@@ -38,11 +46,9 @@ unique_fd candidate(const std::string& path, const file_identity& identity, bool
 }  // namespace
 
 bool provably_another_file(const std::string& path, const file_identity& identity) {
-  if (identity.inode == 0) return false;
   struct stat status {};
-  if (::stat(path.c_str(), &status) == -1) return false;
-  return major(status.st_dev) == identity.major && minor(status.st_dev) == identity.minor &&
-         status.st_ino != identity.inode;
+  return identity.inode != 0 && ::stat(path.c_str(), &status) == 0 &&
+         provably_another(status, identity);
 }
 
 unique_fd open_mapped_file(const std::string& path, const std::optional<mapping_place>& place,
