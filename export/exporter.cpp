@@ -67,6 +67,12 @@ export_report export_recording(const export_options& options) {
       throw io::usage_error("-o " + report.output + ": the output would overwrite the input");
   }
   profile_builder builder(opened.front().events, settings_from(opened.front().features));
+  // A rotated recording's later files name more: their build-ids, and their perf maps, which
+  // only grew since (the last one holds every function the earlier ones did).
+  for (const convert::convert_input& input : opened) {
+    builder.add_recorded_build_ids(recorded_build_ids(input.features));
+    builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
+  }
   builder_sink sink(builder);
   for (const convert::convert_input& input : opened) {
     builder.use_events(input.events);

@@ -82,6 +82,10 @@ const perf_map_symbol* perf_map_symbol_at(const std::vector<perf_map_symbol>& sy
   return best;
 }
 
+void perf_maps::use_captured(pid_t pid, std::string_view text) {
+  by_pid_[pid] = parse_perf_map(text);
+}
+
 std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
   auto [found, added] = by_pid_.try_emplace(pid);
   if (added && !dir_.empty())

@@ -36,8 +36,11 @@ class perf_maps {
   explicit perf_maps(std::string dir) : dir_(std::move(dir)) {}
 
   // The function of process `pid` at `address`, "" when its map has none (or it has no map).
-  // Each process's map is read once, at its first question; one over max_bytes is not read.
+  // A process's map is the one captured for it (use_captured), else the one in `dir` read once,
+  // at its first question; one over max_bytes is not read.
   std::string_view function_at(pid_t pid, std::uint64_t address);
+  // `text` is process `pid`'s map, as the recording captured it (it replaces what was known).
+  void use_captured(pid_t pid, std::string_view text);
 
   static constexpr std::size_t max_bytes = std::size_t{256} << 20;
 

@@ -1,5 +1,7 @@
 #include "export/profile_builder.hpp"
 
+#include <utility>
+
 #include <linux/perf_event.h>
 
 #include <algorithm>
@@ -43,6 +45,7 @@ std::string event_name(const io::perf::event_entry& event, std::size_t index) {
 builder_settings settings_from(const io::perf::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
+  settings.recorded_perf_maps = recorded_perf_maps(features);
   settings.symbols.build_id_dir = io::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
   if (kernel != settings.recorded_build_ids.end())
@@ -66,6 +69,7 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
   label_cpu_ = intern("cpu");
   label_cgroup_ = intern("cgroup");
   label_container_ = intern("container_id");
+  add_recorded_perf_maps(std::exchange(settings_.recorded_perf_maps, {}));
 }
 
 // Two sample types per event: its sample count, and its summed period, which is what perf
@@ -293,6 +297,11 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
   functions_.push_back({functions_.size() + 1, name_id, filename});
   found->second = functions_.back().id;
   return found->second;
+}
+
+void profile_builder::add_recorded_perf_maps(
+    const std::vector<io::perf::captured_perf_map>& maps) {
+  for (const io::perf::captured_perf_map& map : maps) jit_symbols_.use_captured(map.pid, map.text);
 }
 
 void profile_builder::add_recorded_build_ids(

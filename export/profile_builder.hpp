@@ -22,6 +22,7 @@
 #include "export/symbolizer.hpp"
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/record_sink.hpp"
 #include "model/machine.hpp"
 
@@ -34,6 +35,9 @@ struct builder_settings {
   std::unordered_map<std::string, io::build_id> recorded_build_ids;
   // Where JIT runtimes' perf maps are (perf-PID.map, export/perf_map); "" reads none.
   std::string perf_map_dir = "/tmp";
+  // The maps the recording captured (its perf-map feature): they name the JIT code of their
+  // processes, before and instead of perf_map_dir's.
+  std::vector<io::perf::captured_perf_map> recorded_perf_maps;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's
@@ -64,6 +68,9 @@ class profile_builder {
   // Build-ids a later file of the recording names (each window of a live recording has its
   // own BUILD_ID feature); the ones known already stay.
   void add_recorded_build_ids(const std::unordered_map<std::string, io::build_id>& ids);
+  // The perf maps a later file of the recording captured: each replaces its process's earlier
+  // state (the maps only grow while their runtimes run).
+  void add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps);
 
   // Sample times (the recording's clock) seen since the last finish(); 0 when none.
   std::uint64_t first_time() const noexcept { return first_time_; }

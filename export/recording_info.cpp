@@ -35,6 +35,17 @@ std::unordered_map<std::string, io::build_id> recorded_build_ids(
   return ids;
 }
 
+std::vector<io::perf::captured_perf_map> recorded_perf_maps(
+    const io::perf::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
+  if (!payload) return {};
+  try {
+    return io::perf::parse_perf_maps_payload(*payload, 0, "the perf-map feature");
+  } catch (const io::perf::format_error&) {
+    return {};  // as for a damaged BUILD_ID: only names are lost, from /tmp's maps on
+  }
+}
+
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(io::perf::feature_clock_data);
   if (!payload || payload->size() < 24) return std::nullopt;

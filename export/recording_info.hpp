@@ -1,5 +1,6 @@
 // recording_info: what the export needs from a recording's header features: the build-ids it
-// lists per file (BUILD_ID) and how its sample clock maps to the wall clock (CLOCK_DATA).
+// lists per file (BUILD_ID), the JIT perf maps arec captured, and how its sample clock maps to
+// the wall clock (CLOCK_DATA).
 #pragma once
 
 #include <cstdint>
@@ -7,9 +8,11 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 
 namespace arec::exporting {
 
@@ -17,6 +20,10 @@ namespace arec::exporting {
 // Malformed entries end the list.
 std::unordered_map<std::string, io::build_id> recorded_build_ids(
     const io::perf::feature_set& features);
+
+// The perf maps arec captured while recording (io/perf_data/perf_maps_feature); none for a
+// recording of perf's or a damaged feature.
+std::vector<io::perf::captured_perf_map> recorded_perf_maps(const io::perf::feature_set& features);
 
 // wall clock ns - sample clock ns, from CLOCK_DATA (recordings made with -k), or nullopt.
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features);

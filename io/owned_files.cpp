@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 
@@ -33,24 +34,36 @@ std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::str
   int raw =
       ::openat(dir_fd, path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
   if (raw < 0 && errno == ENOENT) return std::nullopt;
-  bounded_file file;
   if (raw < 0 && errno == ELOOP && (extra_flags & O_NOFOLLOW) != 0) {
+    bounded_file file;
     file.problem = "is a symbolic link";
     return file;
   }
   unique_fd fd{check_syscall(raw, "open", path)};
-  check_syscall(::fstat(fd.get(), &file.status), "fstat", path);
+  return read_bounded_open_file(fd.get(), path, max_bytes);
+}
+
+bounded_file read_bounded_open_file(int fd, const std::string& name, std::size_t max_bytes) {
+  bounded_file file;
+  check_syscall(::fstat(fd, &file.status), "fstat", name);
   if (!S_ISREG(file.status.st_mode)) {
     file.problem = "is not a regular file";
     return file;
   }
-  // One byte more than allowed tells a file at the bound from one over it, whatever st_size says.
-  file.text.resize(max_bytes + 1);
+  // Sized from st_size (the file may still grow: a perf map being written), never beyond one
+  // byte more than allowed, which tells a file at the bound from one over it.
+  std::size_t limit = max_bytes + 1;
+  file.text.resize(std::min(limit, static_cast<std::size_t>(file.status.st_size) + 4096));
   std::size_t got = 0;
-  while (got < file.text.size()) {
-    ssize_t n = retry_on_eintr(
-        [&] { return ::read(fd.get(), file.text.data() + got, file.text.size() - got); });
-    check_syscall(n, "read", path);
+  for (;;) {
+    if (got == file.text.size()) {
+      if (got == limit) break;
+      file.text.resize(std::min(limit, got * 2));
+    }
+    ssize_t n = retry_on_eintr([&] {
+      return ::pread(fd, file.text.data() + got, file.text.size() - got, static_cast<off_t>(got));
+    });
+    check_syscall(n, "read", name);
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }

@@ -31,6 +31,10 @@ struct bounded_file {
 std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::string& path,
                                                       std::size_t max_bytes, int extra_flags = 0);
 
+// The same for a file already open as `fd` (read from offset 0 with pread; `name` is for
+// messages). Memory grows with what is read, not with the bound.
+bounded_file read_bounded_open_file(int fd, const std::string& name, std::size_t max_bytes);
+
 // What in `status` makes a file or directory untrustworthy for the running user: owned by
 // another user than it (or root, when `root_may_own`), or writable by group or others; with
 // `private_read`, also readable by them. Empty when it is trusted.

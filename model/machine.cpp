@@ -1,5 +1,7 @@
 #include "model/machine.hpp"
 
+#include <sys/mman.h>
+
 #include <utility>
 
 namespace arec::model {
@@ -86,6 +88,9 @@ std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool ker
     // The sampled process, alive now, is the best one to read the file through.
     if (hit && hit->object && !hit->object->sampled())
       hit->object->set_place({task->pid(), hit->start, hit->end});
+    if (hit && !hit->object && (hit->prot & PROT_EXEC) != 0 && on_jit_sampled_ &&
+        task->address_space()->mark_jit_sampled())
+      on_jit_sampled_(task->pid());
   }
   if (hit && hit->object) dsos_.note_sampled(hit->object);
   return hit;

@@ -6,9 +6,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "model/dsos.hpp"
 #include "model/maps.hpp"
@@ -65,11 +67,16 @@ class machine {
   // the map it fell in, so that a caller can skip later samples in the same range; nullopt
   // when the thread or the map is unknown.
   std::optional<map> on_sample(pid_t tid, std::uint64_t address, bool kernel);
+  // Called on the sampling thread, once per address space, with the pid of the process whose
+  // sample first fell in anonymous executable memory (JIT code: its perf map names it). Set it
+  // before the machine is shared between threads.
+  void on_jit_sampled(std::function<void(pid_t)> notify) { on_jit_sampled_ = std::move(notify); }
 
  private:
   threads threads_;
   dsos dsos_;
   maps kernel_maps_;
+  std::function<void(pid_t)> on_jit_sampled_;  // set before any concurrent use, constant after
 };
 
 }  // namespace arec::model

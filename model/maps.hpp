@@ -3,6 +3,7 @@
 // and perf's maps__fixup_overlap_and_insert mirrors.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -29,12 +30,18 @@ class maps {
   // Every map in address order.
   std::vector<map> entries() const AREC_EXCLUDES(mutex_);
   std::size_t size() const AREC_EXCLUDES(mutex_);
+  // True exactly once per address space: for the first sample in its JIT code (anonymous
+  // executable memory), whose runtime's perf map the recording then captures.
+  bool mark_jit_sampled() noexcept {
+    return !jit_sampled_.exchange(true, std::memory_order_relaxed);
+  }
   // Debug builds: entries sorted, non-empty and disjoint; aborts otherwise.
   void check_invariants() const AREC_EXCLUDES(mutex_);
 
  private:
   mutable io::shared_mutex mutex_;
   std::vector<map> sorted_ AREC_GUARDED_BY(mutex_);
+  std::atomic<bool> jit_sampled_{false};  // a copy (a forked child) starts unmarked
 };
 
 }  // namespace arec::model

@@ -87,6 +87,8 @@ enum feature : unsigned {
   feature_compressed = 27,
   feature_clock_data = 29,
   feature_last_known = 32,  // HEADER_LAST_FEATURE of perf 6.1
+  // arec's own: JIT perf maps captured while recording (io/perf_data/perf_maps_feature).
+  feature_arec_perf_maps = 255,
 };
 
 // misc bits perf uses on records.

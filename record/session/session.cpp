@@ -24,6 +24,7 @@
 #include "io/output_path.hpp"
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/pipe_stream.hpp"
 #include "io/perf_data/sample_layout.hpp"
 #include "io/perf_data/tracing_data.hpp"
@@ -191,6 +192,7 @@ class recording {
     if (caches_sampled_dsos())
       machine_.objects().on_sampled(
           [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
+    machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
   }
 
   int run() {
@@ -415,7 +417,7 @@ class recording {
     config.overwrite = options_.attrs.overwrite;
     config.trailer_time_from_end =
         io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
-    if (caches_sampled_dsos()) config.samples = sample_fields();
+    config.samples = sample_fields();  // for the cache, and for JIT code's perf maps
     config.fixups.clear_leaked_build_id_flags =
         std::none_of(entries_.begin(), entries_.end(),
                      [](const io::perf::event_entry& event) { return event.attr.build_id; });
@@ -801,6 +803,8 @@ class recording {
     io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
     if (!options_.no_buildid)
       set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+    if (auto maps = build_ids_.perf_maps(); !maps.empty())
+      set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
     try {
       header.write_epilogue(cut.data_end - data_offset_, set);
     } catch (const std::system_error&) {
@@ -1034,7 +1038,7 @@ class recording {
     if (failed_ && switches_ > 0 && last.stats.samples == 0) {
       remove_empty_output();
     } else {
-      if (!options_.no_buildid) build_ids_.stop();  // what it has not reached is read here
+      build_ids_.stop();  // what it has not reached is read here
       finish_file(*header_, last);
       if (timestamped()) name_final_output();
     }
@@ -1112,7 +1116,8 @@ class recording {
   std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
   build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_),
-                             options_.buildid_all ? cache_scope::mapped : cache_scope::sampled};
+                             options_.buildid_all ? cache_scope::mapped : cache_scope::sampled,
+                             [this](const std::string& line) { say(options_, line); }};
   // The tasks and dsos seen, shared by synthesis and every streaming thread: it outlives them.
   model::machine machine_;
   std::vector<std::unique_ptr<streaming_thread>> threads_;

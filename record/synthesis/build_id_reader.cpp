@@ -1,12 +1,20 @@
 #include "record/synthesis/build_id_reader.hpp"
 
+#include <system_error>
+
 #include "async/thread_signals.hpp"
+#include "io/owned_files.hpp"
+#include "io/process_perf_map.hpp"
 
 namespace arec::record {
 
 build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache,
-                                 cache_scope scope)
-    : sources_(sources), cache_(std::move(cache)), scope_(scope), thread_([this] { run(); }) {}
+                                 cache_scope scope, message_sink say)
+    : sources_(sources),
+      cache_(std::move(cache)),
+      scope_(scope),
+      say_(std::move(say)),
+      thread_([this] { run(); }) {}
 
 build_id_reader::~build_id_reader() {
   stop();
@@ -18,6 +26,10 @@ void build_id_reader::enqueue(const std::shared_ptr<model::dso>& object) {
 
 void build_id_reader::enqueue_sampled(const std::shared_ptr<model::dso>& object) {
   if (cache_ && scope_ == cache_scope::sampled) push({object, true});
+}
+
+void build_id_reader::enqueue_perf_map(pid_t pid) {
+  push({nullptr, false, pid});
 }
 
 void build_id_reader::push(job next) {
@@ -47,19 +59,38 @@ void build_id_reader::run() {
     {
       io::exclusive_lock lock{mutex_};
       while (queue_.empty() && !stopping_) queued_.wait(mutex_);
-      if (must_end()) return;
+      if (must_end()) break;
       batch.swap(queue_);
     }
-    for (const job& next : batch) {
-      handle(next);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      handle(batch[i]);
       io::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
-      if (stopping_ && !cache_) return;
+      if (stopping_ && !cache_) {
+        queue_.insert(queue_.begin(), batch.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                      batch.end());
+        break;
+      }
     }
     batch.clear();
   }
+  capture_queued_perf_maps();
+}
+
+void build_id_reader::capture_queued_perf_maps() {
+  std::vector<job> rest;
+  {
+    io::exclusive_lock lock{mutex_};
+    rest.swap(queue_);
+  }
+  for (const job& next : rest)
+    if (!next.object) capture_perf_map(next.perf_map_of);
 }
 
 void build_id_reader::handle(const job& next) {
+  if (!next.object) {
+    capture_perf_map(next.perf_map_of);
+    return;
+  }
   io::unique_fd file = read_build_id_once(*next.object, sources_);
   if (!cache_) return;
   auto kept = kept_files_.find(next.object.get());
@@ -70,6 +101,52 @@ void build_id_reader::handle(const job& next) {
   } else if (file && kept_files_.size() < max_kept_files) {
     kept_files_.emplace(next.object.get(), std::move(file));
   }
+}
+
+void build_id_reader::capture_perf_map(pid_t pid) {
+  {
+    io::exclusive_lock lock{maps_mutex_};
+    if (perf_maps_.size() >= max_perf_maps) {
+      ++perf_maps_left_out_;
+      return;
+    }
+  }
+  io::process_perf_map map;
+  try {
+    map = io::open_process_perf_map(pid);
+  } catch (const std::system_error& error) {
+    map.problem = error.what();
+  }
+  if (!map.problem.empty() && say_)
+    say_("arec: warning: " + map.path + " of pid " + std::to_string(pid) + " " + map.problem +
+         ": its JIT frames stay unnamed");
+  if (!map.fd) return;
+  io::exclusive_lock lock{maps_mutex_};
+  perf_maps_.push_back({pid, std::move(map.path), std::move(map.fd)});
+}
+
+std::vector<io::perf::captured_perf_map> build_id_reader::perf_maps() const {
+  std::vector<io::perf::captured_perf_map> texts;
+  io::exclusive_lock lock{maps_mutex_};
+  for (const kept_perf_map& map : perf_maps_) {
+    std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
+    io::bounded_file read;
+    try {
+      read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
+    } catch (const std::system_error& error) {
+      read.problem = error.what();
+    }
+    if (!read.problem.empty()) {
+      if (say_) say_("arec: warning: " + name + " " + read.problem + ": not kept");
+      continue;
+    }
+    texts.push_back({map.pid, std::move(read.text)});
+  }
+  if (perf_maps_left_out_ > 0 && say_)
+    say_("arec: warning: the perf maps of " + std::to_string(perf_maps_left_out_) +
+         " more processes with JIT code are not kept (at most " +
+         std::to_string(max_perf_maps) + ")");
+  return texts;
 }
 
 }  // namespace arec::record

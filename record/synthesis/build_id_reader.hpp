@@ -3,16 +3,23 @@
 // the end of the recording has (almost) nothing left to read, and the build-id is the one of
 // the file as it was when it was mapped, not after a later upgrade replaced it. With a cache it
 // also stores in perf's build-id cache each dso that got a sample (enqueue_sampled), as perf
-// does, or with --buildid-all every dso mapped, right after reading its build-id.
+// does, or with --buildid-all every dso mapped, right after reading its build-id. It also
+// captures the perf map of each process whose JIT code got a sample (enqueue_perf_map): opened
+// while the process lives, read whenever a file of the recording is finished (perf_maps).
 #pragma once
 
+#include <sys/types.h>
+
 #include <condition_variable>
+#include <functional>
+#include <string>
 #include <memory>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "io/annotated_mutex.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
 #include "record/synthesis/build_id_cache.hpp"
@@ -26,10 +33,12 @@ enum class cache_scope { sampled, mapped };
 
 class build_id_reader {
  public:
-  // No cache: -N or -B.
+  using message_sink = std::function<void(const std::string&)>;
+
+  // No cache: -N or -B. `say` hears why a perf map was not captured.
   explicit build_id_reader(build_id_sources sources = {},
                            std::unique_ptr<build_id_cache> cache = nullptr,
-                           cache_scope scope = cache_scope::sampled);
+                           cache_scope scope = cache_scope::sampled, message_sink say = {});
   ~build_id_reader();  // stop()
   build_id_reader(const build_id_reader&) = delete;
   build_id_reader& operator=(const build_id_reader&) = delete;
@@ -39,6 +48,13 @@ class build_id_reader {
   // Queues `object`, which just got its first sample, for the cache (its build-id is read
   // first if it is not known yet). Safe from any thread.
   void enqueue_sampled(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
+  // Queues the capture of the perf map of process `pid`, whose JIT code just got its first
+  // sample: it is opened through the process (io::open_process_perf_map) on the reader's
+  // thread, and kept open. Safe from any thread.
+  void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
+  // The text of every captured map as it is now: the maps grow while their runtimes run, so
+  // each finished file of the recording gets the state at its end. Safe from any thread.
+  std::vector<io::perf::captured_perf_map> perf_maps() const AREC_EXCLUDES(maps_mutex_);
   // Ends the thread once the file it reads now is read; what is still queued stays unread
   // (collect_build_ids reads it), unless there is a cache: then what is queued (what was mapped
   // in the last moments, usually nothing) is read and cached first, so the cache holds every
@@ -47,13 +63,17 @@ class build_id_reader {
 
  private:
   struct job {
-    std::shared_ptr<model::dso> object;
-    bool store = false;  // into the cache
+    std::shared_ptr<model::dso> object;  // nullptr: a perf map to capture
+    bool store = false;                  // into the cache
+    pid_t perf_map_of = 0;
   };
   void push(job next) AREC_EXCLUDES(mutex_);
   void run() AREC_EXCLUDES(mutex_);
 
   void handle(const job& next);
+  void capture_perf_map(pid_t pid) AREC_EXCLUDES(maps_mutex_);
+  // After a stop without a cache: the perf maps still queued are captured all the same.
+  void capture_queued_perf_maps() AREC_EXCLUDES(mutex_);
   // True when the thread must end now; called with the lock held.
   bool must_end() const AREC_REQUIRES(mutex_) { return stopping_ && (!cache_ || queue_.empty()); }
 
@@ -65,6 +85,17 @@ class build_id_reader {
   // its first sample's turn still has its file cached. Only the reader's thread touches it.
   std::unordered_map<const model::dso*, io::unique_fd> kept_files_;
   static constexpr std::size_t max_kept_files = 1024;
+  const message_sink say_;
+  struct kept_perf_map {
+    pid_t pid = 0;
+    std::string path;  // as the process names it, for messages
+    io::unique_fd fd;
+  };
+  // The perf maps captured, one per process, read by any thread that finishes a file.
+  mutable io::mutex maps_mutex_;
+  std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);
+  static constexpr std::size_t max_perf_maps = 1024;
+  std::size_t perf_maps_left_out_ AREC_GUARDED_BY(maps_mutex_) = 0;
   io::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<job> queue_ AREC_GUARDED_BY(mutex_);

@@ -1,0 +1,77 @@
+#include "io/perf_data/perf_maps_feature.hpp"
+
+#include <zstd.h>
+
+#include <stdexcept>
+
+#include "io/perf_data/byte_cursor.hpp"
+#include "io/perf_data/feature_encoder.hpp"
+
+namespace arec::io::perf {
+namespace {
+
+constexpr std::uint32_t payload_version = 1;
+constexpr int text_compression_level = 3;  // perf maps are repetitive text: ~10x at this level
+
+std::vector<std::byte> compressed(std::string_view text) {
+  std::vector<std::byte> out(ZSTD_compressBound(text.size()));
+  std::size_t size =
+      ZSTD_compress(out.data(), out.size(), text.data(), text.size(), text_compression_level);
+  if (ZSTD_isError(size))
+    throw std::runtime_error(std::string("zstd compression of a perf map: ") +
+                             ZSTD_getErrorName(size));
+  out.resize(size);
+  return out;
+}
+
+std::size_t padding(std::size_t size) { return (8 - size % 8) % 8; }
+
+}  // namespace
+
+std::vector<std::byte> perf_maps_payload(std::span<const captured_perf_map> maps) {
+  feature_encoder out;
+  out.u32(payload_version);
+  out.u32(static_cast<std::uint32_t>(maps.size()));
+  for (const captured_perf_map& map : maps) {
+    std::vector<std::byte> stored = compressed(map.text);
+    out.u32(static_cast<std::uint32_t>(map.pid));
+    out.u32(0);
+    out.u64(map.text.size());
+    out.u64(stored.size());
+    out.bytes(stored);
+    std::vector<std::byte> zeros(padding(stored.size()));
+    out.bytes(zeros);
+  }
+  return out.take();
+}
+
+std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte> payload,
+                                                       std::uint64_t base,
+                                                       std::string_view file) {
+  byte_cursor in(payload, base, "the perf-map feature", file);
+  if (in.value<std::uint32_t>() != payload_version)
+    throw format_error(file, base, "the perf-map feature has an unknown version");
+  auto count = in.value<std::uint32_t>();
+  std::vector<captured_perf_map> maps;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    captured_perf_map map;
+    std::uint64_t at = in.offset();
+    map.pid = static_cast<pid_t>(in.value<std::uint32_t>());
+    in.value<std::uint32_t>();
+    auto text_size = in.value<std::uint64_t>();
+    auto stored_size = in.value<std::uint64_t>();
+    std::span<const std::byte> stored = in.take(stored_size);
+    in.take(padding(static_cast<std::size_t>(stored_size)));
+    if (text_size > max_perf_map_bytes)
+      throw format_error(file, at, "a perf map of the perf-map feature is over 256 MiB");
+    map.text.resize(static_cast<std::size_t>(text_size));
+    std::size_t got =
+        ZSTD_decompress(map.text.data(), map.text.size(), stored.data(), stored.size());
+    if (ZSTD_isError(got) || got != text_size)
+      throw format_error(file, at, "a perf map of the perf-map feature does not decompress");
+    maps.push_back(std::move(map));
+  }
+  return maps;
+}
+
+}  // namespace arec::io::perf
