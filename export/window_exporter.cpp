@@ -35,6 +35,7 @@ window_export window_exporter::export_window(const std::string& path, std::int64
     builder_->use_events(input.events);
     builder_->add_recorded_build_ids(recorded_build_ids(input.features));
     builder_->add_recorded_perf_maps(recorded_perf_maps(input.features));
+    builder_->add_recorded_containers(recorded_containers(input.features));
   }
   builder_sink sink(*builder_);
   try {

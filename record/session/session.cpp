@@ -24,6 +24,7 @@
 #include "io/output_path.hpp"
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/pipe_stream.hpp"
 #include "io/perf_data/sample_layout.hpp"
@@ -193,6 +194,7 @@ class recording {
       machine_.objects().on_sampled(
           [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
     machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
+    machine_.on_process_sampled([this](pid_t pid) { build_ids_.enqueue_container_of(pid); });
   }
 
   int run() {
@@ -805,6 +807,8 @@ class recording {
       set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
     if (auto maps = build_ids_.perf_maps(); !maps.empty())
       set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
+    if (auto containers = build_ids_.containers(); !containers.empty())
+      set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
     try {
       header.write_epilogue(cut.data_end - data_offset_, set);
     } catch (const std::system_error&) {

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "async/thread_signals.hpp"
+#include "io/container_id.hpp"
 #include "io/owned_files.hpp"
 #include "io/process_perf_map.hpp"
 
@@ -29,7 +30,11 @@ void build_id_reader::enqueue_sampled(const std::shared_ptr<model::dso>& object)
 }
 
 void build_id_reader::enqueue_perf_map(pid_t pid) {
-  push({nullptr, false, pid});
+  push({nullptr, false, pid, task::capture_perf_map});
+}
+
+void build_id_reader::enqueue_container_of(pid_t pid) {
+  push({nullptr, false, pid, task::read_container});
 }
 
 void build_id_reader::push(job next) {
@@ -73,24 +78,22 @@ void build_id_reader::run() {
     }
     batch.clear();
   }
-  capture_queued_perf_maps();
+  finish_queued_process_jobs();
 }
 
-void build_id_reader::capture_queued_perf_maps() {
+void build_id_reader::finish_queued_process_jobs() {
   std::vector<job> rest;
   {
     io::exclusive_lock lock{mutex_};
     rest.swap(queue_);
   }
   for (const job& next : rest)
-    if (!next.object) capture_perf_map(next.perf_map_of);
+    if (next.what != task::read_build_id) handle(next);
 }
 
 void build_id_reader::handle(const job& next) {
-  if (!next.object) {
-    capture_perf_map(next.perf_map_of);
-    return;
-  }
+  if (next.what == task::capture_perf_map) return capture_perf_map(next.pid);
+  if (next.what == task::read_container) return read_container(next.pid);
   io::unique_fd file = read_build_id_once(*next.object, sources_);
   if (!cache_) return;
   auto kept = kept_files_.find(next.object.get());
@@ -123,6 +126,23 @@ void build_id_reader::capture_perf_map(pid_t pid) {
   if (!map.fd) return;
   io::exclusive_lock lock{maps_mutex_};
   perf_maps_.push_back({pid, std::move(map.path), std::move(map.fd)});
+}
+
+void build_id_reader::read_container(pid_t pid) {
+  std::string id;
+  try {
+    id = io::container_id_of_process(pid);
+  } catch (const std::system_error&) {
+    return;  // an unreadable /proc/PID/cgroup: no label, as for a host process
+  }
+  if (id.empty()) return;
+  io::exclusive_lock lock{maps_mutex_};
+  containers_.push_back({pid, std::move(id)});
+}
+
+std::vector<io::perf::process_container> build_id_reader::containers() const {
+  io::exclusive_lock lock{maps_mutex_};
+  return containers_;
 }
 
 std::vector<io::perf::captured_perf_map> build_id_reader::perf_maps() const {

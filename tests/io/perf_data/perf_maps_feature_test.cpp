@@ -1,6 +1,8 @@
-// perf_maps_feature: captured perf maps survive the trip through arec's feature section, and a
-// damaged section is refused with the offset of the problem, never read past its end.
+// perf_maps_feature, container_ids_feature: what arec captured of processes survives the trip
+// through its own feature sections, and a damaged section is refused with the offset of the
+// problem, never read past its end.
 #include "io/perf_data/perf_maps_feature.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 
 #include <gtest/gtest.h>
 
@@ -58,6 +60,17 @@ TEST(PerfMapsFeature, ATextSizeThatDisagreesWithItsFrameIsRefused) {
   std::uint64_t wrong = 5;
   std::memcpy(payload.data() + 16, &wrong, sizeof wrong);
   EXPECT_THROW(parse_perf_maps_payload(payload, 0, "rec.data"), format_error);
+}
+
+TEST(ContainerIdsFeature, ProcessesComeBackWithTheirContainers) {
+  std::vector<process_container> processes{{41, std::string(64, 'a')}, {42, std::string(64, 'b')}};
+  std::vector<std::byte> payload = container_ids_payload(processes);
+  std::vector<process_container> back = parse_container_ids_payload(payload, 0, "test");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].pid, 42);
+  EXPECT_EQ(back[1].id, processes[1].id);
+  payload.resize(payload.size() - 1);
+  EXPECT_THROW(parse_container_ids_payload(payload, 0, "test"), format_error);
 }
 
 }  // namespace

@@ -1,12 +1,19 @@
 // container_id: the forms docker, containerd, CRI-O and podman give a container's cgroup, and
 // paths that name no container.
-#include "export/container_id.hpp"
+#include "io/container_id.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "support/temp_dir.hpp"
 
 #include <string>
 
-namespace arec::exporting {
+namespace arec::io {
 namespace {
 
 const std::string id = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -42,5 +49,23 @@ TEST(ContainerId, HostCgroupsAndLookAlikesNameNone) {
   EXPECT_EQ(container_id_in("/docker/" + upper), "") << "runtimes write lower case";
 }
 
+// /proc/PID/cgroup lists one line per hierarchy: v1's controllers each, v2's "0::".
+TEST(ContainerId, AProcessesCgroupFileNamesItsContainerOnAnyHierarchy) {
+  EXPECT_EQ(container_id_in_proc_cgroup("0::/system.slice/docker-" + id + ".scope\n"), id);
+  EXPECT_EQ(container_id_in_proc_cgroup("12:cpuset:/\n7:perf_event:/docker/" + id +
+                                        "\n0::/user.slice\n"),
+            id);
+  EXPECT_EQ(container_id_in_proc_cgroup("0::/user.slice/user-0.slice/session-1.scope\n"), "");
+  EXPECT_EQ(container_id_in_proc_cgroup("no colons here\n"), "");
+}
+
+TEST(ContainerId, OfAProcessIsReadFromItsCgroupFile) {
+  test::temp_dir proc;
+  ::mkdir(proc.file("77").c_str(), 0755);
+  std::ofstream{proc.file("77/cgroup")} << "11:perf_event:/docker-" << id << ".scope\n0::/\n";
+  EXPECT_EQ(container_id_of_process(77, {proc.path()}), id);
+  EXPECT_EQ(container_id_of_process(78, {proc.path()}), "") << "a process that is gone";
+}
+
 }  // namespace
-}  // namespace arec::exporting
+}  // namespace arec::io

@@ -1,10 +1,13 @@
-#include "export/container_id.hpp"
+#include "io/container_id.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <optional>
 
-namespace arec::exporting {
+#include "io/small_file.hpp"
+
+namespace arec::io {
 namespace {
 
 constexpr std::size_t id_length = 64;
@@ -43,4 +46,23 @@ std::string_view container_id_in(std::string_view cgroup_path) {
   return {};
 }
 
-}  // namespace arec::exporting
+std::string_view container_id_in_proc_cgroup(std::string_view text) {
+  while (!text.empty()) {
+    std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    std::size_t path = line.find(':', line.find(':') + 1);  // after "ID:CONTROLLERS:"
+    if (path == std::string_view::npos) continue;
+    if (std::string_view id = container_id_in(line.substr(path + 1)); !id.empty()) return id;
+  }
+  return {};
+}
+
+std::string container_id_of_process(pid_t pid, const proc_root& proc) {
+  std::array<char, 16384> buffer;  // v1 lists every hierarchy: a few KiB with long paths
+  std::string path = proc.path + "/" + std::to_string(pid) + "/cgroup";
+  std::optional<std::string_view> text = read_small_file(AT_FDCWD, path.c_str(), buffer);
+  return text ? std::string{container_id_in_proc_cgroup(*text)} : std::string{};
+}
+
+}  // namespace arec::io
