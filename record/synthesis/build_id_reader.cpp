@@ -1,5 +1,7 @@
 #include "record/synthesis/build_id_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <system_error>
 
 #include "async/thread_signals.hpp"
@@ -145,23 +147,35 @@ std::vector<io::perf::process_container> build_id_reader::containers() const {
   return containers_;
 }
 
-std::vector<io::perf::captured_perf_map> build_id_reader::perf_maps() const {
-  std::vector<io::perf::captured_perf_map> texts;
-  io::exclusive_lock lock{maps_mutex_};
-  for (const kept_perf_map& map : perf_maps_) {
-    std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
-    io::bounded_file read;
-    try {
-      read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
-    } catch (const std::system_error& error) {
-      read.problem = error.what();
-    }
-    if (!read.problem.empty()) {
-      if (say_) say_("arec: warning: " + name + " " + read.problem + ": not kept");
-      continue;
-    }
-    texts.push_back({map.pid, std::move(read.text)});
+std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map& map) {
+  struct stat now {};
+  if (::fstat(map.fd.get(), &now) == 0 && now.st_size == map.size &&
+      now.st_mtim.tv_sec == map.modified.tv_sec && now.st_mtim.tv_nsec == map.modified.tv_nsec)
+    return map.stored;
+  std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
+  io::bounded_file read;
+  try {
+    read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
+  } catch (const std::system_error& error) {
+    read.problem = error.what();
   }
+  if (!read.problem.empty()) {
+    if (say_ && map.size != -2) say_("arec: warning: " + name + " " + read.problem + ": not kept");
+    map.size = -2;  // said once
+    return std::nullopt;
+  }
+  map.stored = io::perf::store_perf_map(map.pid, read.text);
+  map.size = read.status.st_size;
+  map.modified = read.status.st_mtim;
+  return map.stored;
+}
+
+std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
+  std::vector<io::perf::stored_perf_map> texts;
+  io::exclusive_lock lock{maps_mutex_};
+  for (kept_perf_map& map : perf_maps_)
+    if (std::optional<io::perf::stored_perf_map> stored = current(map))
+      texts.push_back(std::move(*stored));
   if (perf_maps_left_out_ > 0 && say_)
     say_("arec: warning: the perf maps of " + std::to_string(perf_maps_left_out_) +
          " more processes with JIT code are not kept (at most " +

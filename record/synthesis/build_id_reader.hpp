@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -54,9 +55,10 @@ class build_id_reader {
   // sample: it is opened through the process (io::open_process_perf_map) on the reader's
   // thread, and kept open. Safe from any thread.
   void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
-  // The text of every captured map as it is now: the maps grow while their runtimes run, so
-  // each finished file of the recording gets the state at its end. Safe from any thread.
-  std::vector<io::perf::captured_perf_map> perf_maps() const AREC_EXCLUDES(maps_mutex_);
+  // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
+  // each finished file of the recording gets the state at its end. A map unchanged since the
+  // last call (same size and modification time) is not read again. Safe from any thread.
+  std::vector<io::perf::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
   // Queues reading the container of process `pid`, which just got its first sample (while it
   // lives: a process gone by then gets no container label). Safe from any thread.
   void enqueue_container_of(pid_t pid) AREC_EXCLUDES(mutex_);
@@ -100,7 +102,15 @@ class build_id_reader {
     pid_t pid = 0;
     std::string path;  // as the process names it, for messages
     io::unique_fd fd;
+    // What perf_maps() last read of it, and the size and time it had then.
+    io::perf::stored_perf_map stored;
+    off_t size = -1;
+    timespec modified{};
   };
+  // `map` as it is now: what it stored when unchanged, else read again. nullopt when it cannot
+  // be read (said once).
+  std::optional<io::perf::stored_perf_map> current(kept_perf_map& map)
+      AREC_REQUIRES(maps_mutex_);
   // The perf maps captured, one per process, read by any thread that finishes a file.
   mutable io::mutex maps_mutex_;
   std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <climits>
 #include <thread>
 
@@ -51,6 +52,54 @@ TEST(BuildIdReaderThread, AfterStopNothingMoreIsReadAndTheRestIsLeftToTheEnd) {
       std::make_shared<model::dso>(own_executable(), model::dso_id{}, model::dso_kind::user);
   reader.enqueue(object);
   EXPECT_TRUE(object->claim_build_id_read()) << "left unclaimed for collect_build_ids";
+}
+
+// The text a feature payload of stored maps holds for its first map.
+std::string first_text(const std::vector<io::perf::stored_perf_map>& maps) {
+  if (maps.empty()) return "(none)";
+  std::vector<std::byte> payload = io::perf::perf_maps_payload(maps);
+  return io::perf::parse_perf_maps_payload(payload, 0, "test").at(0).text;
+}
+
+// This process's own perf map (/tmp/perf-PID.map, as a JIT runtime writes it): captured on
+// request, read again when it grew, and still read after a stop (its fd is kept).
+TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  struct remove_map {
+    std::string path;
+    ~remove_map() { ::unlink(path.c_str()); }
+  } cleanup{path};
+  { std::ofstream{path} << "1000 10 first\n"; }
+  std::vector<std::string> said;
+  build_id_reader reader({}, nullptr, cache_scope::sampled,
+                         [&](const std::string& line) { said.push_back(line); });
+  reader.enqueue_perf_map(::getpid());
+  reader.stop();  // the queued capture is done before the thread ends
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n");
+  { std::ofstream{path, std::ios::app} << "2000 10 compiled_later\n"; }
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n2000 10 compiled_later\n");
+  ::unlink(path.c_str());  // the runtime's exit may remove it: the kept fd still reads it
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n2000 10 compiled_later\n");
+  EXPECT_TRUE(said.empty()) << said.front();
+}
+
+TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarning) {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  struct remove_map {
+    std::string path;
+    ~remove_map() { ::unlink(path.c_str()); }
+  } cleanup{path};
+  { std::ofstream{path} << "1000 10 planted\n"; }
+  ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
+  std::vector<std::string> said;
+  build_id_reader reader({}, nullptr, cache_scope::sampled,
+                         [&](const std::string& line) { said.push_back(line); });
+  reader.enqueue_perf_map(::getpid());
+  reader.stop();
+  EXPECT_TRUE(reader.perf_maps().empty());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("is owned by uid 4242"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("JIT frames stay unnamed"), std::string::npos) << said[0];
 }
 
 }  // namespace
