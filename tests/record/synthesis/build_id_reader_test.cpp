@@ -54,6 +54,12 @@ TEST(BuildIdReaderThread, AfterStopNothingMoreIsReadAndTheRestIsLeftToTheEnd) {
   EXPECT_TRUE(object->claim_build_id_read()) << "left unclaimed for collect_build_ids";
 }
 
+// Removes a file the test made outside its temporary directory, whatever happens.
+struct removed_at_end {
+  std::string path;
+  ~removed_at_end() { ::unlink(path.c_str()); }
+};
+
 // The text a feature payload of stored maps holds for its first map.
 std::string first_text(const std::vector<io::perf::stored_perf_map>& maps) {
   if (maps.empty()) return "(none)";
@@ -65,10 +71,7 @@ std::string first_text(const std::vector<io::perf::stored_perf_map>& maps) {
 // request, read again when it grew, and still read after a stop (its fd is kept).
 TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
   const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
-  struct remove_map {
-    std::string path;
-    ~remove_map() { ::unlink(path.c_str()); }
-  } cleanup{path};
+  removed_at_end cleanup{path};
   { std::ofstream{path} << "1000 10 first\n"; }
   std::vector<std::string> said;
   build_id_reader reader({}, nullptr, cache_scope::sampled,
@@ -85,10 +88,7 @@ TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
 
 TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarning) {
   const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
-  struct remove_map {
-    std::string path;
-    ~remove_map() { ::unlink(path.c_str()); }
-  } cleanup{path};
+  removed_at_end cleanup{path};
   { std::ofstream{path} << "1000 10 planted\n"; }
   ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
   std::vector<std::string> said;
