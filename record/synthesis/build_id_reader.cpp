@@ -127,7 +127,11 @@ void build_id_reader::capture_perf_map(pid_t pid) {
          ": its JIT frames stay unnamed");
   if (!map.fd) return;
   io::exclusive_lock lock{maps_mutex_};
-  perf_maps_.push_back({pid, std::move(map.path), std::move(map.fd)});
+  kept_perf_map kept;
+  kept.pid = pid;
+  kept.path = std::move(map.path);
+  kept.fd = std::move(map.fd);
+  perf_maps_.push_back(std::move(kept));
 }
 
 void build_id_reader::read_container(pid_t pid) {
