@@ -8,10 +8,10 @@
 #include "export/container_id.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
 #include "model/side_band.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -43,7 +43,7 @@ std::string event_name(const io::perf::event_entry& event, std::size_t index) {
 builder_settings settings_from(const io::perf::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
-  settings.symbols.build_id_dir = io::default_build_id_dir();
+  settings.symbols.build_id_dir = symbols::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
   if (kernel != settings.recorded_build_ids.end())
     settings.symbols.kernel_build_id = kernel->second;

@@ -4,8 +4,8 @@
 
 namespace arec::record {
 
-build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache,
-                                 cache_scope scope)
+build_id_reader::build_id_reader(build_id_sources sources,
+                                 std::unique_ptr<symbols::build_id_cache> cache, cache_scope scope)
     : sources_(sources), cache_(std::move(cache)), scope_(scope), thread_([this] { run(); }) {}
 
 build_id_reader::~build_id_reader() {
