@@ -10,10 +10,10 @@
 #include "io/container_id.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
 #include "model/side_band.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -47,7 +47,7 @@ builder_settings settings_from(const io::perf::feature_set& features) {
   settings.recorded_build_ids = recorded_build_ids(features);
   settings.recorded_perf_maps = recorded_perf_maps(features);
   settings.recorded_containers = recorded_containers(features);
-  settings.symbols.build_id_dir = io::default_build_id_dir();
+  settings.symbols.build_id_dir = symbols::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
   if (kernel != settings.recorded_build_ids.end())
     settings.symbols.kernel_build_id = kernel->second;

@@ -18,7 +18,6 @@
 #include "async/executor_thread.hpp"
 #include "async/timer.hpp"
 #include "io/append_writer.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/cgroup_fs.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
@@ -60,6 +59,7 @@
 #include "record/synthesis/kernel_map.hpp"
 #include "record/synthesis/known_tasks.hpp"
 #include "record/synthesis/target_tasks.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::record {
 
@@ -171,10 +171,10 @@ bool caches_build_ids(const record_options& options) {
   return !options.no_buildid && !options.no_buildid_cache && !options.dry_run;
 }
 
-std::unique_ptr<build_id_cache> build_id_cache_for(const record_options& options) {
+std::unique_ptr<symbols::build_id_cache> build_id_cache_for(const record_options& options) {
   if (!caches_build_ids(options)) return nullptr;
-  return std::make_unique<build_id_cache>(
-      io::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
+  return std::make_unique<symbols::build_id_cache>(
+      symbols::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
 }
 
 }  // namespace

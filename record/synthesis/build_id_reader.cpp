@@ -11,8 +11,9 @@
 
 namespace arec::record {
 
-build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache,
-                                 cache_scope scope, message_sink say)
+build_id_reader::build_id_reader(build_id_sources sources,
+                                 std::unique_ptr<symbols::build_id_cache> cache, cache_scope scope,
+                                 message_sink say)
     : sources_(sources),
       cache_(std::move(cache)),
       scope_(scope),

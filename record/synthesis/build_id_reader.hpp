@@ -25,8 +25,8 @@
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
-#include "record/synthesis/build_id_cache.hpp"
 #include "record/synthesis/build_id_table.hpp"
+#include "symbols/build_id_cache.hpp"
 
 namespace arec::record {
 
@@ -40,7 +40,7 @@ class build_id_reader {
 
   // No cache: -N or -B. `say` hears why a perf map was not captured.
   explicit build_id_reader(build_id_sources sources = {},
-                           std::unique_ptr<build_id_cache> cache = nullptr,
+                           std::unique_ptr<symbols::build_id_cache> cache = nullptr,
                            cache_scope scope = cache_scope::sampled, message_sink say = {});
   ~build_id_reader();  // stop()
   build_id_reader(const build_id_reader&) = delete;
@@ -90,7 +90,7 @@ class build_id_reader {
   bool must_end() const AREC_REQUIRES(mutex_) { return stopping_ && (!cache_ || queue_.empty()); }
 
   const build_id_sources sources_;
-  const std::unique_ptr<build_id_cache> cache_;
+  const std::unique_ptr<symbols::build_id_cache> cache_;
   const cache_scope scope_;
   // Files whose path no longer leads to them (a container's, one replaced since), kept open
   // from the build-id read until they are cached or the recording ends, so a process gone by

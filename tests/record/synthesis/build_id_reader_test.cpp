@@ -6,9 +6,14 @@
 #include <chrono>
 #include <fstream>
 #include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 #include <thread>
 
-#include "io/elf_build_id.hpp"
+#include "support/temp_dir.hpp"
+#include "symbols/elf_build_id.hpp"
 
 namespace arec::record {
 namespace {
@@ -34,7 +39,7 @@ bool known_within(const model::dso& object, std::chrono::seconds limit) {
 
 TEST(BuildIdReaderThread, ReadsTheBuildIdOfAQueuedDsoInTheBackground) {
   std::string path = own_executable();
-  std::optional<io::build_id> expected = io::read_elf_build_id(path.c_str());
+  std::optional<io::build_id> expected = symbols::read_elf_build_id(path.c_str());
   ASSERT_TRUE(expected) << path << " has no build-id";
   build_id_reader reader;
   auto object = std::make_shared<model::dso>(path, model::dso_id{}, model::dso_kind::user);
@@ -100,6 +105,79 @@ TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarni
   ASSERT_EQ(said.size(), 1u);
   EXPECT_NE(said[0].find("is owned by uid 4242"), std::string::npos) << said[0];
   EXPECT_NE(said[0].find("JIT frames stay unnamed"), std::string::npos) << said[0];
+}
+
+// The reader with a build-id cache (symbols/build_id_cache) filled from its thread.
+class BuildIdReaderCache : public ::testing::Test {
+ protected:
+  // Builds a program returning `value` at `path`; the value makes each build-id different.
+  bool build(const std::string& path, int value) {
+    std::ofstream{dir_.file("main.c")} << "int main(void) { return " << value << "; }\n";
+    std::string command = "cc -o " + path + " " + dir_.file("main.c");
+    return std::system(command.c_str()) == 0;
+  }
+  symbols::build_id_cache cache() {
+    return symbols::build_id_cache{root(), [](const std::string&) {}};
+  }
+  std::string stored_path(const std::string& program, const model::dso& object) const {
+    return root() + program + "/" + object.build_id().hex() + "/elf";
+  }
+  std::string root() const { return dir_.file("debug"); }
+
+  test::temp_dir dir_;
+};
+
+// The reader caches each dso it reads; a stop first finishes what is queued, so nothing the
+// recording saw is missing from the cache.
+TEST_F(BuildIdReaderCache, StopCachesWhatIsStillQueued) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = std::make_shared<model::dso>(program, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache())};
+    reader.enqueue(object);
+    reader.enqueue_sampled(object);
+    reader.stop();
+  }
+  std::optional<io::build_id> id = symbols::read_elf_build_id(program.c_str());
+  ASSERT_TRUE(id);
+  EXPECT_EQ(object->build_id(), *id);
+  std::error_code missing;
+  EXPECT_TRUE(
+      std::filesystem::equivalent(root() + program + "/" + id->hex() + "/elf", program, missing))
+      << "not a hard link of the program: " << missing.message();
+}
+
+// As perf: a dso only mapped is read for its build-id but not cached; one sampled is.
+TEST_F(BuildIdReaderCache, CachesOnlySampledDsos) {
+  std::string mapped = dir_.file("mapped");
+  std::string sampled = dir_.file("sampled");
+  if (!build(mapped, 1) || !build(sampled, 2)) GTEST_SKIP() << "cc failed";
+  auto mapped_dso = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  auto sampled_dso = std::make_shared<model::dso>(sampled, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache())};
+    reader.enqueue(mapped_dso);
+    reader.enqueue(sampled_dso);
+    reader.enqueue_sampled(sampled_dso);
+    reader.stop();
+  }
+  EXPECT_FALSE(mapped_dso->build_id().empty()) << "the build-id is read all the same";
+  EXPECT_FALSE(std::filesystem::exists(stored_path(mapped, *mapped_dso)));
+  EXPECT_TRUE(std::filesystem::exists(stored_path(sampled, *sampled_dso)));
+}
+
+TEST_F(BuildIdReaderCache, WithBuildidAllCachesEveryMappedDso) {
+  std::string mapped = dir_.file("mapped");
+  if (!build(mapped, 1)) GTEST_SKIP() << "cc failed";
+  auto object = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache()),
+                           cache_scope::mapped};
+    reader.enqueue(object);
+    reader.stop();
+  }
+  EXPECT_TRUE(std::filesystem::exists(stored_path(mapped, *object)));
 }
 
 }  // namespace

@@ -1,15 +1,15 @@
-#include "io/elf_symbols.hpp"
+#include "symbols/elf_symbols.hpp"
 
-#include <fcntl.h>
 #include <gelf.h>
 
 #include <algorithm>
 #include <memory>
 
-#include "io/elf_build_id.hpp"
+#include "io/mapped_file.hpp"
 #include "io/unique_fd.hpp"
+#include "symbols/elf_build_id.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 struct elf_closer {
@@ -74,7 +74,8 @@ const elf_symbol* elf_symbol_table::find(std::uint64_t vaddr) const noexcept {
 }
 
 std::optional<elf_symbol_table> read_elf_symbols(const char* path) {
-  unique_fd fd{::open(path, O_RDONLY | O_CLOEXEC)};
+  // Opened by io, which also turns away what is not a regular file (a FIFO would hang libelf).
+  io::unique_fd fd = io::open_mapped_file(path, std::nullopt, {});
   if (!fd) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
   elf_handle elf{elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)};
@@ -94,4 +95,4 @@ std::optional<elf_symbol_table> read_elf_symbols(const char* path) {
   return table;
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

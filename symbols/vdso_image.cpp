@@ -1,4 +1,4 @@
-#include "io/vdso_image.hpp"
+#include "symbols/vdso_image.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -7,17 +7,17 @@
 #include <array>
 #include <cstring>
 
-#include "io/elf_build_id.hpp"
 #include "io/proc_maps.hpp"
+#include "symbols/elf_build_id.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 
 std::span<const std::byte> own_vdso_image() {
   // The vdso never moves or changes: one look for the life of the process.
   static const std::span<const std::byte> image = [] {
-    small_file maps = small_file::open_at(AT_FDCWD, "/proc/self/maps");
+    io::small_file maps = io::small_file::open_at(AT_FDCWD, "/proc/self/maps");
     std::array<char, PATH_MAX + 128> buffer;
-    maps_reader reader{maps, buffer};
+    io::maps_reader reader{maps, buffer};
     while (auto entry = reader.next())
       if (entry->path == "[vdso]")
         return std::span{reinterpret_cast<const std::byte*>(entry->start),
@@ -27,7 +27,7 @@ std::span<const std::byte> own_vdso_image() {
   return image;
 }
 
-std::optional<build_id> elf_image_build_id(std::span<const std::byte> image) noexcept {
+std::optional<io::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept {
   Elf64_Ehdr header;
   if (image.size() < sizeof header) return std::nullopt;
   std::memcpy(&header, image.data(), sizeof header);
@@ -45,4 +45,4 @@ std::optional<build_id> elf_image_build_id(std::span<const std::byte> image) noe
   return std::nullopt;
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

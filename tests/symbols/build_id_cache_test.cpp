@@ -1,9 +1,10 @@
 // build_id_cache: perf's layout under a temporary root: the per-path build-id directory with the
 // file (hard-linked), the .build-id link, the vdso and kallsyms, and a file rebuilt since it was
-// mapped reported and left out. Against other users of the machine: only sampled objects go in,
-// a file another user can change is copied (holes kept), copies are bounded, and the cache is
-// neither followed through symlinks nor used when another user owns or may write to it.
-#include "record/synthesis/build_id_cache.hpp"
+// mapped reported and left out. Against other users of the machine: a file another user can
+// change is copied (holes kept), copies are bounded, and the cache is neither followed through
+// symlinks nor used when another user owns or may write to it. (That the reader caches only
+// sampled objects is tested with the reader, tests/record/synthesis/build_id_reader_test.cpp.)
+#include "symbols/build_id_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,13 +15,12 @@
 #include <climits>
 #include <fstream>
 
-#include "io/elf_build_id.hpp"
-#include "io/vdso_image.hpp"
-#include "record/synthesis/build_id_reader.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
+#include "symbols/elf_build_id.hpp"
+#include "symbols/vdso_image.hpp"
 
-namespace arec::record {
+namespace arec::symbols {
 namespace {
 
 class BuildIdCache : public ::testing::Test {
@@ -33,7 +33,7 @@ class BuildIdCache : public ::testing::Test {
   }
   std::shared_ptr<model::dso> dso_of(const std::string& path) {
     auto object = std::make_shared<model::dso>(path, model::dso_id{}, model::dso_kind::user);
-    if (auto id = io::read_elf_build_id(path.c_str())) object->set_build_id(*id);
+    if (auto id = read_elf_build_id(path.c_str())) object->set_build_id(*id);
     return object;
   }
   build_id_cache cache(build_id_cache_limits limits = {}) {
@@ -109,7 +109,7 @@ TEST_F(BuildIdCache, AFileRebuiltSinceItWasMappedIsReportedAndNotCached) {
   if (!build(program, 1)) GTEST_SKIP() << "cc failed";
   auto object = dso_of(program);
   ASSERT_TRUE(build(program, 2));
-  ASSERT_NE(io::read_elf_build_id(program.c_str()), object->build_id());
+  ASSERT_NE(read_elf_build_id(program.c_str()), object->build_id());
   cache().add(*object);
   std::string hex = object->build_id().hex();
   struct stat status {};
@@ -121,8 +121,8 @@ TEST_F(BuildIdCache, AFileRebuiltSinceItWasMappedIsReportedAndNotCached) {
 }
 
 TEST_F(BuildIdCache, StoresTheVdsoImage) {
-  std::span<const std::byte> image = io::own_vdso_image();
-  auto id = io::elf_image_build_id(image);
+  std::span<const std::byte> image = own_vdso_image();
+  auto id = elf_image_build_id(image);
   if (!id) GTEST_SKIP() << "no vdso with a build-id here";
   model::dso vdso{"[vdso]", model::dso_id{}, model::dso_kind::user};
   vdso.set_build_id(*id);
@@ -152,24 +152,6 @@ TEST_F(BuildIdCache, StoresACopyOfKallsymsForTheKernel) {
   EXPECT_EQ(first_line, proc_line);
 }
 
-// The reader caches each dso it reads; a stop first finishes what is queued, so nothing the
-// recording saw is missing from the cache.
-TEST_F(BuildIdCache, ReaderStopCachesWhatIsStillQueued) {
-  std::string program = dir_.file("prog");
-  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
-  auto object = std::make_shared<model::dso>(program, model::dso_id{}, model::dso_kind::user);
-  {
-    build_id_reader reader{{}, std::make_unique<build_id_cache>(cache())};
-    reader.enqueue(object);
-    reader.enqueue_sampled(object);
-    reader.stop();
-  }
-  std::optional<io::build_id> id = io::read_elf_build_id(program.c_str());
-  ASSERT_TRUE(id);
-  EXPECT_EQ(object->build_id(), *id);
-  EXPECT_EQ(inode_of(root() + program + "/" + id->hex() + "/elf"), inode_of(program));
-}
-
 TEST_F(BuildIdCache, PseudoMappingsAndDsosWithoutBuildIdAreLeftOut) {
   model::dso heap{"[heap]", model::dso_id{}, model::dso_kind::user};
   model::dso unknown{dir_.file("nothing"), model::dso_id{}, model::dso_kind::user};
@@ -193,37 +175,6 @@ TEST_F(BuildIdCache, AnUnwritableRootIsReportedOnce) {
                               ": Not a directory"),
             std::string::npos)
       << warnings_[0];
-}
-
-// As perf: a dso only mapped is read for its build-id but not cached; one sampled is.
-TEST_F(BuildIdCache, ReaderCachesOnlySampledDsos) {
-  std::string mapped = dir_.file("mapped");
-  std::string sampled = dir_.file("sampled");
-  if (!build(mapped, 1) || !build(sampled, 2)) GTEST_SKIP() << "cc failed";
-  auto mapped_dso = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
-  auto sampled_dso = std::make_shared<model::dso>(sampled, model::dso_id{}, model::dso_kind::user);
-  {
-    build_id_reader reader{{}, std::make_unique<build_id_cache>(cache())};
-    reader.enqueue(mapped_dso);
-    reader.enqueue(sampled_dso);
-    reader.enqueue_sampled(sampled_dso);
-    reader.stop();
-  }
-  EXPECT_FALSE(mapped_dso->build_id().empty()) << "the build-id is read all the same";
-  EXPECT_FALSE(exists(stored_path(mapped, *mapped_dso)));
-  EXPECT_TRUE(exists(stored_path(sampled, *sampled_dso)));
-}
-
-TEST_F(BuildIdCache, ReaderWithBuildidAllCachesEveryMappedDso) {
-  std::string mapped = dir_.file("mapped");
-  if (!build(mapped, 1)) GTEST_SKIP() << "cc failed";
-  auto object = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
-  {
-    build_id_reader reader{{}, std::make_unique<build_id_cache>(cache()), cache_scope::mapped};
-    reader.enqueue(object);
-    reader.stop();
-  }
-  EXPECT_TRUE(exists(stored_path(mapped, *object)));
 }
 
 // A hard link would let the file's owner change what the cache holds: a file another user
@@ -343,10 +294,10 @@ TEST_F(BuildIdCache, AFifoAtTheMappedPathIsLeftOutWithoutHanging) {
   auto object = dso_of(program);
   ASSERT_EQ(::unlink(program.c_str()), 0);
   ASSERT_EQ(::mkfifo(program.c_str(), 0600), 0);
-  EXPECT_FALSE(io::read_elf_build_id(program.c_str()));
+  EXPECT_FALSE(read_elf_build_id(program.c_str()));
   cache().add(*object);
   EXPECT_TRUE(mentions(warnings_, program + " not added to the build-id cache: the mapped file can no longer be opened"));
 }
 
 }  // namespace
-}  // namespace arec::record
+}  // namespace arec::symbols

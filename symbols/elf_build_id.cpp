@@ -1,4 +1,4 @@
-#include "io/elf_build_id.hpp"
+#include "symbols/elf_build_id.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -11,10 +11,11 @@
 #include <memory>
 #include <string_view>
 
+#include "io/mapped_file.hpp"
 #include "io/small_file.hpp"
 #include "io/unique_fd.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 constexpr std::size_t align4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
@@ -30,7 +31,7 @@ bool is_gnu_build_id(const GElf_Nhdr& header, const char* name) {
 }
 
 // The build-id in one note data block, found with libelf's note iterator.
-std::optional<build_id> find_in_data(Elf_Data* data) {
+std::optional<io::build_id> find_in_data(Elf_Data* data) {
   std::size_t offset = 0;
   GElf_Nhdr header;
   std::size_t name_offset = 0;
@@ -38,14 +39,14 @@ std::optional<build_id> find_in_data(Elf_Data* data) {
   while ((offset = gelf_getnote(data, offset, &header, &name_offset, &desc_offset)) > 0) {
     const char* base = static_cast<const char*>(data->d_buf);
     if (is_gnu_build_id(header, base + name_offset))
-      return build_id::from(std::as_bytes(std::span{base + desc_offset, header.n_descsz}));
+      return io::build_id::from(std::as_bytes(std::span{base + desc_offset, header.n_descsz}));
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<build_id> parse_build_id_notes(std::span<const std::byte> notes) noexcept {
+std::optional<io::build_id> parse_build_id_notes(std::span<const std::byte> notes) noexcept {
   std::size_t offset = 0;
   while (offset + 12 <= notes.size()) {
     std::uint32_t fields[3];  // namesz, descsz, type
@@ -56,20 +57,21 @@ std::optional<build_id> parse_build_id_notes(std::span<const std::byte> notes) n
     if (next > notes.size()) return std::nullopt;
     if (fields[2] == NT_GNU_BUILD_ID && fields[0] == 4 && fields[1] > 0 &&
         std::memcmp(notes.data() + name, "GNU", 4) == 0)
-      return build_id::from(notes.subspan(desc, fields[1]));
+      return io::build_id::from(notes.subspan(desc, fields[1]));
     offset = next;
   }
   return std::nullopt;
 }
 
-std::optional<build_id> read_elf_build_id(const char* path) {
-  // O_NONBLOCK: a FIFO put at a mapped file's path must not hang the reader in open().
-  unique_fd fd{::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+std::optional<io::build_id> read_elf_build_id(const char* path) {
+  // io opens it (O_NONBLOCK: a FIFO put at a mapped file's path must not hang the reader in
+  // open()); with no mapping to go through, that is the file at the path.
+  io::unique_fd fd = io::open_mapped_file(path, std::nullopt, {});
   if (!fd) return std::nullopt;
   return read_elf_build_id(fd.get());
 }
 
-std::optional<build_id> read_elf_build_id(int fd) {
+std::optional<io::build_id> read_elf_build_id(int fd) {
   struct stat status {};
   if (::fstat(fd, &status) == -1 || !S_ISREG(status.st_mode)) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
@@ -101,11 +103,11 @@ std::optional<build_id> read_elf_build_id(int fd) {
   return std::nullopt;
 }
 
-std::optional<build_id> read_notes_file_build_id(const char* path) {
+std::optional<io::build_id> read_notes_file_build_id(const char* path) {
   std::array<char, 8192> buffer;
-  auto text = read_small_file(AT_FDCWD, path, buffer);
+  auto text = io::read_small_file(AT_FDCWD, path, buffer);
   if (!text) return std::nullopt;
   return parse_build_id_notes(std::as_bytes(std::span{text->data(), text->size()}));
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

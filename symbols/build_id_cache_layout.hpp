@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace arec::io {
+namespace arec::symbols {
 
 // Where perf keeps its cache: $PERF_BUILDID_DIR, else perfconfig's buildid.dir (~/.perfconfig
 // over /etc/perfconfig), else $HOME/.debug.
@@ -25,4 +25,4 @@ std::string build_id_object_dir(const std::string& root, const std::string& name
 // The target of the .build-id link to that directory, relative to the link.
 std::string build_id_link_target(const std::string& name, const std::string& hex);
 
-}  // namespace arec::io
+}  // namespace arec::symbols

@@ -1,8 +1,8 @@
-#include "io/kallsyms.hpp"
+#include "symbols/kallsyms.hpp"
 
 #include <charconv>
 
-namespace arec::io {
+namespace arec::symbols {
 
 std::optional<kallsyms_entry> parse_kallsyms_line(std::string_view line) {
   kallsyms_entry entry;
@@ -23,4 +23,4 @@ std::optional<kallsyms_entry> parse_kallsyms_line(std::string_view line) {
   return entry;
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

@@ -1,6 +1,6 @@
 // elf_build_id: the build-id read with libelf matches readelf -n, for a binary built here; raw
 // note blobs (as sysfs exposes them) parse to the same bytes.
-#include "io/elf_build_id.hpp"
+#include "symbols/elf_build_id.hpp"
 
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -17,7 +17,7 @@
 
 #include "support/temp_dir.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 // Runs a shell command and returns its stdout.
@@ -137,4 +137,4 @@ TEST(BuildIdNotes, RunningKernelNotesMatchPerf) {
 }
 
 }  // namespace
-}  // namespace arec::io
+}  // namespace arec::symbols

@@ -1,6 +1,6 @@
 // vdso_image: our own vdso is found, and its build-id read from memory is the one readelf reads
 // from a copy of the same bytes.
-#include "io/vdso_image.hpp"
+#include "symbols/vdso_image.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "support/temp_dir.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 std::string readelf_build_id(const std::string& path) {
@@ -36,7 +36,7 @@ TEST(VdsoImage, OwnVdsoBuildIdMatchesReadelfOnItsBytes) {
     out.write(reinterpret_cast<const char*>(image.data()),
               static_cast<std::streamsize>(image.size()));
   }
-  std::optional<build_id> id = elf_image_build_id(image);
+  std::optional<io::build_id> id = elf_image_build_id(image);
   ASSERT_TRUE(id);
   EXPECT_EQ(id->hex(), readelf_build_id(dir.file("vdso")));
 }
@@ -48,4 +48,4 @@ TEST(VdsoImage, NotElfHasNoBuildId) {
 }
 
 }  // namespace
-}  // namespace arec::io
+}  // namespace arec::symbols

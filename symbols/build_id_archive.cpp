@@ -1,4 +1,4 @@
-#include "archive/build_id_archive.hpp"
+#include "symbols/build_id_archive.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,11 +7,11 @@
 #include <optional>
 #include <set>
 
-#include "io/build_id_cache_layout.hpp"
 #include "io/replacing_file.hpp"
 #include "io/tar_writer.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
-namespace arec::archive {
+namespace arec::symbols {
 namespace {
 
 // The build-id's object directory relative to the cache root, from its .build-id link
@@ -44,7 +44,7 @@ archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry
     if (entry.id.empty()) continue;
     std::string hex = entry.id.hex();
     if (!seen.insert(hex).second) continue;
-    std::string link = io::build_id_link_name(hex);
+    std::string link = build_id_link_name(hex);
     std::optional<std::string> object_dir = cached_object_dir(cache_root, link);
     if (!object_dir) {
       contents.missing.push_back(entry.filename + " (build-id " + hex + ")");
@@ -59,4 +59,4 @@ archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry
   return contents;
 }
 
-}  // namespace arec::archive
+}  // namespace arec::symbols

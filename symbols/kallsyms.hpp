@@ -10,7 +10,7 @@
 
 #include "io/small_file.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 
 struct kallsyms_entry {
   std::uint64_t address = 0;
@@ -28,10 +28,10 @@ std::optional<kallsyms_entry> parse_kallsyms_line(std::string_view line);
 // returns false to stop early. False when the file cannot be opened.
 template <typename Visitor>
 bool for_each_kallsyms_entry(const char* path, Visitor&& each) {
-  small_file file = small_file::open_at(AT_FDCWD, path);
+  io::small_file file = io::small_file::open_at(AT_FDCWD, path);
   if (!file) return false;
   char buffer[16384];
-  line_reader lines{file, buffer};
+  io::line_reader lines{file, buffer};
   while (auto line = lines.next()) {
     if (line->truncated) continue;
     if (auto entry = parse_kallsyms_line(line->text); entry && !each(*entry)) break;
@@ -39,4 +39,4 @@ bool for_each_kallsyms_entry(const char* path, Visitor&& each) {
   return true;
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

@@ -1,7 +1,7 @@
 // build_id_archive: from a cache laid out as perf lays it out, the archive holds each build-id's
 // .build-id link and the directory it points to (perf archive's manifest), once per build-id;
 // build-ids the cache does not hold are listed; with none held no archive is written.
-#include "archive/build_id_archive.hpp"
+#include "symbols/build_id_archive.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,11 +11,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/build_id_cache_layout.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
-namespace arec::archive {
+namespace arec::symbols {
 namespace {
 
 io::build_id id_of(std::uint8_t fill) {
@@ -30,11 +30,11 @@ class BuildIdArchive : public ::testing::Test {
   std::string root() const { return dir_.file("cache"); }
   // Caches `leaf` of `name` with build-id `id`, as the recorder does.
   void cache(const std::string& name, const io::build_id& id, const std::string& leaf) {
-    std::string object_dir = io::build_id_object_dir(root(), name, id.hex());
-    std::string link = io::build_id_link_path(root(), id.hex());
+    std::string object_dir = build_id_object_dir(root(), name, id.hex());
+    std::string link = build_id_link_path(root(), id.hex());
     test::run_command({"mkdir", "-p", object_dir, link.substr(0, link.rfind('/'))});
     std::ofstream{object_dir + "/" + leaf} << "object " << name;
-    ASSERT_EQ(::symlink(io::build_id_link_target(name, id.hex()).c_str(), link.c_str()), 0);
+    ASSERT_EQ(::symlink(build_id_link_target(name, id.hex()).c_str(), link.c_str()), 0);
   }
   std::vector<std::string> listing(const std::string& archive) {
     test::command_result listed = test::run_command({"tar", "tjf", archive});
@@ -102,4 +102,4 @@ TEST_F(BuildIdArchive, ReplacesAnOlderArchive) {
 }
 
 }  // namespace
-}  // namespace arec::archive
+}  // namespace arec::symbols

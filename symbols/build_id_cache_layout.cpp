@@ -1,4 +1,4 @@
-#include "io/build_id_cache_layout.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 #include <cstdlib>
 #include <optional>
@@ -7,7 +7,7 @@
 
 #include "io/small_file.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 std::string trim(const std::string& text) {
@@ -22,7 +22,7 @@ std::string trim(const std::string& text) {
 std::optional<std::string> perfconfig_buildid_dir(const std::string& path) {
   std::optional<std::string> text;
   try {
-    text = read_text_if_exists(path);
+    text = io::read_text_if_exists(path);
   } catch (const std::system_error&) {
     return std::nullopt;  // unreadable: perf goes on without it too
   }
@@ -80,4 +80,4 @@ std::string build_id_link_target(const std::string& name, const std::string& hex
   return "../../" + relative_name(name) + "/" + hex;
 }
 
-}  // namespace arec::io
+}  // namespace arec::symbols

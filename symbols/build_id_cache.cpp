@@ -1,4 +1,4 @@
-#include "record/synthesis/build_id_cache.hpp"
+#include "symbols/build_id_cache.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,17 +8,17 @@
 #include <optional>
 #include <system_error>
 
-#include "io/build_id_cache_layout.hpp"
-#include "io/elf_build_id.hpp"
 #include "io/file_copy.hpp"
 #include "io/mapped_file.hpp"
 #include "io/output_path.hpp"
 #include "io/system_error.hpp"
 #include "io/trusted_dir.hpp"
-#include "io/vdso_image.hpp"
 #include "model/machine.hpp"
+#include "symbols/build_id_cache_layout.hpp"
+#include "symbols/elf_build_id.hpp"
+#include "symbols/vdso_image.hpp"
 
-namespace arec::record {
+namespace arec::symbols {
 namespace {
 
 // Objects named in their own warning; the rest are counted by finish().
@@ -99,10 +99,10 @@ void build_id_cache::leave_out(const std::string& name, const std::string& why) 
 
 // The .build-id link: <root>/.build-id/ab/cdef... -> ../../<name>/<hex>.
 void build_id_cache::link_build_id(const std::string& name, const std::string& hex) {
-  std::string link = io::build_id_link_name(hex);
+  std::string link = build_id_link_name(hex);
   std::size_t slash = link.rfind('/');
   io::unique_fd dir = io::open_below(root_fd(), link.substr(0, slash), root_);
-  std::string target = io::build_id_link_target(name, hex);
+  std::string target = build_id_link_target(name, hex);
   if (::symlinkat(target.c_str(), dir.get(), link.substr(slash + 1).c_str()) == -1 &&
       errno != EEXIST)
     io::throw_errno("symlink", root_ + "/" + link);
@@ -112,7 +112,7 @@ void build_id_cache::link_build_id(const std::string& name, const std::string& h
 // file); false when it must not be cached.
 bool build_id_cache::store(const model::dso& object, const std::string& hex, int file) {
   std::string leaf = leaf_name(object);
-  std::string relative = io::build_id_object_dir("", object.name(), hex).substr(1);
+  std::string relative = build_id_object_dir("", object.name(), hex).substr(1);
   io::unique_fd dir = io::open_below(root_fd(), relative, root_);
   if (exists_in(dir.get(), leaf)) return true;
   std::string shown = root_ + "/" + relative + "/" + leaf;
@@ -126,8 +126,8 @@ bool build_id_cache::store(const model::dso& object, const std::string& hex, int
       io::copy_to_end(from.get(), "/proc/kallsyms", to.get(), shown);
       stored = true;
     } else if (leaf == "vdso") {
-      std::span<const std::byte> image = io::own_vdso_image();
-      if (io::elf_image_build_id(image) == object.build_id()) {  // else: not our vdso
+      std::span<const std::byte> image = own_vdso_image();
+      if (elf_image_build_id(image) == object.build_id()) {  // else: not our vdso
         io::unique_fd to = create_in(dir.get(), temporary, 0600);
         io::write_all(to.get(), image, shown);
         stored = true;
@@ -199,7 +199,7 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
   // Checked on what was stored: a file replaced since the build-id was read is not it.
   io::unique_fd stored = io::unique_fd::open_at(dir, temporary.c_str(),
                                                 O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (io::read_elf_build_id(stored.get()) != object.build_id()) {
+  if (read_elf_build_id(stored.get()) != object.build_id()) {
     leave_out(name, "changed on disk since it was mapped (build-id " + object.build_id().hex() +
                         " is gone)");
     return false;
@@ -207,4 +207,4 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
   return true;
 }
 
-}  // namespace arec::record
+}  // namespace arec::symbols

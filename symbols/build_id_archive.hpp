@@ -11,7 +11,7 @@
 
 #include "io/perf_data/build_id_feature.hpp"
 
-namespace arec::archive {
+namespace arec::symbols {
 
 struct archive_contents {
   std::size_t objects = 0;  // build-ids whose cached objects went in
@@ -27,4 +27,4 @@ struct archive_contents {
 archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry> entries,
                                         const std::string& cache_root, const std::string& output);
 
-}  // namespace arec::archive
+}  // namespace arec::symbols

@@ -1,10 +1,10 @@
-#include "export/kernel_symbols.hpp"
+#include "symbols/kernel_symbols.hpp"
 
 #include <algorithm>
 
-#include "io/kallsyms.hpp"
+#include "symbols/kallsyms.hpp"
 
-namespace arec::exporting {
+namespace arec::symbols {
 
 std::optional<std::vector<std::string>> kernel_function_names(
     const char* path, std::span<const std::uint64_t> addresses) {
@@ -17,7 +17,7 @@ std::optional<std::vector<std::string>> kernel_function_names(
     bool found = false;
   };
   std::vector<candidate> best(addresses.size());
-  bool readable = io::for_each_kallsyms_entry(path, [&](const io::kallsyms_entry& entry) {
+  bool readable = for_each_kallsyms_entry(path, [&](const kallsyms_entry& entry) {
     if (entry.address == 0 || !entry.is_text()) return true;
     auto first = std::lower_bound(addresses.begin(), addresses.end(), entry.address);
     if (first == addresses.end()) return true;
@@ -40,4 +40,4 @@ std::optional<std::vector<std::string>> kernel_function_names(
   return names;
 }
 
-}  // namespace arec::exporting
+}  // namespace arec::symbols

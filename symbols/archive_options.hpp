@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace arec::archive {
+namespace arec::symbols {
 
 struct archive_options {
   std::string input = "perf.data";  // -i/--input or the one argument, as `perf archive [FILE]`
@@ -11,4 +11,4 @@ struct archive_options {
   bool quiet = false;               // -q/--quiet
 };
 
-}  // namespace arec::archive
+}  // namespace arec::symbols

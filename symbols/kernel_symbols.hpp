@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace arec::exporting {
+namespace arec::symbols {
 
 // For each of `addresses` (sorted, ascending), the text symbol of the kallsyms file at `path`
 // with the greatest start not above it, or "" when there is none; nullopt when the file cannot
@@ -17,4 +17,4 @@ namespace arec::exporting {
 std::optional<std::vector<std::string>> kernel_function_names(
     const char* path, std::span<const std::uint64_t> addresses);
 
-}  // namespace arec::exporting
+}  // namespace arec::symbols

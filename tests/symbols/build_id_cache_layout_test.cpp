@@ -1,6 +1,6 @@
 // build_id_cache_layout: where the cache is ($PERF_BUILDID_DIR over perfconfig's buildid.dir
 // over $HOME/.debug) and how its links and directories are named.
-#include "io/build_id_cache_layout.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "support/temp_dir.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 namespace {
 
 class DefaultBuildIdDir : public ::testing::Test {
@@ -67,4 +67,4 @@ TEST(BuildIdCacheLayout, NamesLinksAndObjectDirectoriesAsPerfDoes) {
 }
 
 }  // namespace
-}  // namespace arec::io
+}  // namespace arec::symbols

@@ -8,7 +8,7 @@
 
 #include "io/build_id.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 
 // The whole [vdso] mapping of this process (as /proc/self/maps bounds it), or an empty span
 // when there is none (a kernel without one).
@@ -16,6 +16,6 @@ std::span<const std::byte> own_vdso_image();
 
 // The build-id of a 64-bit ELF image held in memory, from its PT_NOTE segments; nullopt when
 // the image is not such an ELF or carries no build-id.
-std::optional<build_id> elf_image_build_id(std::span<const std::byte> image) noexcept;
+std::optional<io::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept;
 
-}  // namespace arec::io
+}  // namespace arec::symbols

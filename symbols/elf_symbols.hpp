@@ -9,7 +9,7 @@
 
 #include "io/build_id.hpp"
 
-namespace arec::io {
+namespace arec::symbols {
 
 struct elf_symbol {
   std::uint64_t start = 0;  // st_value: a virtual address of the file's own layout
@@ -26,7 +26,7 @@ struct elf_segment {
 struct elf_symbol_table {
   std::vector<elf_symbol> symbols;    // functions (STT_FUNC, STT_GNU_IFUNC), sorted by start
   std::vector<elf_segment> segments;  // PT_LOAD, in file order
-  build_id id;                        // the GNU build-id note, empty if none
+  io::build_id id;                    // the GNU build-id note, empty if none
   bool full = false;  // from .symtab (every function), not only .dynsym (the exported ones)
 
   // The virtual address that file offset `offset` is loaded at, or nullopt when no loadable
@@ -41,4 +41,4 @@ struct elf_symbol_table {
 // not ELF: callers then have no names for it, which is an expected outcome (deleted, no access).
 std::optional<elf_symbol_table> read_elf_symbols(const char* path);
 
-}  // namespace arec::io
+}  // namespace arec::symbols

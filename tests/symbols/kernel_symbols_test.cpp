@@ -1,4 +1,4 @@
-#include "export/kernel_symbols.hpp"
+#include "symbols/kernel_symbols.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include "support/temp_file.hpp"
 
-namespace arec::exporting {
+namespace arec::symbols {
 namespace {
 
 // Out of order, with data symbols, a hidden address and a module, as kallsyms can be.
@@ -42,4 +42,4 @@ TEST(KernelSymbols, AMissingFileIsNoNames) {
 }
 
 }  // namespace
-}  // namespace arec::exporting
+}  // namespace arec::symbols

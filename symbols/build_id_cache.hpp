@@ -1,7 +1,7 @@
 // build_id_cache: perf's build-id cache (~/.debug), filled while recording with each object
 // that got a sample (every mapped one with --buildid-all), so that a file keeps resolving after
 // the binaries it sampled are rebuilt or removed. The layout is perf's
-// (io/build_id_cache_layout):
+// (build_id_cache_layout):
 //   <root>/<path>/<build-id>/elf            the file (a hard link where safe, else a copy)
 //   <root>/[kernel.kallsyms]/<build-id>/kallsyms   a copy of /proc/kallsyms
 //   <root>/[vdso]/<build-id>/vdso           the vdso image
@@ -18,7 +18,7 @@
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
 
-namespace arec::record {
+namespace arec::symbols {
 
 struct build_id_cache_limits {
   // The data one copied object may hold (a hard link copies nothing and is not counted).
@@ -63,4 +63,4 @@ class build_id_cache {
   std::size_t left_out_ = 0;
 };
 
-}  // namespace arec::record
+}  // namespace arec::symbols
