@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 
 #include "io/system_error.hpp"
@@ -54,6 +57,29 @@ void check_spawn_call(int error, std::string_view call) {
   if (error != 0) io::throw_system_error(error, call);
 }
 
+std::string text_of(const std::string& path) {
+  std::ifstream in{path};
+  return {std::istreambuf_iterator<char>{in}, {}};
+}
+
+// Every thread of `pid`: "TID COMM STATE wchan=WCHAN" and its kernel stack (root may read it).
+std::string threads_of(pid_t pid) {
+  std::string snapshot;
+  std::error_code error;
+  std::string task = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& entry : std::filesystem::directory_iterator(task, error)) {
+    std::string stat = text_of(entry.path() / "stat");
+    std::size_t name_end = stat.rfind(')');
+    std::string state = name_end == std::string::npos ? "?" : stat.substr(name_end + 2, 1);
+    std::string comm = text_of(entry.path() / "comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    snapshot += entry.path().filename().string() + " " + comm + " " + state +
+                " wchan=" + text_of(entry.path() / "wchan") + "\n" +
+                text_of(entry.path() / "stack");
+  }
+  return snapshot;
+}
+
 milliseconds remaining_until(steady_clock::time_point deadline) {
   auto left = std::chrono::duration_cast<milliseconds>(deadline - steady_clock::now());
   return std::max(left, milliseconds{0});
@@ -71,6 +97,7 @@ std::string command_result::describe() const {
     text = "exit " + std::to_string(exit_code);
   }
   text += " after " + std::to_string(elapsed.count()) + " ms; stderr:\n" + err;
+  if (!hang_snapshot.empty()) text += "\nits threads when it timed out:\n" + hang_snapshot;
   return text;
 }
 
@@ -245,6 +272,7 @@ command_result child_process::wait(milliseconds timeout, bool kill_group_after) 
     }
     if (steady_clock::now() >= deadline) {
       result.timed_out = true;
+      result.hang_snapshot = threads_of(pid_);
       kill_group();
       try_reap(true);
       break;

@@ -22,8 +22,12 @@ struct command_result {
   std::chrono::milliseconds elapsed{0};
   std::string out;
   std::string err;
+  // When it timed out: each of its threads' name, state, wait channel and kernel stack, taken
+  // before it was killed, so that a hang seen once in CI says where it was.
+  std::string hang_snapshot;
 
-  // "exit 3", "signal 2 (Interrupt)" or "timed out", plus stderr: for assertion messages.
+  // "exit 3", "signal 2 (Interrupt)" or "timed out", plus stderr (and the hang snapshot): for
+  // assertion messages.
   std::string describe() const;
 };
 
