@@ -33,7 +33,9 @@ void store(std::span<std::byte> bytes, std::size_t at, T value) {
   std::memcpy(bytes.data() + at, &value, sizeof value);
 }
 
-std::size_t padded(std::size_t size) { return (size + 7) & ~std::size_t{7}; }
+std::size_t padded(std::size_t size) {
+  return (size + 7) & ~std::size_t{7};
+}
 
 // perf 6.1's is_anon_memory (util/map.c), plus MAP_HUGETLB as its map__new adds.
 bool anonymous(std::string_view name, std::uint32_t flags) {
@@ -116,8 +118,8 @@ std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> reco
   bool mmap2 = load<std::uint32_t>(record, 0) == PERF_RECORD_MMAP2;
   // pid, tid, start, len as they were; the rest is the ELF's mapping.
   std::memcpy(out.data() + 8, record.data() + 8, 24);
-  auto misc = static_cast<std::uint16_t>(load<std::uint16_t>(record, 4) &
-                                         ~PERF_RECORD_MISC_MMAP_BUILD_ID);
+  auto misc =
+      static_cast<std::uint16_t>(load<std::uint16_t>(record, 4) & ~PERF_RECORD_MISC_MMAP_BUILD_ID);
   store<std::uint32_t>(out, 0, PERF_RECORD_MMAP2);
   store<std::uint16_t>(out, 4, misc);
   store<std::uint16_t>(out, 6, static_cast<std::uint16_t>(size));

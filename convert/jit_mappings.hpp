@@ -49,7 +49,7 @@ class jit_mappings {
 
  private:
   struct process {
-    std::string text;   // the captured map
+    std::string text;    // the captured map
     bool tried = false;  // the ELF was made (or failed) already
     io::build_id id;     // empty: no ELF (no function in the map, or it could not be stored)
   };

@@ -24,8 +24,8 @@ void write_object(int dir, const std::string& shown, std::span<const std::byte> 
   std::string temporary = std::string{"."} + leaf + ".arec." + std::to_string(::getpid());
   ::unlinkat(dir, temporary.c_str(), 0);  // left by a killed run with the same pid
   try {
-    unique_fd file = unique_fd::open_at(
-        dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    unique_fd file = unique_fd::open_at(dir, temporary.c_str(),
+                                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     write_all(file.get(), image, shown);
     check_syscall(::renameat(dir, temporary.c_str(), dir, leaf), "rename", shown);
   } catch (...) {
@@ -42,7 +42,8 @@ void store_in_build_id_cache(const std::string& root, const std::string& name, c
   std::string hex = id.hex();
   std::string relative = build_id_object_dir("", name, hex).substr(1);
   unique_fd dir = open_below(root_fd.get(), relative, root);
-  if (!exists_in(dir.get(), leaf)) write_object(dir.get(), root + "/" + relative + "/" + leaf, image);
+  if (!exists_in(dir.get(), leaf))
+    write_object(dir.get(), root + "/" + relative + "/" + leaf, image);
 
   std::string link = build_id_link_name(hex);
   std::size_t slash = link.rfind('/');

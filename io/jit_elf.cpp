@@ -96,14 +96,22 @@ std::size_t append_bytes(std::vector<std::byte>& out, std::string_view bytes) {
   return at;
 }
 
-void align8(std::vector<std::byte>& out) { out.resize((out.size() + 7) & ~std::size_t{7}); }
+void align8(std::vector<std::byte>& out) {
+  out.resize((out.size() + 7) & ~std::size_t{7});
+}
 
 // Section indexes and their names in .shstrtab.
 enum section : std::uint16_t {
-  null_index, text_index, note_index, symtab_index, strtab_index, shstrtab_index, section_count
+  null_index,
+  text_index,
+  note_index,
+  symtab_index,
+  strtab_index,
+  shstrtab_index,
+  section_count
 };
-constexpr std::string_view section_names{"\0.text\0.note.gnu.build-id\0.symtab\0.strtab\0.shstrtab\0",
-                                         52};
+constexpr std::string_view section_names{
+    "\0.text\0.note.gnu.build-id\0.symtab\0.strtab\0.shstrtab\0", 52};
 constexpr Elf64_Word name_of[section_count] = {0, 1, 7, 26, 34, 42};
 
 Elf64_Ehdr file_header() {

@@ -17,10 +17,10 @@
 namespace arec::io {
 
 struct jit_elf {
-  build_id id;                  // 20 bytes, a function of the pid and the map's text
+  build_id id;                   // 20 bytes, a function of the pid and the map's text
   std::vector<std::byte> image;  // the whole file
-  std::uint64_t low = 0;        // the lowest address a function of the map starts at
-  std::uint64_t high = 0;       // the highest one a function ends at
+  std::uint64_t low = 0;         // the lowest address a function of the map starts at
+  std::uint64_t high = 0;        // the highest one a function ends at
 };
 
 // The ELF of process `pid`'s perf map `text`, or nullopt when it names no function: ET_DYN, one

@@ -33,8 +33,9 @@ const std::string map_text = "7f0000001100 80 JS:*jsHotFunction hot.js:1:1\n";
 // An MMAP2 of process 7 named `name`, with a TID+TIME trailer (time `time`).
 std::vector<std::byte> mmap2(const std::string& name, std::uint32_t prot, std::uint64_t time = 5,
                              std::uint32_t pid = 7) {
-  std::vector<std::uint64_t> words{pid | std::uint64_t{pid} << 32, code_start, code_len, 0,
-                                   0, 0, 0, prot | std::uint64_t{MAP_PRIVATE} << 32};
+  std::vector<std::uint64_t> words{
+      pid | std::uint64_t{pid} << 32,         code_start, code_len, 0, 0, 0, 0,
+      prot | std::uint64_t{MAP_PRIVATE} << 32};
   for (std::uint64_t word : string_words(name)) words.push_back(word);
   words.push_back(pid | std::uint64_t{pid} << 32);
   words.push_back(time);
@@ -139,8 +140,8 @@ TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   io::perf::feature_set features;
   io::perf::captured_perf_map map{7, map_text};
   features.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(std::span{&map, 1}));
-  io::perf::build_id_entry own{PERF_RECORD_MISC_USER, io::build_id::from(std::vector<std::byte>(20)),
-                               "/usr/bin/node"};
+  io::perf::build_id_entry own{PERF_RECORD_MISC_USER,
+                               io::build_id::from(std::vector<std::byte>(20)), "/usr/bin/node"};
   features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&own, 1}));
   std::vector<io::perf::event_entry> events{event(PERF_SAMPLE_TID | PERF_SAMPLE_TIME, {})};
   write_recording(dir.file("in.data"), events,
@@ -155,9 +156,9 @@ TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   EXPECT_TRUE(report.warnings.empty());
 
   auto file = io::perf::perf_file_reader::open(options.output);
-  auto walker = io::perf::record_walker::open(
-      {options.output, file.header().data.offset,
-       file.header().data.offset + file.header().data.size});
+  auto walker =
+      io::perf::record_walker::open({options.output, file.header().data.offset,
+                                     file.header().data.offset + file.header().data.size});
   std::vector<std::uint32_t> types;
   std::string mapped;
   while (auto r = walker.next()) {

@@ -30,7 +30,9 @@ build_id some_id() {
 TEST(BuildIdCacheStore, ObjectIsFoundThroughItsBuildIdLinkAsPerfLooks) {
   test::temp_dir dir;
   std::string root = dir.file("debug");
-  std::string image = "\x7f" "ELF and the rest";
+  std::string image =
+      "\x7f"
+      "ELF and the rest";
   std::span<const std::byte> bytes{reinterpret_cast<const std::byte*>(image.data()), image.size()};
   store_in_build_id_cache(root, "/jit/perf-7.map.elf", some_id(), bytes);
 

@@ -21,7 +21,7 @@ class jit_elf_file : public ::testing::Test {
   std::string write(const jit_elf& elf) {
     std::string path = dir_.file("elf");
     std::ofstream{path, std::ios::binary}.write(reinterpret_cast<const char*>(elf.image.data()),
-                                                 static_cast<std::streamsize>(elf.image.size()));
+                                                static_cast<std::streamsize>(elf.image.size()));
     return path;
   }
   test::temp_dir dir_;
