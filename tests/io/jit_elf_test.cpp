@@ -15,6 +15,13 @@
 namespace arec::io {
 namespace {
 
+void expect_symbol(const elf_symbol& symbol, const std::string& name, std::uint64_t start,
+                   std::uint64_t size) {
+  EXPECT_EQ(symbol.name, name);
+  EXPECT_EQ(symbol.start, start);
+  EXPECT_EQ(symbol.size, size);
+}
+
 class jit_elf_file : public ::testing::Test {
  protected:
   // make_jit_elf's image written to a file, as the build-id cache holds it.
@@ -37,11 +44,8 @@ TEST_F(jit_elf_file, LibelfReadsEveryFunctionAtItsAddress) {
   ASSERT_TRUE(table);
   EXPECT_TRUE(table->full) << "from .symtab";
   ASSERT_EQ(table->symbols.size(), 2u);
-  EXPECT_EQ(table->symbols[0].name, "JS:*jsHotFunction /tmp/hot.js:1:23");
-  EXPECT_EQ(table->symbols[0].start, 0x7fa3427c6880u);
-  EXPECT_EQ(table->symbols[0].size, 0x2d8u);
-  EXPECT_EQ(table->symbols[1].name, "Builtin:ArgumentsAdaptorTrampoline");
-  EXPECT_EQ(table->symbols[1].start, 0x7fa3427c7000u);
+  expect_symbol(table->symbols[0], "JS:*jsHotFunction /tmp/hot.js:1:23", 0x7fa3427c6880, 0x2d8);
+  expect_symbol(table->symbols[1], "Builtin:ArgumentsAdaptorTrampoline", 0x7fa3427c7000, 0x40);
   ASSERT_EQ(table->segments.size(), 1u);
   // perf may adjust symbols by p_vaddr - p_offset: zero, so it names the same address either way.
   EXPECT_EQ(table->segments[0].vaddr, 0x7fa3427c6880u);
@@ -56,23 +60,16 @@ TEST_F(jit_elf_file, CodeWrittenLastOwnsReusedMemoryAndNoSymbolsOverlap) {
   auto table = read_elf_symbols(write(*elf).c_str());
   ASSERT_TRUE(table);
   ASSERT_EQ(table->symbols.size(), 3u);
-  EXPECT_EQ(table->symbols[0].name, "old_long");
-  EXPECT_EQ(table->symbols[0].start, 0x1000u);
-  EXPECT_EQ(table->symbols[0].size, 0x40u);
-  EXPECT_EQ(table->symbols[1].name, "new_short");
-  EXPECT_EQ(table->symbols[1].start, 0x1040u);
-  EXPECT_EQ(table->symbols[1].size, 0x10u);
-  EXPECT_EQ(table->symbols[2].name, "old_long");
-  EXPECT_EQ(table->symbols[2].start, 0x1050u);
-  EXPECT_EQ(table->symbols[2].size, 0xb0u);
+  expect_symbol(table->symbols[0], "old_long", 0x1000, 0x40);
+  expect_symbol(table->symbols[1], "new_short", 0x1040, 0x10);
+  expect_symbol(table->symbols[2], "old_long", 0x1050, 0xb0);
 
   auto reused = make_jit_elf(42, "1040 10 old_short\n1000 100 new_long\n");
   ASSERT_TRUE(reused);
   auto over = read_elf_symbols(write(*reused).c_str());
   ASSERT_TRUE(over);
   ASSERT_EQ(over->symbols.size(), 1u) << "the old short function was overwritten entirely";
-  EXPECT_EQ(over->symbols[0].name, "new_long");
-  EXPECT_EQ(over->symbols[0].size, 0x100u);
+  expect_symbol(over->symbols[0], "new_long", 0x1000, 0x100);
 }
 
 TEST_F(jit_elf_file, BuildIdIsTheNotesAndDependsOnlyOnPidAndText) {
