@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "env_command.hpp"
+#include "hot_javascript.hpp"
 #include "perf_report.hpp"
 #include "prerequisites.hpp"
 #include "support/child_process.hpp"
@@ -19,17 +20,6 @@ namespace arec::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-
-// The loop is inside the function, so V8's optimized code for it is jsHotFunction's own; it
-// runs for seconds, past arec's first drain, where the map is captured.
-constexpr const char* script = R"(
-function jsHotFunction(n) {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
-  return s;
-}
-console.log(jsHotFunction(6e8) > 0);
-)";
 
 class ConvertJitMaps : public ::testing::Test {
  protected:
@@ -63,13 +53,15 @@ TEST_F(ConvertJitMaps, NodeInAContainerIsNamedByPerfReportOfTheConvertedFile) {
   const std::string data = dir_.file("node.data");
   const std::string converted = dir_.file("converted.data");
   // The tmpfs is mounted in node's own mount namespace: its map never reaches the host's /tmp.
-  // It hides the test's directory too (under $TMPDIR): the script comes as an argument. node
-  // runs in that /tmp, so the isolate-*-v8.log it writes into its directory goes with it.
+  // It hides the test's directory too (under $TMPDIR): the script comes as an argument. It runs
+  // for seconds: past arec's first drain, where the map is captured. --logfile: no
+  // isolate-*-v8.log in the working directory.
   test::command_result recorded = test::run_command(
-      at_home({AREC_BINARY, "-q", "-g", "-e", "cpu-clock", "-o", data, "--", "unshare", "-pmf",
-               "--mount-proc", "sh", "-c",
-               "mount -t tmpfs tmpfs /tmp && cd /tmp && exec node --perf-basic-prof -e \"$1\"",
-               "sh", script}),
+      at_home(
+          {AREC_BINARY, "-q", "-g", "-e", "cpu-clock", "-o", data, "--", "unshare", "-pmf",
+           "--mount-proc", "sh", "-c",
+           "mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof --logfile=/dev/null -e \"$1\"",
+           "sh", hot_javascript("6e8")}),
       180s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   EXPECT_LT(hot_share(data), 0.01) << "perf cannot see the container's perf map";

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "hot_javascript.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -18,31 +19,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The loop is inside the function, so V8's optimized code for it is jsHotFunction's own (a
-// loop around a call would inline it into the caller).
-constexpr const char* script = R"(
-function jsHotFunction(n) {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
-  return s;
-}
-console.log(process.pid);
-console.log(jsHotFunction(3e8) > 0);
-)";
-
 TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   test::temp_dir dir;
-  std::ofstream{dir.file("hot.js")} << script;
+  std::ofstream{dir.file("hot.js")} << hot_javascript("3e8");
   const std::string data = dir.file("node.data");
   test::command_result recorded = test::run_command(
       recorder::from_environment().command({"-q", "-g", "-e", "cpu-clock", "-o", data, "--",
-                                            "node", "--perf-basic-prof", dir.file("hot.js")}),
+                                            "node", "--perf-basic-prof", "--logfile=/dev/null",
+                                            dir.file("hot.js")}),
       120s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   std::string pid = recorded.out.substr(0, recorded.out.find('\n'));
   ASSERT_FALSE(pid.empty()) << recorded.describe();
-  // node leaves its map behind: the test removes it, whatever happens below.
+  // node leaves its map behind: the test removes it, whatever happens below (--logfile above:
+  // and no isolate-*-v8.log in the working directory).
   struct remove_map {
     std::string path;
     ~remove_map() { ::unlink(path.c_str()); }
