@@ -158,7 +158,9 @@ std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
   load.p_type = PT_LOAD;
   load.p_flags = PF_R | PF_X;
   load.p_offset = load.p_vaddr = load.p_paddr = elf.low;
-  load.p_memsz = elf.high - elf.low;
+  // p_filesz too, though the file holds no code: readers that map a mapping's file offset to an
+  // address through the segment's file range (arec export) then find the functions as perf does.
+  load.p_filesz = load.p_memsz = elf.high - elf.low;
   load.p_align = 1;
   append(out, load);
 

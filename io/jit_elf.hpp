@@ -26,7 +26,8 @@ struct jit_elf {
 // The ELF of process `pid`'s perf map `text`, or nullopt when it names no function: ET_DYN, one
 // STT_FUNC symbol per function at its run-time address, in a SHT_NOBITS .text covering
 // [low, high) and one PT_LOAD whose p_vaddr equals its p_offset (so perf names an address the
-// same whether or not it adjusts symbols by the segment), and a GNU build-id note. Where the
+// same whether or not it adjusts symbols by the segment) and whose file and memory sizes both
+// cover [low, high) (no code is in the file), and a GNU build-id note. Where the
 // JIT reused memory the function written last owns it (io::perf_map_symbol_at): the symbols
 // never overlap, and one function partly overwritten may have two. A mapping of JIT code
 // resolves through it with pgoff equal to the mapping's start (map_ip(ip) == ip).

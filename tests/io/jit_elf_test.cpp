@@ -50,6 +50,8 @@ TEST_F(jit_elf_file, LibelfReadsEveryFunctionAtItsAddress) {
   // perf may adjust symbols by p_vaddr - p_offset: zero, so it names the same address either way.
   EXPECT_EQ(table->segments[0].vaddr, 0x7fa3427c6880u);
   EXPECT_EQ(table->segments[0].offset, table->segments[0].vaddr);
+  EXPECT_EQ(table->segments[0].size, 0x7fa3427c7040u - 0x7fa3427c6880u)
+      << "offsets map to addresses over the whole range (arec export reads it so)";
   EXPECT_EQ(elf->low, 0x7fa3427c6880u);
   EXPECT_EQ(elf->high, 0x7fa3427c7040u);
 }
