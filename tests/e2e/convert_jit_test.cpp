@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "env_command.hpp"
+#include "folded_stacks.hpp"
 #include "hot_javascript.hpp"
 #include "perf_report.hpp"
 #include "prerequisites.hpp"
@@ -82,6 +83,14 @@ TEST_F(ConvertJitMaps, NodeInAContainerIsNamedByPerfReportOfTheConvertedFile) {
   for (std::string line; std::getline(lines, line); ++samples)
     if (line.find("jsHotFunction") != std::string::npos) ++hot;
   EXPECT_GT(hot * 2, samples) << hot << " of " << samples << " samples named jsHotFunction";
+
+  // arec export of the converted file names them too, now through the ELF in the cache.
+  test::command_result exported = test::run_command(
+      at_home({AREC_BINARY, "export", "-q", "--format=folded", "-i", converted, "-o", "-"}), 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  leaf_samples folded = samples_with_leaf(exported.out, "jsHotFunction");
+  EXPECT_GT(folded.named * 2, folded.total)
+      << folded.named << " of " << folded.total << " samples in jsHotFunction";
 }
 
 }  // namespace

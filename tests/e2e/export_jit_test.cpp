@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "folded_stacks.hpp"
 #include "hot_javascript.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -41,19 +42,10 @@ TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
   test::command_result exported = test::run_command(
       {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
-  std::istringstream lines{exported.out};
-  double total = 0, hot = 0;
-  for (std::string line; std::getline(lines, line);) {
-    std::size_t space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    double count = std::stod(line.substr(space + 1));
-    total += count;
-    std::string leaf = line.substr(0, space);
-    leaf = leaf.substr(leaf.rfind(';') + 1);
-    if (leaf.find("jsHotFunction") != std::string::npos) hot += count;
-  }
-  ASSERT_GT(total, 0) << exported.describe();
-  EXPECT_GT(hot / total, 0.5) << hot << " of " << total << " samples in jsHotFunction";
+  leaf_samples samples = samples_with_leaf(exported.out, "jsHotFunction");
+  ASSERT_GT(samples.total, 0) << exported.describe();
+  EXPECT_GT(samples.named / samples.total, 0.5)
+      << samples.named << " of " << samples.total << " samples in jsHotFunction";
 }
 
 }  // namespace
