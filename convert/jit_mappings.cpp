@@ -72,8 +72,9 @@ std::optional<anonymous_code> anonymous_code_of(std::span<const std::byte> recor
 
 }  // namespace
 
-jit_mappings::jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root)
-    : cache_root_(std::move(cache_root)) {
+jit_mappings::jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root,
+                           std::uint64_t cache_bytes)
+    : cache_root_(std::move(cache_root)), cache_room_(cache_bytes) {
   for (io::perf::captured_perf_map& map : maps)
     processes_[map.pid].text = std::move(map.text);  // a later capture is the final state
 }
@@ -88,19 +89,31 @@ const io::build_id* jit_mappings::elf_of(pid_t pid) {
   process& owner = found->second;
   if (!owner.tried) {
     owner.tried = true;
-    try {
-      if (std::optional<io::jit_elf> elf = io::make_jit_elf(pid, owner.text)) {
-        io::store_in_build_id_cache(cache_root_, elf_name(pid), elf->id, elf->image);
-        owner.id = elf->id;
-      }
-    } catch (const std::exception& error) {
-      warnings_.push_back("the JIT symbols of process " + std::to_string(pid) +
-                          " were not added to the build-id cache (" + error.what() +
-                          "): perf report names none of its JIT frames");
-    }
+    make_elf(pid, owner);
     std::string{}.swap(owner.text);  // no longer needed
   }
   return owner.id.empty() ? nullptr : &owner.id;
+}
+
+void jit_mappings::make_elf(pid_t pid, process& owner) {
+  std::string not_added = "the JIT symbols of process " + std::to_string(pid) +
+                          " were not added to the build-id cache ";
+  try {
+    std::optional<io::jit_elf> elf = io::make_jit_elf(pid, owner.text);
+    if (!elf) return;
+    if (elf->image.size() > cache_room_) {
+      warnings_.push_back(not_added + "(its " + std::to_string(elf->image.size()) +
+                          " bytes are more than one conversion may still add to it): perf "
+                          "report names none of its JIT frames");
+      return;
+    }
+    io::store_in_build_id_cache(cache_root_, elf_name(pid), elf->id, elf->image);
+    cache_room_ -= elf->image.size();
+    owner.id = elf->id;
+  } catch (const std::exception& error) {
+    warnings_.push_back(not_added + "(" + error.what() +
+                        "): perf report names none of its JIT frames");
+  }
 }
 
 std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> record) {

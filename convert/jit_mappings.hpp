@@ -23,8 +23,15 @@ namespace arec::convert {
 
 class jit_mappings {
  public:
-  // `maps` as the recording captured them; ELFs go into the build-id cache at `cache_root`.
-  jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root);
+  // What one conversion adds to the build-id cache at most, as one recording may copy into it
+  // (record/synthesis/build_id_cache's limit): a process writes its own perf map, and arec
+  // often converts as root into the user's cache.
+  static constexpr std::uint64_t default_cache_bytes = std::uint64_t{1} << 30;
+
+  // `maps` as the recording captured them; ELFs go into the build-id cache at `cache_root`,
+  // `cache_bytes` of them at most.
+  jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root,
+               std::uint64_t cache_bytes = default_cache_bytes);
 
   // The name the converted file gives process `pid`'s JIT ELF: not /tmp/perf-* (perf would
   // read it as a perf map on the reporting host), not //anon or [...] (anonymous or special to
@@ -55,9 +62,11 @@ class jit_mappings {
   };
 
   const io::build_id* elf_of(pid_t pid);
+  void make_elf(pid_t pid, process& owner);
 
   std::unordered_map<pid_t, process> processes_;
   std::string cache_root_;
+  std::uint64_t cache_room_;  // bytes the ELFs may still take
   std::vector<std::byte> buffer_;
   std::uint64_t rewritten_ = 0;
   std::vector<std::string> warnings_;

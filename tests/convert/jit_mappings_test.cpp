@@ -135,6 +135,15 @@ TEST_F(JitMappings, ACacheThatCannotBeWrittenIsSaidAndLeavesTheMappingAnonymous)
   EXPECT_TRUE(jit.build_ids().empty());
 }
 
+TEST_F(JitMappings, WhatAConversionAddsToTheCacheIsBounded) {
+  jit_mappings jit({{7, map_text}}, cache_.path(), 100);
+  std::vector<std::byte> anon = mmap2("//anon", PROT_READ | PROT_EXEC);
+  EXPECT_EQ(jit.rewrite(anon).data(), anon.data());
+  ASSERT_EQ(jit.warnings().size(), 1u);
+  EXPECT_NE(jit.warnings()[0].find("process 7"), std::string::npos) << jit.warnings()[0];
+  EXPECT_TRUE(jit.build_ids().empty());
+}
+
 TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   test::temp_dir dir;
   io::perf::feature_set features;
