@@ -7,6 +7,7 @@
 #include <string>
 
 #include "io/perf_map_symbols.hpp"
+#include "io/sha1.hpp"
 
 namespace arec::io {
 namespace {
@@ -41,33 +42,15 @@ std::vector<function_range> owned_ranges(const std::vector<perf_map_symbol>& sym
   return ranges;
 }
 
-// 64-bit FNV-1a, finished with splitmix64's mixer so that nearby inputs spread over all bits.
-std::uint64_t lane_hash(std::uint64_t lane, pid_t pid, std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull ^ (lane * 0x9e3779b97f4a7c15ull);
-  auto add = [&hash](const void* data, std::size_t size) {
-    for (std::size_t i = 0; i < size; ++i) {
-      hash ^= static_cast<const unsigned char*>(data)[i];
-      hash *= 0x100000001b3ull;
-    }
-  };
-  std::int64_t wide_pid = pid;
-  add(&wide_pid, sizeof wide_pid);
-  add(text.data(), text.size());
-  hash ^= hash >> 30;
-  hash *= 0xbf58476d1ce4e5b9ull;
-  hash ^= hash >> 27;
-  hash *= 0x94d049bb133111ebull;
-  return hash ^ (hash >> 31);
-}
-
-// Deterministic, so converting a recording twice stores one file; not a cryptographic digest.
+// Deterministic, so converting a recording twice stores one file, and a digest: a process
+// writes its own perf map, and must not be able to give it another map's build-id.
 build_id map_build_id(pid_t pid, std::string_view text) {
-  std::byte bytes[24];
-  for (std::uint64_t lane = 0; lane < 3; ++lane) {
-    std::uint64_t hash = lane_hash(lane, pid, text);
-    std::memcpy(bytes + 8 * lane, &hash, sizeof hash);
-  }
-  return build_id::from({bytes, build_id::max_size});
+  sha1 hash;
+  std::int64_t wide_pid = pid;
+  hash.add(std::as_bytes(std::span{&wide_pid, 1}));
+  hash.add(std::as_bytes(std::span{text.data(), text.size()}));
+  sha1::digest digest = hash.finish();
+  return build_id::from(std::as_bytes(std::span{digest}));
 }
 
 std::uint16_t host_machine() {

@@ -17,7 +17,7 @@
 namespace arec::io {
 
 struct jit_elf {
-  build_id id;                   // 20 bytes, a function of the pid and the map's text
+  build_id id;                   // SHA-1 of the pid (8 bytes) and the map's text
   std::vector<std::byte> image;  // the whole file
   std::uint64_t low = 0;         // the lowest address a function of the map starts at
   std::uint64_t high = 0;        // the highest one a function ends at
