@@ -5,11 +5,11 @@
 #include <string>
 #include <variant>
 
-#include "archive/build_id_archive.hpp"
 #include "cli/archive_command_line.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/perf_header.hpp"
+#include "symbols/build_id_archive.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::cli {
 namespace {
@@ -42,11 +42,11 @@ int run_archive_command(std::span<const char* const> args) {
     std::fputs(help->text.c_str(), stdout);
     return 0;
   }
-  const archive::archive_options& options = std::get<archive::archive_options>(parsed);
+  const symbols::archive_options& options = std::get<symbols::archive_options>(parsed);
   std::vector<io::perf::build_id_entry> entries = recorded_build_ids(options.input);
-  std::string cache = io::default_build_id_dir();
-  archive::archive_contents contents =
-      archive::write_build_id_archive(entries, cache, options.output);
+  std::string cache = symbols::default_build_id_dir();
+  symbols::archive_contents contents =
+      symbols::write_build_id_archive(entries, cache, options.output);
   if (contents.objects == 0)
     throw std::runtime_error("the build-id cache " + cache + " holds none of the " +
                              std::to_string(entries.size()) + " objects of " + options.input +

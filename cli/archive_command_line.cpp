@@ -8,7 +8,7 @@ namespace arec::cli {
 namespace {
 
 struct archive_state {
-  archive::archive_options options;
+  symbols::archive_options options;
   bool input_given = false;
   bool help = false;
   bool finished() const { return help; }
@@ -45,7 +45,7 @@ std::string default_output(std::string input) {
 
 }  // namespace
 
-std::variant<archive::archive_options, help_request> parse_archive_command_line(
+std::variant<symbols::archive_options, help_request> parse_archive_command_line(
     std::span<const char* const> args) {
   archive_state state;
   std::size_t rest = parse_options(args, archive_table, state);

@@ -7,14 +7,14 @@
 #include <variant>
 #include <vector>
 
-#include "archive/archive_options.hpp"
 #include "cli/command_requests.hpp"
+#include "symbols/archive_options.hpp"
 
 namespace arec::cli {
 
 // Parses the arguments after "archive": options and at most one positional FILE (perf
 // archive's form), which -i may name instead. Throws usage_error naming the option or argument.
-std::variant<archive::archive_options, help_request> parse_archive_command_line(
+std::variant<symbols::archive_options, help_request> parse_archive_command_line(
     std::span<const char* const> args);
 
 // The --help text, generated from the option table.

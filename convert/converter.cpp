@@ -13,7 +13,7 @@
 #include "convert/record_check.hpp"
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
-#include "io/build_id_cache_layout.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/perf_abi.hpp"
@@ -295,7 +295,7 @@ convert_report convert(const convert_options& options, const convert_settings& s
 
   convert_output output(options.output, input.events, report.compression_level);
   jit_mappings jit(captured_perf_maps(input, report), settings.build_id_dir.empty()
-                                                          ? io::default_build_id_dir()
+                                                          ? symbols::default_build_id_dir()
                                                           : settings.build_id_dir);
   output_sink sink(output, jit);
   merger merge(input, options.salvage, sink, settings, report);

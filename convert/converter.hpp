@@ -28,7 +28,7 @@ struct convert_settings {
   // Called every few thousand records and once at the end; may be empty.
   std::function<void(const convert_progress&)> progress;
   // perf's build-id cache, where the ELFs of captured JIT maps go (convert/jit_mappings);
-  // empty: io::default_build_id_dir(), where perf report looks.
+  // empty: symbols::default_build_id_dir(), where perf report looks.
   std::string build_id_dir;
 };
 

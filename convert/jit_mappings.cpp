@@ -7,9 +7,9 @@
 #include <exception>
 #include <optional>
 
-#include "io/build_id_cache_store.hpp"
-#include "io/jit_elf.hpp"
 #include "io/perf_data/perf_abi.hpp"
+#include "symbols/build_id_cache_store.hpp"
+#include "symbols/jit_elf.hpp"
 
 namespace arec::convert {
 namespace {
@@ -99,7 +99,7 @@ void jit_mappings::make_elf(pid_t pid, process& owner) {
   std::string not_added = "the JIT symbols of process " + std::to_string(pid) +
                           " were not added to the build-id cache ";
   try {
-    std::optional<io::jit_elf> elf = io::make_jit_elf(pid, owner.text);
+    std::optional<symbols::jit_elf> elf = symbols::make_jit_elf(pid, owner.text);
     if (!elf) return;
     if (elf->image.size() > cache_room_) {
       warnings_.push_back(not_added + "(its " + std::to_string(elf->image.size()) +
@@ -107,7 +107,7 @@ void jit_mappings::make_elf(pid_t pid, process& owner) {
                           "report names none of its JIT frames");
       return;
     }
-    io::store_in_build_id_cache(cache_root_, elf_name(pid), elf->id, elf->image);
+    symbols::store_in_build_id_cache(cache_root_, elf_name(pid), elf->id, elf->image);
     cache_room_ -= elf->image.size();
     owner.id = elf->id;
   } catch (const std::exception& error) {

@@ -1,7 +1,7 @@
 // jit_mappings: the JIT code of the processes whose perf maps the recording captured, made
 // nameable by perf report of the converted file. perf 6.1 names JIT code only from
 // /tmp/perf-PID.map on the reporting host, which a container's process (or another machine's)
-// never left there. So each such process's map becomes an ELF (io/jit_elf) in the build-id
+// never left there. So each such process's map becomes an ELF (symbols/jit_elf) in the build-id
 // cache, and its anonymous executable mappings become MMAP2s naming that ELF, listed in
 // BUILD_ID: perf then loads the symbols by build-id. docs/convert.md, "JIT code".
 #pragma once

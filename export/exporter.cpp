@@ -72,6 +72,7 @@ export_report export_recording(const export_options& options) {
   for (const convert::convert_input& input : opened) {
     builder.add_recorded_build_ids(recorded_build_ids(input.features));
     builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
+    builder.add_recorded_containers(recorded_containers(input.features));
   }
   builder_sink sink(builder);
   for (const convert::convert_input& input : opened) {

@@ -23,14 +23,14 @@ std::string read_map(const std::string& path) {
 }  // namespace
 
 void perf_maps::use_captured(pid_t pid, std::string_view text) {
-  by_pid_[pid] = io::parse_perf_map(text);
+  by_pid_[pid] = symbols::parse_perf_map(text);
 }
 
 std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
   auto [found, added] = by_pid_.try_emplace(pid);
   if (added && !dir_.empty())
-    found->second = io::parse_perf_map(read_map(dir_ + "/perf-" + std::to_string(pid) + ".map"));
-  const perf_map_symbol* symbol = io::perf_map_symbol_at(found->second, address);
+    found->second = symbols::parse_perf_map(read_map(dir_ + "/perf-" + std::to_string(pid) + ".map"));
+  const perf_map_symbol* symbol = symbols::perf_map_symbol_at(found->second, address);
   return symbol ? std::string_view{symbol->name} : std::string_view{};
 }
 

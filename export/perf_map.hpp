@@ -1,4 +1,4 @@
-// perf_map: the JIT symbols of each process (io/perf_map_symbols), as export looks them up: the
+// perf_map: the JIT symbols of each process (symbols/perf_map_symbols), as export looks them up: the
 // map the recording captured, else /tmp/perf-PID.map. perf report reads those maps for
 // anonymous executable mappings; export does the same, so JIT frames are named in pprof and
 // folded stacks.
@@ -12,11 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/perf_map_symbols.hpp"
+#include "symbols/perf_map_symbols.hpp"
 
 namespace arec::exporting {
 
-using io::perf_map_symbol;
+using symbols::perf_map_symbol;
 
 class perf_maps {
  public:

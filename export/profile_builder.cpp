@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "export/container_id.hpp"
+#include "io/container_id.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
 #include "model/side_band.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -46,7 +46,8 @@ builder_settings settings_from(const io::perf::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
   settings.recorded_perf_maps = recorded_perf_maps(features);
-  settings.symbols.build_id_dir = io::default_build_id_dir();
+  settings.recorded_containers = recorded_containers(features);
+  settings.symbols.build_id_dir = symbols::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
   if (kernel != settings.recorded_build_ids.end())
     settings.symbols.kernel_build_id = kernel->second;
@@ -70,6 +71,7 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
   label_cgroup_ = intern("cgroup");
   label_container_ = intern("container_id");
   add_recorded_perf_maps(std::exchange(settings_.recorded_perf_maps, {}));
+  add_recorded_containers(std::exchange(settings_.recorded_containers, {}));
 }
 
 // Two sample types per event: its sample count, and its summed period, which is what perf
@@ -143,7 +145,7 @@ void profile_builder::add_cgroup(std::span<const std::byte> record) {
   const char* path = reinterpret_cast<const char*>(record.data() + path_offset);
   std::string_view named{path, ::strnlen(path, record.size() - path_offset)};
   cgroup_paths_[id] = intern(named);
-  std::string_view container = container_id_in(named);
+  std::string_view container = io::container_id_in(named);
   container_ids_[id] = container.empty() ? 0 : intern(container);
 }
 
@@ -212,11 +214,10 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
         entry.labels.push_back({label_cgroup_, path->second, 0});
       else
         entry.labels.push_back({label_cgroup_, 0, static_cast<std::int64_t>(sample->cgroup)});
-      // No label for a host process, as the agents do.
-      if (auto container = container_ids_.find(sample->cgroup);
-          container != container_ids_.end() && container->second != 0)
-        entry.labels.push_back({label_container_, container->second, 0});
     }
+    // No label for a host process, as the agents do.
+    if (std::int64_t container = container_of(*sample); container != 0)
+      entry.labels.push_back({label_container_, container, 0});
     window_.push_back(std::move(entry));
     window_ids_.emplace(std::string(key), index);
   }
@@ -266,6 +267,14 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
   return location.id;
 }
 
+std::int64_t profile_builder::container_of(const decoded_sample& sample) const {
+  if (sample.has_cgroup)
+    if (auto found = container_ids_.find(sample.cgroup); found != container_ids_.end())
+      return found->second;
+  auto noted = process_containers_.find(static_cast<pid_t>(sample.pid));
+  return noted != process_containers_.end() ? noted->second : 0;
+}
+
 std::uint64_t profile_builder::mapping_of(const model::map& where, pid_t pid) {
   auto key = std::tuple{where.object.get(), where.start, where.end, where.pgoff, pid};
   auto [found, added] = mapping_ids_.try_emplace(key, 0);
@@ -302,6 +311,12 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
 void profile_builder::add_recorded_perf_maps(
     const std::vector<io::perf::captured_perf_map>& maps) {
   for (const io::perf::captured_perf_map& map : maps) jit_symbols_.use_captured(map.pid, map.text);
+}
+
+void profile_builder::add_recorded_containers(
+    const std::vector<io::perf::process_container>& processes) {
+  for (const io::perf::process_container& process : processes)
+    process_containers_[process.pid] = intern(process.id);
 }
 
 void profile_builder::add_recorded_build_ids(

@@ -22,6 +22,7 @@
 #include "export/symbolizer.hpp"
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/record_sink.hpp"
 #include "model/machine.hpp"
@@ -38,6 +39,9 @@ struct builder_settings {
   // The maps the recording captured (its perf-map feature): they name the JIT code of their
   // processes, before and instead of perf_map_dir's.
   std::vector<io::perf::captured_perf_map> recorded_perf_maps;
+  // The containers of sampled processes the recording noted (its container-id feature): a
+  // container_id label without PERF_SAMPLE_CGROUP (--all-cgroups).
+  std::vector<io::perf::process_container> recorded_containers;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's
@@ -71,6 +75,8 @@ class profile_builder {
   // The perf maps a later file of the recording captured: each replaces its process's earlier
   // state (the maps only grow while their runtimes run).
   void add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps);
+  // The containers a later file of the recording noted.
+  void add_recorded_containers(const std::vector<io::perf::process_container>& processes);
 
   // Sample times (the recording's clock) seen since the last finish(); 0 when none.
   std::uint64_t first_time() const noexcept { return first_time_; }
@@ -110,6 +116,9 @@ class profile_builder {
   // `pid`: the process of an anonymous mapping (JIT code), whose addresses mean something only
   // in that process; 0 for a file's.
   std::uint64_t mapping_of(const model::map& where, pid_t pid);
+  // The interned container id of the sample's process: its cgroup's (--all-cgroups), else the
+  // one the recording noted for its pid; 0 for none.
+  std::int64_t container_of(const decoded_sample& sample) const;
   // Gives the kernel locations added since the last call their functions (finish() does).
   void name_kernel_locations();
   std::uint64_t function_of(std::string_view name, std::int64_t filename);
@@ -137,6 +146,7 @@ class profile_builder {
 
   std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;  // cgroup id -> path string
   std::unordered_map<std::uint64_t, std::int64_t> container_ids_;  // cgroup id -> id string, 0
+  std::unordered_map<pid_t, std::int64_t> process_containers_;      // pid -> id string
 
   std::vector<profile_mapping> mappings_;
   std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t, pid_t>,

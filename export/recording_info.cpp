@@ -46,6 +46,17 @@ std::vector<io::perf::captured_perf_map> recorded_perf_maps(
   }
 }
 
+std::vector<io::perf::process_container> recorded_containers(
+    const io::perf::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_container_ids);
+  if (!payload) return {};
+  try {
+    return io::perf::parse_container_ids_payload(*payload, 0, "the container-id feature");
+  } catch (const io::perf::format_error&) {
+    return {};  // only labels are lost
+  }
+}
+
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(io::perf::feature_clock_data);
   if (!payload || payload->size() < 24) return std::nullopt;

@@ -12,6 +12,7 @@
 
 #include "io/build_id.hpp"
 #include "io/perf_data/feature_encoder.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 
 namespace arec::exporting {
@@ -24,6 +25,11 @@ std::unordered_map<std::string, io::build_id> recorded_build_ids(
 // The perf maps arec captured while recording (io/perf_data/perf_maps_feature); none for a
 // recording of perf's or a damaged feature.
 std::vector<io::perf::captured_perf_map> recorded_perf_maps(const io::perf::feature_set& features);
+
+// The containers of the sampled processes arec noted while recording; none for a recording of
+// perf's or a damaged feature.
+std::vector<io::perf::process_container> recorded_containers(
+    const io::perf::feature_set& features);
 
 // wall clock ns - sample clock ns, from CLOCK_DATA (recordings made with -k), or nullopt.
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features);

@@ -6,17 +6,17 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "export/kernel_symbols.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/file_copy.hpp"
 #include "io/mapped_file.hpp"
 #include "io/small_file.hpp"
+#include "symbols/build_id_cache_layout.hpp"
+#include "symbols/kernel_symbols.hpp"
 
 namespace arec::exporting {
 namespace {
 
 std::string cache_path(const std::string& root, const io::build_id& id) {
-  return io::build_id_link_path(root, id.hex());
+  return symbols::build_id_link_path(root, id.hex());
 }
 
 }  // namespace
@@ -36,14 +36,14 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   auto found = files_.find(&object);
   if (found != files_.end()) return found->second;
   file_symbols& symbols = files_[&object];
-  symbols.table = io::read_elf_symbols(object.name().c_str());
+  symbols.table = symbols::read_elf_symbols(object.name().c_str());
   symbols.path = object.name();
   bool rebuilt = !recorded_id.empty() && symbols.table && !symbols.table->id.empty() &&
                  symbols.table->id != recorded_id;
   if ((!symbols.table || rebuilt) && !recorded_id.empty() && !settings_.build_id_dir.empty()) {
     // perf's cache: .build-id/xx/yyy links to the directory holding the file as "elf".
     std::string cached_path = cache_path(settings_.build_id_dir, recorded_id) + "/elf";
-    auto cached = io::read_elf_symbols(cached_path.c_str());
+    auto cached = symbols::read_elf_symbols(cached_path.c_str());
     if (cached) {
       symbols.table = std::move(cached);
       symbols.path = std::move(cached_path);
@@ -61,12 +61,12 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   return symbols;
 }
 
-void symbolizer::add_debug_symbols(io::elf_symbol_table& table) const {
+void symbolizer::add_debug_symbols(symbols::elf_symbol_table& table) const {
   if (table.full || table.id.empty() || settings_.debug_dir.empty()) return;
   std::string hex = table.id.hex();
   std::string path =
       settings_.debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
-  std::optional<io::elf_symbol_table> debug = io::read_elf_symbols(path.c_str());
+  std::optional<symbols::elf_symbol_table> debug = symbols::read_elf_symbols(path.c_str());
   // The debug file's segments are the stripped file's; only its symbols are new.
   if (!debug || !debug->full || debug->id != table.id) return;
   table.symbols = std::move(debug->symbols);
@@ -81,7 +81,7 @@ std::string_view symbolizer::function_at(const model::map& where, std::uint64_t 
   if (!symbols.table) return {};
   auto vaddr = symbols.table->vaddr_of_offset(address - where.start + where.pgoff);
   if (!vaddr) return {};
-  const io::elf_symbol* symbol = symbols.table->find(*vaddr);
+  const symbols::elf_symbol* symbol = symbols.table->find(*vaddr);
   if (!symbol) return {};
   std::size_t index = static_cast<std::size_t>(symbol - symbols.table->symbols.data());
   auto [entry, added] = symbols.demangled.try_emplace(index);
@@ -122,7 +122,7 @@ const std::string& symbolizer::kallsyms_file() {
 }
 
 std::vector<std::string> symbolizer::kernel_functions(std::span<const std::uint64_t> addresses) {
-  auto names = kernel_function_names(kallsyms_file().c_str(), addresses);
+  auto names = symbols::kernel_function_names(kallsyms_file().c_str(), addresses);
   return names ? std::move(*names) : std::vector<std::string>(addresses.size());
 }
 

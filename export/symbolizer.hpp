@@ -1,7 +1,7 @@
 // symbolizer: names the function at an address of a mapping, from the mapped file's ELF symbol
 // table (demangled C++) or, for the kernel and its modules, from kallsyms. Each file is read
 // once, when its first address is asked for; a file whose build-id is not the recorded one is
-// looked up in perf's build-id cache instead (its layout: record/synthesis/build_id_cache.hpp).
+// looked up in perf's build-id cache instead (its layout: symbols/build_id_cache.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "io/build_id.hpp"
-#include "io/elf_symbols.hpp"
 #include "model/map.hpp"
+#include "symbols/elf_symbols.hpp"
 
 namespace arec::exporting {
 
 struct symbolizer_settings {
-  // perf's build-id cache (io::default_build_id_dir: $PERF_BUILDID_DIR, perfconfig's
+  // perf's build-id cache (symbols::default_build_id_dir: $PERF_BUILDID_DIR, perfconfig's
   // buildid.dir, else $HOME/.debug, as recording and `arec archive` find it). Empty: no cache.
   std::string build_id_dir;
   // Separate debug files by build-id (<dir>/.build-id/xx/yyyy.debug, as Debian's -dbg and
@@ -56,14 +56,14 @@ class symbolizer {
 
  private:
   struct file_symbols {
-    std::optional<io::elf_symbol_table> table;
+    std::optional<symbols::elf_symbol_table> table;
     std::string path;                                        // the file `table` was read from
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
   };
 
   file_symbols& symbols_of(const model::dso& object, const io::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
-  void add_debug_symbols(io::elf_symbol_table& table) const;
+  void add_debug_symbols(symbols::elf_symbol_table& table) const;
   // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.
   const std::string& kallsyms_file();
 

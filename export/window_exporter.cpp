@@ -25,16 +25,26 @@ void encode_within(profile p, std::size_t max_bytes, std::vector<window_profile>
 
 }  // namespace
 
+void window_exporter::add_new_perf_maps(const io::perf::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
+  if (!payload || *payload == last_perf_maps_) return;
+  builder_->add_recorded_perf_maps(recorded_perf_maps(features));
+  last_perf_maps_ = *payload;
+}
+
 window_export window_exporter::export_window(const std::string& path, std::int64_t start_ns,
                                              std::int64_t end_ns, const profile_limits& limits) {
   // Salvage: a window cut short by a full disk or a failed write still has its samples.
   convert::convert_input input = convert::open_convert_input(path, true);
   if (!builder_) {
     builder_.emplace(input.events, settings_from(input.features));
+    if (const auto* maps = input.features.find(io::perf::feature_arec_perf_maps))
+      last_perf_maps_ = *maps;
   } else {
     builder_->use_events(input.events);
     builder_->add_recorded_build_ids(recorded_build_ids(input.features));
-    builder_->add_recorded_perf_maps(recorded_perf_maps(input.features));
+    add_new_perf_maps(input.features);
+    builder_->add_recorded_containers(recorded_containers(input.features));
   }
   builder_sink sink(*builder_);
   try {

@@ -35,7 +35,12 @@ class window_exporter {
                               const profile_limits& limits = {});
 
  private:
+  void add_new_perf_maps(const io::perf::feature_set& features);
+
   std::optional<profile_builder> builder_;  // from the first window on
+  // The last window's perf-map feature: a window that brings the same bytes (no code compiled
+  // since) is not decoded and parsed again.
+  std::vector<std::byte> last_perf_maps_;
 };
 
 }  // namespace arec::exporting

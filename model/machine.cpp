@@ -81,9 +81,12 @@ std::shared_ptr<dso> machine::on_mapped_file(const mapping_event& event) {
 
 std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool kernel) {
   std::optional<map> hit;
+  std::shared_ptr<thread> task = threads_.find(tid);
+  if (task && task->pid() > 0 && on_process_sampled_ && task->address_space()->mark_sampled())
+    on_process_sampled_(task->pid());
   if (kernel) {
     hit = kernel_maps_.find(address);
-  } else if (std::shared_ptr<thread> task = threads_.find(tid)) {
+  } else if (task) {
     hit = task->address_space()->find(address);
     // The sampled process, alive now, is the best one to read the file through.
     if (hit && hit->object && !hit->object->sampled())

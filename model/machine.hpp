@@ -71,12 +71,17 @@ class machine {
   // sample first fell in anonymous executable memory (JIT code: its perf map names it). Set it
   // before the machine is shared between threads.
   void on_jit_sampled(std::function<void(pid_t)> notify) { on_jit_sampled_ = std::move(notify); }
+  // Likewise with the pid of each process at its first sample, user or kernel.
+  void on_process_sampled(std::function<void(pid_t)> notify) {
+    on_process_sampled_ = std::move(notify);
+  }
 
  private:
   threads threads_;
   dsos dsos_;
   maps kernel_maps_;
   std::function<void(pid_t)> on_jit_sampled_;  // set before any concurrent use, constant after
+  std::function<void(pid_t)> on_process_sampled_;  // likewise
 };
 
 }  // namespace arec::model

@@ -30,6 +30,9 @@ class maps {
   // Every map in address order.
   std::vector<map> entries() const AREC_EXCLUDES(mutex_);
   std::size_t size() const AREC_EXCLUDES(mutex_);
+  // True exactly once per address space: for its process's first sample (whose container the
+  // recording then notes).
+  bool mark_sampled() noexcept { return !sampled_.exchange(true, std::memory_order_relaxed); }
   // True exactly once per address space: for the first sample in its JIT code (anonymous
   // executable memory), whose runtime's perf map the recording then captures.
   bool mark_jit_sampled() noexcept {
@@ -41,7 +44,8 @@ class maps {
  private:
   mutable io::shared_mutex mutex_;
   std::vector<map> sorted_ AREC_GUARDED_BY(mutex_);
-  std::atomic<bool> jit_sampled_{false};  // a copy (a forked child) starts unmarked
+  std::atomic<bool> sampled_{false};      // a copy (a forked child) starts unmarked
+  std::atomic<bool> jit_sampled_{false};  // likewise
 };
 
 }  // namespace arec::model

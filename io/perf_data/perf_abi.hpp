@@ -87,8 +87,9 @@ enum feature : unsigned {
   feature_compressed = 27,
   feature_clock_data = 29,
   feature_last_known = 32,  // HEADER_LAST_FEATURE of perf 6.1
-  // arec's own: JIT perf maps captured while recording (io/perf_data/perf_maps_feature).
-  feature_arec_perf_maps = 255,
+  // arec's own, far above perf's numbering: what it captured of processes while they lived.
+  feature_arec_container_ids = 254,  // io/perf_data/container_ids_feature
+  feature_arec_perf_maps = 255,      // io/perf_data/perf_maps_feature
 };
 
 // misc bits perf uses on records.

@@ -28,21 +28,30 @@ std::size_t padding(std::size_t size) { return (8 - size % 8) % 8; }
 
 }  // namespace
 
-std::vector<std::byte> perf_maps_payload(std::span<const captured_perf_map> maps) {
+stored_perf_map store_perf_map(pid_t pid, std::string_view text) {
+  return {pid, text.size(), compressed(text)};
+}
+
+std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps) {
   feature_encoder out;
   out.u32(payload_version);
   out.u32(static_cast<std::uint32_t>(maps.size()));
-  for (const captured_perf_map& map : maps) {
-    std::vector<std::byte> stored = compressed(map.text);
+  for (const stored_perf_map& map : maps) {
     out.u32(static_cast<std::uint32_t>(map.pid));
     out.u32(0);
-    out.u64(map.text.size());
-    out.u64(stored.size());
-    out.bytes(stored);
-    std::vector<std::byte> zeros(padding(stored.size()));
+    out.u64(map.text_size);
+    out.u64(map.frame.size());
+    out.bytes(map.frame);
+    std::vector<std::byte> zeros(padding(map.frame.size()));
     out.bytes(zeros);
   }
   return out.take();
+}
+
+std::vector<std::byte> perf_maps_payload(std::span<const captured_perf_map> maps) {
+  std::vector<stored_perf_map> stored;
+  for (const captured_perf_map& map : maps) stored.push_back(store_perf_map(map.pid, map.text));
+  return perf_maps_payload(stored);
 }
 
 std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte> payload,

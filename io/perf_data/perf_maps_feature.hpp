@@ -24,6 +24,16 @@ struct captured_perf_map {
 // The most text one map may hold, in the file and when read back (as perf maps are read).
 inline constexpr std::size_t max_perf_map_bytes = std::size_t{256} << 20;
 
+// One map as the feature stores it: its text compressed once, so that a recorder writing the
+// same map into file after file (rotation, --push windows) compresses it once per change.
+struct stored_perf_map {
+  pid_t pid = 0;
+  std::uint64_t text_size = 0;
+  std::vector<std::byte> frame;  // the text as one zstd frame
+};
+stored_perf_map store_perf_map(pid_t pid, std::string_view text);
+
+std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps);
 std::vector<std::byte> perf_maps_payload(std::span<const captured_perf_map> maps);
 
 // The maps of a payload; throws format_error (naming `file` and the offset from `base`) when

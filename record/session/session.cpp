@@ -18,12 +18,12 @@
 #include "async/executor_thread.hpp"
 #include "async/timer.hpp"
 #include "io/append_writer.hpp"
-#include "io/build_id_cache_layout.hpp"
 #include "io/cgroup_fs.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
 #include "io/perf_data/host_features.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/pipe_stream.hpp"
 #include "io/perf_data/sample_layout.hpp"
@@ -59,6 +59,7 @@
 #include "record/synthesis/kernel_map.hpp"
 #include "record/synthesis/known_tasks.hpp"
 #include "record/synthesis/target_tasks.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::record {
 
@@ -170,10 +171,10 @@ bool caches_build_ids(const record_options& options) {
   return !options.no_buildid && !options.no_buildid_cache && !options.dry_run;
 }
 
-std::unique_ptr<build_id_cache> build_id_cache_for(const record_options& options) {
+std::unique_ptr<symbols::build_id_cache> build_id_cache_for(const record_options& options) {
   if (!caches_build_ids(options)) return nullptr;
-  return std::make_unique<build_id_cache>(
-      io::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
+  return std::make_unique<symbols::build_id_cache>(
+      symbols::default_build_id_dir(), [&options](const std::string& line) { say(options, line); });
 }
 
 }  // namespace
@@ -193,6 +194,7 @@ class recording {
       machine_.objects().on_sampled(
           [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
     machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
+    machine_.on_process_sampled([this](pid_t pid) { build_ids_.enqueue_container_of(pid); });
   }
 
   int run() {
@@ -805,6 +807,8 @@ class recording {
       set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
     if (auto maps = build_ids_.perf_maps(); !maps.empty())
       set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
+    if (auto containers = build_ids_.containers(); !containers.empty())
+      set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
     try {
       header.write_epilogue(cut.data_end - data_offset_, set);
     } catch (const std::system_error&) {

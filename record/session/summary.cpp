@@ -48,82 +48,104 @@ std::string converted_name(const std::string& path) {
   return path + ".converted.data";
 }
 
+// printf-style formatting into a string, for the summary's numbers.
+template <typename... Args>
+std::string formatted(const char* format, Args... args) {
+  int size = std::snprintf(nullptr, 0, format, args...);
+  std::string text(static_cast<std::size_t>(std::max(size, 0)), '\0');
+  std::snprintf(text.data(), text.size() + 1, format, args...);
+  return text;
+}
+
+unsigned long long ull(std::uint64_t value) { return static_cast<unsigned long long>(value); }
+
+std::string totals_line(const summary_facts& facts) {
+  const stream_stats& total = facts.total;
+  const written_output& output = facts.output;
+  if (facts.transient)
+    return formatted("arec: %llu samples, %llu lost, %llu bytes recorded\n", ull(total.samples),
+                     ull(total.lost), ull(output.all_bytes));
+  // perf prints the last file's size beside "PATH.<timestamp>"; arec names both totals.
+  if (output.files > 1)
+    return formatted(
+        "arec: %llu samples, %llu lost, %llu bytes written to %llu files; the last, %s, has %llu "
+        "bytes\n",
+        ull(total.samples), ull(total.lost), ull(output.all_bytes), ull(output.files),
+        output.path.c_str(), ull(output.bytes));
+  return formatted("arec: %llu samples, %llu lost, %llu bytes written to %s\n", ull(total.samples),
+                   ull(total.lost), ull(output.bytes),
+                   output.path == "-" ? "standard output" : output.path.c_str());
+}
+
 }  // namespace
+
+summary_facts summary_facts_of(const record_options& options, const written_output& output,
+                               const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                               const stream_stats& total, const compression_totals& compression,
+                               std::uint64_t ring_pages) {
+  summary_facts facts;
+  facts.per_thread_lines = options.threads_spec || options.verbose;
+  facts.transient = options.transient_outputs;
+  for (const auto& t : threads) {
+    facts.threads.push_back({io::format_cpu_list(t->stream.cpus()),
+                             io::format_cpu_list(t->thread.affinity()),
+                             io::format_cpu_list(t->stream.ran_on()), t->stream.stats(),
+                             t->thread.cpu_seconds()});
+    for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
+      if (stats.lost != 0) facts.losses.push_back({cpu, stats.lost});
+  }
+  facts.total = total;
+  facts.output = output;
+  facts.compression = compression;
+  facts.remedies =
+      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.all_bytes));
+  return facts;
+}
+
+std::string summary_text(const summary_facts& facts) {
+  std::string text;
+  if (facts.per_thread_lines) {
+    for (std::size_t i = 0; i < facts.threads.size(); ++i) {
+      const thread_summary& t = facts.threads[i];
+      text += formatted(
+          "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu bytes=%llu "
+          "drains=%llu cpu_time=%.3fs\n",
+          i, t.cpus.c_str(), t.affinity.c_str(), t.ran_on.c_str(), ull(t.stats.samples),
+          ull(t.stats.lost), ull(t.stats.bytes_out), ull(t.stats.drains), t.cpu_seconds);
+    }
+  }
+  for (const ring_loss& loss : facts.losses)
+    text += loss.cpu < 0
+                ? formatted("arec: a thread's ring lost %llu samples (it was full)\n",
+                            ull(loss.lost))
+                : formatted("arec: cpu %d lost %llu samples (the ring was full)\n", loss.cpu,
+                            ull(loss.lost));
+  text += totals_line(facts);
+  if (!facts.output.failure.empty()) text += facts.output.failure + "\n";
+  if (facts.compression.bytes_in > 0)
+    text += formatted("arec: compressed %llu bytes to %llu (ratio %.1f)\n",
+                      ull(facts.compression.bytes_in), ull(facts.compression.bytes_out),
+                      facts.compression.ratio());
+  if (!facts.remedies.empty()) {
+    text += formatted("arec: %llu samples lost; to lose fewer:\n", ull(facts.total.lost));
+    for (const std::string& remedy : facts.remedies) text += "arec:   " + remedy + "\n";
+  }
+  // The reader at the other end of the pipe has it; pushed windows are gone.
+  if (facts.output.path == "-" || facts.transient) return text;
+  const std::string& path = facts.output.path;
+  std::string converted = converted_name(path);
+  return text + "arec: look at it with 'perf report -i " + path + "', or for hotspot: 'arec " +
+         "convert -i " + path + " -o " + converted + "' then 'hotspot " + converted + "'\n";
+}
 
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
                    std::uint64_t ring_pages) {
   if (options.quiet) return;
-  if (options.threads_spec || options.verbose) {
-    for (std::size_t i = 0; i < threads.size(); ++i) {
-      const streaming_thread& t = *threads[i];
-      stream_stats stats = t.stream.stats();
-      std::fprintf(stderr,
-                   "arec: thread %zu: cpus=%s affinity=%s ran_on=%s samples=%llu lost=%llu "
-                   "bytes=%llu drains=%llu cpu_time=%.3fs\n",
-                   i, io::format_cpu_list(t.stream.cpus()).c_str(),
-                   io::format_cpu_list(t.thread.affinity()).c_str(),
-                   io::format_cpu_list(t.stream.ran_on()).c_str(),
-                   static_cast<unsigned long long>(stats.samples),
-                   static_cast<unsigned long long>(stats.lost),
-                   static_cast<unsigned long long>(stats.bytes_out),
-                   static_cast<unsigned long long>(stats.drains), t.thread.cpu_seconds());
-    }
-  }
-  for (const auto& t : threads) {
-    for (const auto& [cpu, stats] : t->stream.stats_by_cpu()) {
-      if (stats.lost == 0) continue;
-      if (cpu < 0)  // --per-thread: a task's ring
-        std::fprintf(stderr, "arec: a thread's ring lost %llu samples (it was full)\n",
-                     static_cast<unsigned long long>(stats.lost));
-      else
-        std::fprintf(stderr, "arec: cpu %d lost %llu samples (the ring was full)\n", cpu,
-                     static_cast<unsigned long long>(stats.lost));
-    }
-  }
-  if (options.transient_outputs) {
-    std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes recorded\n",
-                 static_cast<unsigned long long>(total.samples),
-                 static_cast<unsigned long long>(total.lost),
-                 static_cast<unsigned long long>(output.all_bytes));
-  } else if (output.files > 1) {
-    // perf prints the last file's size beside "PATH.<timestamp>"; arec names both totals.
-    std::fprintf(stderr,
-                 "arec: %llu samples, %llu lost, %llu bytes written to %llu files; the last, %s, "
-                 "has %llu bytes\n",
-                 static_cast<unsigned long long>(total.samples),
-                 static_cast<unsigned long long>(total.lost),
-                 static_cast<unsigned long long>(output.all_bytes),
-                 static_cast<unsigned long long>(output.files), output.path.c_str(),
-                 static_cast<unsigned long long>(output.bytes));
-  } else {
-    std::fprintf(stderr, "arec: %llu samples, %llu lost, %llu bytes written to %s\n",
-                 static_cast<unsigned long long>(total.samples),
-                 static_cast<unsigned long long>(total.lost),
-                 static_cast<unsigned long long>(output.bytes),
-                 output.path == "-" ? "standard output" : output.path.c_str());
-  }
-  if (!output.failure.empty()) std::fprintf(stderr, "%s\n", output.failure.c_str());
-  if (compression.bytes_in > 0)
-    std::fprintf(stderr, "arec: compressed %llu bytes to %llu (ratio %.1f)\n",
-                 static_cast<unsigned long long>(compression.bytes_in),
-                 static_cast<unsigned long long>(compression.bytes_out), compression.ratio());
-  std::vector<std::string> remedies =
-      loss_remedies(loss_of(options, ring_pages, threads, total, compression, output.all_bytes));
-  if (!remedies.empty()) {
-    std::fprintf(stderr, "arec: %llu samples lost; to lose fewer:\n",
-                 static_cast<unsigned long long>(total.lost));
-    for (const std::string& remedy : remedies) std::fprintf(stderr, "arec:   %s\n", remedy.c_str());
-  }
-  // The reader at the other end of the pipe has it; pushed windows are gone.
-  if (output.path == "-" || options.transient_outputs) return;
-  const std::string& path = output.path;
-  std::string converted = converted_name(path);
-  std::fprintf(stderr,
-               "arec: look at it with 'perf report -i %s', or for hotspot: 'arec convert -i %s -o "
-               "%s' then 'hotspot %s'\n",
-               path.c_str(), path.c_str(), converted.c_str(), converted.c_str());
+  std::string text =
+      summary_text(summary_facts_of(options, output, threads, total, compression, ring_pages));
+  std::fputs(text.c_str(), stderr);
 }
 
 }  // namespace arec::record

@@ -1,5 +1,7 @@
 // summary: what the recorder says at the end: per streaming thread (with --threads or -v),
 // per ring that lost samples, the totals, what to try against losses, and how to look at it.
+// The facts are gathered from the recording (summary_facts_of), and the text is a pure function
+// of them (summary_text), which the tests read.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,39 @@ struct written_output {
   std::string failure;          // after a failed write: what it was and what it cost
 };
 
+// One streaming thread's line (with --threads or -v).
+struct thread_summary {
+  std::string cpus, affinity, ran_on;  // CPU lists as the user writes them
+  stream_stats stats;
+  double cpu_seconds = 0;
+};
+
+// A ring that lost samples: its CPU, or -1 for a task's ring (--per-thread).
+struct ring_loss {
+  int cpu = -1;
+  std::uint64_t lost = 0;
+};
+
+struct summary_facts {
+  bool per_thread_lines = false;  // --threads or -v
+  bool transient = false;         // --push without -o: the files are gone once pushed
+  std::vector<thread_summary> threads;
+  std::vector<ring_loss> losses;
+  stream_stats total;
+  written_output output;
+  compression_totals compression;
+  std::vector<std::string> remedies;  // what to try against the losses (loss_advice)
+};
+
+summary_facts summary_facts_of(const record_options& options, const written_output& output,
+                               const std::vector<std::unique_ptr<streaming_thread>>& threads,
+                               const stream_stats& total, const compression_totals& compression,
+                               std::uint64_t ring_pages);
+
+// The summary's lines, each ending in a newline.
+std::string summary_text(const summary_facts& facts);
+
+// summary_text of the recording on stderr, unless -q.
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,

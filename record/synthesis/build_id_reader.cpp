@@ -1,15 +1,19 @@
 #include "record/synthesis/build_id_reader.hpp"
 
+#include <sys/stat.h>
+
 #include <system_error>
 
 #include "async/thread_signals.hpp"
+#include "io/container_id.hpp"
 #include "io/owned_files.hpp"
 #include "io/process_perf_map.hpp"
 
 namespace arec::record {
 
-build_id_reader::build_id_reader(build_id_sources sources, std::unique_ptr<build_id_cache> cache,
-                                 cache_scope scope, message_sink say)
+build_id_reader::build_id_reader(build_id_sources sources,
+                                 std::unique_ptr<symbols::build_id_cache> cache, cache_scope scope,
+                                 message_sink say)
     : sources_(sources),
       cache_(std::move(cache)),
       scope_(scope),
@@ -29,7 +33,11 @@ void build_id_reader::enqueue_sampled(const std::shared_ptr<model::dso>& object)
 }
 
 void build_id_reader::enqueue_perf_map(pid_t pid) {
-  push({nullptr, false, pid});
+  push({nullptr, false, pid, task::capture_perf_map});
+}
+
+void build_id_reader::enqueue_container_of(pid_t pid) {
+  push({nullptr, false, pid, task::read_container});
 }
 
 void build_id_reader::push(job next) {
@@ -73,24 +81,22 @@ void build_id_reader::run() {
     }
     batch.clear();
   }
-  capture_queued_perf_maps();
+  finish_queued_process_jobs();
 }
 
-void build_id_reader::capture_queued_perf_maps() {
+void build_id_reader::finish_queued_process_jobs() {
   std::vector<job> rest;
   {
     io::exclusive_lock lock{mutex_};
     rest.swap(queue_);
   }
   for (const job& next : rest)
-    if (!next.object) capture_perf_map(next.perf_map_of);
+    if (next.what != task::read_build_id) handle(next);
 }
 
 void build_id_reader::handle(const job& next) {
-  if (!next.object) {
-    capture_perf_map(next.perf_map_of);
-    return;
-  }
+  if (next.what == task::capture_perf_map) return capture_perf_map(next.pid);
+  if (next.what == task::read_container) return read_container(next.pid);
   io::unique_fd file = read_build_id_once(*next.object, sources_);
   if (!cache_) return;
   auto kept = kept_files_.find(next.object.get());
@@ -122,26 +128,59 @@ void build_id_reader::capture_perf_map(pid_t pid) {
          ": its JIT frames stay unnamed");
   if (!map.fd) return;
   io::exclusive_lock lock{maps_mutex_};
-  perf_maps_.push_back({pid, std::move(map.path), std::move(map.fd)});
+  kept_perf_map kept;
+  kept.pid = pid;
+  kept.path = std::move(map.path);
+  kept.fd = std::move(map.fd);
+  perf_maps_.push_back(std::move(kept));
 }
 
-std::vector<io::perf::captured_perf_map> build_id_reader::perf_maps() const {
-  std::vector<io::perf::captured_perf_map> texts;
-  io::exclusive_lock lock{maps_mutex_};
-  for (const kept_perf_map& map : perf_maps_) {
-    std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
-    io::bounded_file read;
-    try {
-      read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
-    } catch (const std::system_error& error) {
-      read.problem = error.what();
-    }
-    if (!read.problem.empty()) {
-      if (say_) say_("arec: warning: " + name + " " + read.problem + ": not kept");
-      continue;
-    }
-    texts.push_back({map.pid, std::move(read.text)});
+void build_id_reader::read_container(pid_t pid) {
+  std::string id;
+  try {
+    id = io::container_id_of_process(pid);
+  } catch (const std::system_error&) {
+    return;  // an unreadable /proc/PID/cgroup: no label, as for a host process
   }
+  if (id.empty()) return;
+  io::exclusive_lock lock{maps_mutex_};
+  containers_.push_back({pid, std::move(id)});
+}
+
+std::vector<io::perf::process_container> build_id_reader::containers() const {
+  io::exclusive_lock lock{maps_mutex_};
+  return containers_;
+}
+
+std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map& map) {
+  struct stat now {};
+  if (::fstat(map.fd.get(), &now) == 0 && now.st_size == map.size &&
+      now.st_mtim.tv_sec == map.modified.tv_sec && now.st_mtim.tv_nsec == map.modified.tv_nsec)
+    return map.stored;
+  std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
+  io::bounded_file read;
+  try {
+    read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
+  } catch (const std::system_error& error) {
+    read.problem = error.what();
+  }
+  if (!read.problem.empty()) {
+    if (say_ && map.size != -2) say_("arec: warning: " + name + " " + read.problem + ": not kept");
+    map.size = -2;  // said once
+    return std::nullopt;
+  }
+  map.stored = io::perf::store_perf_map(map.pid, read.text);
+  map.size = read.status.st_size;
+  map.modified = read.status.st_mtim;
+  return map.stored;
+}
+
+std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
+  std::vector<io::perf::stored_perf_map> texts;
+  io::exclusive_lock lock{maps_mutex_};
+  for (kept_perf_map& map : perf_maps_)
+    if (std::optional<io::perf::stored_perf_map> stored = current(map))
+      texts.push_back(std::move(*stored));
   if (perf_maps_left_out_ > 0 && say_)
     say_("arec: warning: the perf maps of " + std::to_string(perf_maps_left_out_) +
          " more processes with JIT code are not kept (at most " +

@@ -5,7 +5,8 @@
 // also stores in perf's build-id cache each dso that got a sample (enqueue_sampled), as perf
 // does, or with --buildid-all every dso mapped, right after reading its build-id. It also
 // captures the perf map of each process whose JIT code got a sample (enqueue_perf_map): opened
-// while the process lives, read whenever a file of the recording is finished (perf_maps).
+// while the process lives, read whenever a file of the recording is finished (perf_maps); and
+// the container of each sampled process (enqueue_container_of), from its /proc/PID/cgroup.
 #pragma once
 
 #include <sys/types.h>
@@ -14,16 +15,18 @@
 #include <functional>
 #include <string>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "io/annotated_mutex.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
-#include "record/synthesis/build_id_cache.hpp"
 #include "record/synthesis/build_id_table.hpp"
+#include "symbols/build_id_cache.hpp"
 
 namespace arec::record {
 
@@ -37,7 +40,7 @@ class build_id_reader {
 
   // No cache: -N or -B. `say` hears why a perf map was not captured.
   explicit build_id_reader(build_id_sources sources = {},
-                           std::unique_ptr<build_id_cache> cache = nullptr,
+                           std::unique_ptr<symbols::build_id_cache> cache = nullptr,
                            cache_scope scope = cache_scope::sampled, message_sink say = {});
   ~build_id_reader();  // stop()
   build_id_reader(const build_id_reader&) = delete;
@@ -52,9 +55,15 @@ class build_id_reader {
   // sample: it is opened through the process (io::open_process_perf_map) on the reader's
   // thread, and kept open. Safe from any thread.
   void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
-  // The text of every captured map as it is now: the maps grow while their runtimes run, so
-  // each finished file of the recording gets the state at its end. Safe from any thread.
-  std::vector<io::perf::captured_perf_map> perf_maps() const AREC_EXCLUDES(maps_mutex_);
+  // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
+  // each finished file of the recording gets the state at its end. A map unchanged since the
+  // last call (same size and modification time) is not read again. Safe from any thread.
+  std::vector<io::perf::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
+  // Queues reading the container of process `pid`, which just got its first sample (while it
+  // lives: a process gone by then gets no container label). Safe from any thread.
+  void enqueue_container_of(pid_t pid) AREC_EXCLUDES(mutex_);
+  // The sampled processes found in a container so far. Safe from any thread.
+  std::vector<io::perf::process_container> containers() const AREC_EXCLUDES(maps_mutex_);
   // Ends the thread once the file it reads now is read; what is still queued stays unread
   // (collect_build_ids reads it), unless there is a cache: then what is queued (what was mapped
   // in the last moments, usually nothing) is read and cached first, so the cache holds every
@@ -62,23 +71,26 @@ class build_id_reader {
   void stop() AREC_EXCLUDES(mutex_);
 
  private:
+  enum class task { read_build_id, capture_perf_map, read_container };
   struct job {
-    std::shared_ptr<model::dso> object;  // nullptr: a perf map to capture
+    std::shared_ptr<model::dso> object;  // for read_build_id
     bool store = false;                  // into the cache
-    pid_t perf_map_of = 0;
+    pid_t pid = 0;                       // for the others
+    task what = task::read_build_id;
   };
   void push(job next) AREC_EXCLUDES(mutex_);
   void run() AREC_EXCLUDES(mutex_);
 
   void handle(const job& next);
   void capture_perf_map(pid_t pid) AREC_EXCLUDES(maps_mutex_);
-  // After a stop without a cache: the perf maps still queued are captured all the same.
-  void capture_queued_perf_maps() AREC_EXCLUDES(mutex_);
+  void read_container(pid_t pid) AREC_EXCLUDES(maps_mutex_);
+  // After a stop without a cache: the processes' jobs still queued are done all the same.
+  void finish_queued_process_jobs() AREC_EXCLUDES(mutex_);
   // True when the thread must end now; called with the lock held.
   bool must_end() const AREC_REQUIRES(mutex_) { return stopping_ && (!cache_ || queue_.empty()); }
 
   const build_id_sources sources_;
-  const std::unique_ptr<build_id_cache> cache_;
+  const std::unique_ptr<symbols::build_id_cache> cache_;
   const cache_scope scope_;
   // Files whose path no longer leads to them (a container's, one replaced since), kept open
   // from the build-id read until they are cached or the recording ends, so a process gone by
@@ -90,12 +102,21 @@ class build_id_reader {
     pid_t pid = 0;
     std::string path;  // as the process names it, for messages
     io::unique_fd fd;
+    // What perf_maps() last read of it, and the size and time it had then.
+    io::perf::stored_perf_map stored;
+    off_t size = -1;
+    timespec modified{};
   };
+  // `map` as it is now: what it stored when unchanged, else read again. nullopt when it cannot
+  // be read (said once).
+  std::optional<io::perf::stored_perf_map> current(kept_perf_map& map)
+      AREC_REQUIRES(maps_mutex_);
   // The perf maps captured, one per process, read by any thread that finishes a file.
   mutable io::mutex maps_mutex_;
   std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);
   static constexpr std::size_t max_perf_maps = 1024;
   std::size_t perf_maps_left_out_ AREC_GUARDED_BY(maps_mutex_) = 0;
+  std::vector<io::perf::process_container> containers_ AREC_GUARDED_BY(maps_mutex_);
   io::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<job> queue_ AREC_GUARDED_BY(mutex_);

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "io/elf_build_id.hpp"
 #include "io/mapped_file.hpp"
-#include "io/vdso_image.hpp"
+#include "symbols/elf_build_id.hpp"
+#include "symbols/vdso_image.hpp"
 
 namespace arec::record {
 namespace {
@@ -40,7 +40,7 @@ bool path_leads_to(const std::string& path, int fd) {
 std::optional<io::build_id> read_file_build_id(const model::dso& object, io::unique_fd& kept) {
   io::unique_fd file = io::open_mapped_file(object.name(), object.place(), object.identity());
   if (!file) return std::nullopt;
-  std::optional<io::build_id> id = io::read_elf_build_id(file.get());
+  std::optional<io::build_id> id = symbols::read_elf_build_id(file.get());
   if (id && !path_leads_to(object.name(), file.get())) kept = std::move(file);
   return id;
 }
@@ -49,15 +49,15 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
                                           const build_id_sources& sources, io::unique_fd& kept) {
   switch (object.kind()) {
     case model::dso_kind::kernel:
-      return io::read_notes_file_build_id(sources.kernel_notes);
+      return symbols::read_notes_file_build_id(sources.kernel_notes);
     case model::dso_kind::kernel_module: {
       std::string path = std::string{sources.modules_root} + "/" + module_name(object.name()) +
                          "/notes/.note.gnu.build-id";
-      return io::read_notes_file_build_id(path.c_str());
+      return symbols::read_notes_file_build_id(path.c_str());
     }
     case model::dso_kind::user:
       // The vdso is the same image in every 64-bit process: ours tells its build-id.
-      if (object.name() == "[vdso]") return io::elf_image_build_id(io::own_vdso_image());
+      if (object.name() == "[vdso]") return symbols::elf_image_build_id(symbols::own_vdso_image());
       if (!object.name().starts_with('/')) return std::nullopt;  // [heap], [stack], ...
       return read_file_build_id(object, kept);
   }
@@ -76,7 +76,7 @@ io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sou
 std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
                                                         const build_id_sources& sources) {
   std::vector<io::perf::build_id_entry> entries;
-  if (auto kernel = io::read_notes_file_build_id(sources.kernel_notes))
+  if (auto kernel = symbols::read_notes_file_build_id(sources.kernel_notes))
     entries.push_back({PERF_RECORD_MISC_KERNEL, *kernel, std::string{model::machine::kernel_name}});
   std::size_t first_other = entries.size();
   for (const std::shared_ptr<model::dso>& object : machine.objects().all()) {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/kallsyms.hpp"
 #include "io/small_file.hpp"
+#include "symbols/kallsyms.hpp"
 
 namespace arec::record {
 
@@ -122,15 +122,16 @@ std::optional<std::uint64_t> kernel_code_length(const char* iomem_path) {
 std::optional<kernel_text> find_kernel_text(const char* kallsyms_path, const char* iomem_path) {
   std::optional<std::uint64_t> code_length = kernel_code_length(iomem_path);
   std::optional<std::uint64_t> text, stext, etext;
-  bool readable = io::for_each_kallsyms_entry(kallsyms_path, [&](const io::kallsyms_entry& entry) {
-    if (entry.name == "_text")
-      text = entry.address;
-    else if (entry.name == "_stext")
-      stext = entry.address;
-    else if (entry.name == "_etext")
-      etext = entry.address;
-    return !(text && (etext || code_length));
-  });
+  bool readable =
+      symbols::for_each_kallsyms_entry(kallsyms_path, [&](const symbols::kallsyms_entry& entry) {
+        if (entry.name == "_text")
+          text = entry.address;
+        else if (entry.name == "_stext")
+          stext = entry.address;
+        else if (entry.name == "_etext")
+          etext = entry.address;
+        return !(text && (etext || code_length));
+      });
   if (!readable) return std::nullopt;
   kernel_text result;
   if (text) {

@@ -9,10 +9,10 @@
 namespace arec::cli {
 namespace {
 
-archive::archive_options parse(std::vector<const char*> args) {
+symbols::archive_options parse(std::vector<const char*> args) {
   auto parsed = parse_archive_command_line(args);
-  EXPECT_TRUE(std::holds_alternative<archive::archive_options>(parsed));
-  return std::get<archive::archive_options>(parsed);
+  EXPECT_TRUE(std::holds_alternative<symbols::archive_options>(parsed));
+  return std::get<symbols::archive_options>(parsed);
 }
 
 std::string usage_error_of(std::vector<const char*> args) {
@@ -25,7 +25,7 @@ std::string usage_error_of(std::vector<const char*> args) {
 }
 
 TEST(ArchiveCommandLine, WithoutArgumentsArchivesPerfDataAsPerfArchiveDoes) {
-  archive::archive_options options = parse({});
+  symbols::archive_options options = parse({});
   EXPECT_EQ(options.input, "perf.data");
   EXPECT_EQ(options.output, "perf.data.tar.bz2");
 }

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "convert/converter.hpp"
-#include "io/build_id_cache_layout.hpp"
-#include "io/elf_symbols.hpp"
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/perf_file_reader.hpp"
 #include "io/perf_data/record_walker.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
+#include "symbols/build_id_cache_layout.hpp"
+#include "symbols/elf_symbols.hpp"
 
 namespace arec::convert {
 namespace {
@@ -81,8 +81,8 @@ TEST_F(JitMappings, AnonymousCodeOfAMappedProcessNamesItsElf) {
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_EQ(ids[0].filename, "/jit/perf-7.map.elf");
   EXPECT_EQ(ids[0].cpumode, PERF_RECORD_MISC_USER);
-  auto table = io::read_elf_symbols(
-      (io::build_id_link_path(cache_.path(), ids[0].id.hex()) + "/elf").c_str());
+  auto table = symbols::read_elf_symbols(
+      (symbols::build_id_link_path(cache_.path(), ids[0].id.hex()) + "/elf").c_str());
   ASSERT_TRUE(table) << "the ELF is where perf looks for that build-id";
   ASSERT_EQ(table->symbols.size(), 1u);
   EXPECT_EQ(table->symbols[0].name, "JS:*jsHotFunction hot.js:1:1");
@@ -183,8 +183,8 @@ TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].filename, "/usr/bin/node") << "the recording's own entries kept";
   EXPECT_EQ(entries[1].filename, "/jit/perf-7.map.elf");
-  EXPECT_TRUE(io::read_elf_symbols(
-      (io::build_id_link_path(dir.file("cache"), entries[1].id.hex()) + "/elf").c_str()));
+  EXPECT_TRUE(symbols::read_elf_symbols(
+      (symbols::build_id_link_path(dir.file("cache"), entries[1].id.hex()) + "/elf").c_str()));
 }
 
 }  // namespace

@@ -227,32 +227,61 @@ TEST(ExportLabels, CgroupIsThePathPerfReportShows) {
 
 // A process in a container's cgroup (docker's systemd form, made by the test) gets that
 // container's id as a label; a host process none.
-TEST(ExportLabels, AProcessInAContainersCgroupCarriesItsContainerId) {
-  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+// The labels of a hot_pair run in a container's cgroup (docker's systemd form, made by the
+// test) and on the host, recorded with `more` options, as pprof -raw prints them.
+struct container_labels {
+  std::string id, inside, on_host;
+};
+container_labels labels_in_and_out_of_a_container(const std::vector<std::string>& more) {
   char suffix[16];
   std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(::getpid()));
-  const std::string id = std::string(56, 'c') + suffix;
+  container_labels labels;
+  labels.id = std::string(56, 'c') + suffix;
   std::string why;
   std::optional<scratch_cgroup> container =
-      scratch_cgroup::make(why, "/docker-" + id + ".scope");
-  ASSERT_TRUE(container) << why;
+      scratch_cgroup::make(why, "/docker-" + labels.id + ".scope");
+  EXPECT_TRUE(container) << why;
+  if (!container) return labels;
   test::temp_dir dir;
   auto labels_of = [&](const std::string& name, const std::string& shell_prefix) {
     const std::string data = dir.file(name + ".data"), out = dir.file(name + ".pb.gz");
-    test::command_result recorded = test::run_command(recorder::from_environment().command(
-        {"-o", data, "--all-cgroups", "-e", "cpu-clock", "--", "sh", "-c",
-         shell_prefix + "exec " + test_program("hot_pair") + " 200"}));
+    std::vector<std::string> args{"-o", data, "-e", "cpu-clock"};
+    args.insert(args.end(), more.begin(), more.end());
+    // A second of CPU: without --all-cgroups the container is read from /proc/PID/cgroup at
+    // the first drain after the process's first sample, while it still runs.
+    args.insert(args.end(),
+                {"--", "sh", "-c", shell_prefix + "exec " + test_program("hot_pair") + " 1000"});
+    test::command_result recorded =
+        test::run_command(recorder::from_environment().command(args));
     EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
     EXPECT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", out}).exit_code,
               0);
     return test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out}).out;
   };
-  std::string inside =
-      labels_of("inside", "echo $$ > " + container->path() + "/cgroup.procs && ");
-  EXPECT_NE(inside.find("container_id:[" + id + "]"), std::string::npos) << excerpt(inside);
-  std::string on_host = labels_of("host", "");
-  EXPECT_NE(on_host.find("cgroup:["), std::string::npos) << excerpt(on_host);
-  EXPECT_EQ(on_host.find("container_id:"), std::string::npos) << excerpt(on_host);
+  labels.inside = labels_of("inside", "echo $$ > " + container->path() + "/cgroup.procs && ");
+  labels.on_host = labels_of("host", "");
+  return labels;
+}
+
+// A process in a container's cgroup gets that container's id as a label; a host process none.
+TEST(ExportLabels, AProcessInAContainersCgroupCarriesItsContainerId) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  container_labels labels = labels_in_and_out_of_a_container({"--all-cgroups"});
+  EXPECT_NE(labels.inside.find("container_id:[" + labels.id + "]"), std::string::npos)
+      << excerpt(labels.inside);
+  EXPECT_NE(labels.on_host.find("cgroup:["), std::string::npos) << excerpt(labels.on_host);
+  EXPECT_EQ(labels.on_host.find("container_id:"), std::string::npos) << excerpt(labels.on_host);
+}
+
+// Without --all-cgroups (no cgroup in the samples) the recording notes each sampled process's
+// container while it runs, and the label is the same.
+TEST(ExportLabels, WithoutAllCgroupsAContainersProcessStillCarriesItsId) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  container_labels labels = labels_in_and_out_of_a_container({});
+  EXPECT_NE(labels.inside.find("container_id:[" + labels.id + "]"), std::string::npos)
+      << excerpt(labels.inside);
+  EXPECT_EQ(labels.inside.find("cgroup:["), std::string::npos) << excerpt(labels.inside);
+  EXPECT_EQ(labels.on_host.find("container_id:"), std::string::npos) << excerpt(labels.on_host);
 }
 
 TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {

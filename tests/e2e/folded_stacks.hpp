@@ -8,24 +8,20 @@
 
 namespace arec::e2e {
 
-struct leaf_samples {
-  double named = 0;  // samples whose leaf contains the name
-  double total = 0;  // all samples
-};
-
-inline leaf_samples samples_with_leaf(const std::string& folded, std::string_view name) {
+// The share of the samples in `folded` whose leaf frame contains `name`; 0 for no samples.
+inline double leaf_share(const std::string& folded, std::string_view name) {
   std::istringstream lines{folded};
-  leaf_samples samples;
+  double total = 0, named = 0;
   for (std::string line; std::getline(lines, line);) {
     std::size_t space = line.rfind(' ');
     if (space == std::string::npos) continue;
     double count = std::stod(line.substr(space + 1));
-    samples.total += count;
+    total += count;
     std::string leaf = line.substr(0, space);
     leaf = leaf.substr(leaf.rfind(';') + 1);
-    if (leaf.find(name) != std::string::npos) samples.named += count;
+    if (leaf.find(name) != std::string::npos) named += count;
   }
-  return samples;
+  return total == 0 ? 0 : named / total;
 }
 
 }  // namespace arec::e2e

@@ -1,8 +1,9 @@
-// pprof_format_summary.cjs FILE.pb.gz: decodes a gzipped pprof with npm's pprof-format (an
+// pprof_format_summary.cjs FILE.pb.gz [LEAF]: decodes a gzipped pprof with npm's pprof-format (an
 // implementation independent of Go's and of protobuf's) and prints what the export tests
 // compare: the sample types, the total of the "*_samples" values, and those totals per comm and
 // per tid label, and the profile's window (timeNanos, durationNanos: strings, as 64-bit values
-// do not fit a JSON number), as one JSON object.
+// do not fit a JSON number), as one JSON object. With LEAF, also the samples whose leaf frame's
+// function name contains it (leafMatches).
 'use strict';
 const fs = require('fs');
 const zlib = require('zlib');
@@ -15,11 +16,22 @@ const counted = types.map((t) => t.split('/')[0].endsWith('_samples'));
 const summary = {
   types, samples: 0, byComm: {}, byTid: {}, locations: profile.location.length,
   timeNanos: String(profile.timeNanos), durationNanos: String(profile.durationNanos),
+  leafMatches: 0,
 };
+const leaf = process.argv[3];
+const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
+const functions = new Map(profile.function.map((f) => [Number(f.id), f]));
+function leafName(sample) {
+  const location = locations.get(Number(sample.locationId[0]));
+  if (!location || location.line.length === 0) return '';
+  const fn = functions.get(Number(location.line[location.line.length - 1].functionId));
+  return fn ? strings[Number(fn.name)] : '';
+}
 for (const sample of profile.sample) {
   let count = 0;
   sample.value.forEach((v, i) => { if (counted[i]) count += Number(v); });
   summary.samples += count;
+  if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) summary.leafMatches += count;
   for (const label of sample.label) {
     const key = strings[Number(label.key)];
     if (key === 'comm') {

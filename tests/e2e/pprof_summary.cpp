@@ -1,6 +1,7 @@
 #include "pprof_summary.hpp"
 
 #include <cstdlib>
+#include <vector>
 
 namespace arec::e2e {
 namespace {
@@ -13,10 +14,13 @@ std::string node_modules() {
 
 }  // namespace
 
-test::command_result npm_pprof_summary(const std::string& path) {
-  test::command_result decoded = test::run_command(
-      {"env", "NODE_PATH=" + node_modules(), "node",
-       std::string(AREC_TEST_SOURCE_DIR) + "/e2e/pprof_format_summary.cjs", path});
+test::command_result npm_pprof_summary(const std::string& path, const std::string& leaf) {
+  std::vector<std::string> command{"env", "NODE_PATH=" + node_modules(), "node",
+                                   std::string(AREC_TEST_SOURCE_DIR) +
+                                       "/e2e/pprof_format_summary.cjs",
+                                   path};
+  if (!leaf.empty()) command.push_back(leaf);
+  test::command_result decoded = test::run_command(command);
   if (decoded.exit_code != 0)
     decoded.err += "\nnpm's pprof-format could not decode " + path + "; if it is missing from " +
                    node_modules() + ", run scripts/install-deps.sh (it needs the npm registry)";

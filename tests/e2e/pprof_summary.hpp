@@ -10,7 +10,8 @@ namespace arec::e2e {
 
 // Runs the decoder on `path`. Not a skip when it is missing: CI must have the second decoder
 // (scripts/install-deps.sh installs it); the result's describe() says how to get it.
-test::command_result npm_pprof_summary(const std::string& path);
+// With `leaf`, "leafMatches" counts the samples whose leaf function's name contains it.
+test::command_result npm_pprof_summary(const std::string& path, const std::string& leaf = {});
 
 // The number after "KEY": in the JSON text (quoted or not), or -1 when it is not there.
 long long json_number(const std::string& json, const std::string& key);

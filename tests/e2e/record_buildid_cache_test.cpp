@@ -16,6 +16,7 @@
 #include "env_command.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "recording_check.hpp"
 #include "support/child_process.hpp"
 #include "support/test_user.hpp"
 #include "support/temp_dir.hpp"
@@ -326,9 +327,10 @@ TEST_F(RecordBuildIdCache, AFileAnotherUserMapsButNeverRunsIsNotCached) {
       << "the mapped file has a directory in the cache";
 }
 
-// perfconfig's buildid.dir names one cache for all three: the recording fills it, `arec
-// export` resolves a rebuilt binary from it, `arec archive` packs from it (export used to read
-// $HOME/.debug whatever perfconfig said).
+// perfconfig's buildid.dir names one cache for all three (symbols::default_build_id_dir): the
+// recording puts the program there, `arec archive` packs it from there, and with the program
+// gone `arec export` names its function from there alone (export used to read $HOME/.debug
+// whatever perfconfig said).
 TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchive) {
   build(1);
   std::string home = dir_.file("home");
@@ -337,20 +339,27 @@ TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchiv
   std::ofstream{home + "/.perfconfig"} << "[buildid]\n\tdir = " << cache << "\n";
   std::string data = dir_.file("c.data");
   record(rec_.command({"-e", "cpu-clock", "-o", data, "--", program()}), home);
-  EXPECT_EQ(::access((cache + "/.build-id").c_str(), F_OK), 0) << "the recording did not use it";
   EXPECT_NE(::access((home + "/.debug").c_str(), F_OK), 0) << "the recording used ~/.debug";
-  build(2);  // the path now holds another build: only the configured cache has the one recorded
+  std::vector<std::string> build_ids = directory_entries(cache + program());
+  ASSERT_EQ(build_ids.size(), 1u) << "the recording did not put the program in " << cache;
+  std::string hex = build_ids[0];
+  std::string object = program().substr(1) + "/" + hex + "/elf";
+  std::string link = ".build-id/" + hex.substr(0, 2) + "/" + hex.substr(2);
+  EXPECT_EQ(::access((cache + "/" + link + "/elf").c_str(), R_OK), 0) << "no link to " << object;
+
+  test::command_result archived = arec_archive(home, {data});
+  ASSERT_EQ(archived.exit_code, 0) << archived.describe();
+  std::vector<std::string> names = tar_listing(data + ".tar.bz2");
+  EXPECT_TRUE(std::binary_search(names.begin(), names.end(), object))
+      << "the archive lacks " << object;
+  EXPECT_TRUE(std::binary_search(names.begin(), names.end(), link)) << "the archive lacks " << link;
+
+  ASSERT_EQ(::unlink(program().c_str()), 0);  // only the configured cache has it now
   test::command_result exported = test::run_command(
       in_home(home, {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}), 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_NE(exported.out.find(";cache_test_spin "), std::string::npos)
       << "export did not resolve from the configured cache:\n" << exported.out.substr(0, 2000);
-  test::command_result archived = arec_archive(home, {data});
-  ASSERT_EQ(archived.exit_code, 0) << archived.describe();
-  std::vector<std::string> names = tar_listing(data + ".tar.bz2");
-  EXPECT_TRUE(std::any_of(names.begin(), names.end(), [&](const std::string& name) {
-    return name.find(program().substr(1) + "/") != std::string::npos;
-  })) << "the archive lacks the program";
 }
 
 // Another user owns the cache directory root is told to use ($PERF_BUILDID_DIR) and has

@@ -132,6 +132,41 @@ TEST_F(RecordPush, WithoutOutputNothingStaysOnDisk) {
   EXPECT_EQ(run.err.find("arec: dump "), std::string::npos) << run.err;
 }
 
+// JIT code in a container (own pid and mount namespace, own /tmp): its perf map is captured
+// while node runs, and every window names jsHotFunction from it (the export used to read
+// /tmp/perf-PID.map on the host, where a container's map never is, and only once).
+TEST_F(RecordPush, AContainersJitFramesAreNamedInTheWindows) {
+  std::ofstream{dir_.file("hot.js")} << R"(
+function jsHotFunction(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
+  return s;
+}
+jsHotFunction(1.5e9);
+)";
+  std::string inside = "mount --bind " + dir_.path() +
+                       " /mnt && mount -t tmpfs arec-test /tmp && exec node --perf-basic-prof " +
+                       "/mnt/hot.js";
+  test::command_result run = test::run_command(push_command(
+      server_.url(), {"-g", "--", "unshare", "--pid", "--fork", "--mount", "--mount-proc", "sh",
+                      "-c", inside}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<test::received_push> received = server_.received();
+  ASSERT_GE(received.size(), 1u) << run.describe();
+  long long samples = 0, hot = 0;
+  for (const test::received_push& push : received) {
+    ASSERT_EQ(push.profiles.size(), 1u);
+    std::ofstream(dir_.file("window.pb.gz"), std::ios::binary) << push.profiles.front();
+    test::command_result decoded = npm_pprof_summary(dir_.file("window.pb.gz"), "jsHotFunction");
+    ASSERT_EQ(decoded.exit_code, 0) << decoded.describe();
+    samples += json_number(decoded.out, "samples");
+    hot += json_number(decoded.out, "leafMatches");
+  }
+  ASSERT_GT(samples, 0);
+  EXPECT_GT(static_cast<double>(hot) / static_cast<double>(samples), 0.5)
+      << hot << " of " << samples << " samples named jsHotFunction";
+}
+
 // Nothing blocks while the server is away: the windows wait, and arrive once it is back.
 TEST_F(RecordPush, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
   const std::string base = dir_.file("down.data");

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/elf_build_id.hpp"
 #include "io/proc_maps.hpp"
 #include "support/temp_dir.hpp"
+#include "symbols/elf_build_id.hpp"
 
 namespace symbolizer_probe {
 // A function of this executable with a C++ name; noinline so that it has an address.
@@ -56,7 +56,7 @@ TEST(Symbolizer, NamesAFunctionOfAMappedFileDemangled) {
   model::map where = mapping_of(probe_address(), self_path());
   EXPECT_EQ(symbols.function_at(where, probe_address(), {}), "symbolizer_probe::busy(int)");
   EXPECT_TRUE(symbols.has_symbols(where, {}));
-  EXPECT_EQ(symbols.file_build_id(where), io::read_elf_build_id(self_path().c_str()).value());
+  EXPECT_EQ(symbols.file_build_id(where), symbols::read_elf_build_id(self_path().c_str()).value());
 }
 
 // A recording without build-ids (-B) whose MMAP2 named another inode of the path's device:
@@ -78,7 +78,7 @@ TEST(Symbolizer, AnotherFileAtTheMappedPathNamesNothing) {
 
 TEST(Symbolizer, ReadsARebuiltFileFromTheBuildIdCache) {
   test::temp_dir cache;
-  auto id = io::read_elf_build_id(self_path().c_str());
+  auto id = symbols::read_elf_build_id(self_path().c_str());
   ASSERT_TRUE(id) << "the test executable has no build-id";
   std::string hex = id->hex();
   std::string stored = cache.path() + "/app/" + hex;
@@ -99,7 +99,7 @@ TEST(Symbolizer, ReadsARebuiltFileFromTheBuildIdCache) {
 // Debian's -dbg packages install it, names the functions again.
 TEST(Symbolizer, NamesAStrippedFileFromItsDebugFile) {
   test::temp_dir dir;
-  auto id = io::read_elf_build_id(self_path().c_str());
+  auto id = symbols::read_elf_build_id(self_path().c_str());
   ASSERT_TRUE(id) << "the test executable has no build-id";
   std::string hex = id->hex();
   std::string debug_dir = dir.file("debug");

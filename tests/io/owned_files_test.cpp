@@ -94,5 +94,17 @@ TEST(OwnedFiles, AFailedWriteLeavesNoTemporaryFile) {
   EXPECT_NE(::access(dir.file("spool/.w.pb.tmp").c_str(), F_OK), 0);
 }
 
+// A file whose size says nothing (a /proc file says 0) or that grows while read (a perf map) is
+// still read whole, with memory for what it holds rather than for the bound.
+TEST(OwnedFiles, AnOpenFileIsReadWholeWhateverItsSizeSays) {
+  unique_fd status = unique_fd::open("/proc/self/status", O_RDONLY);
+  bounded_file read = read_bounded_open_file(status.get(), "/proc/self/status", 1 << 20);
+  EXPECT_EQ(read.problem, "");
+  EXPECT_NE(read.text.find("NSpid:"), std::string::npos) << read.text;
+  EXPECT_LT(read.text.capacity(), std::size_t{1} << 20);
+  bounded_file cut = read_bounded_open_file(status.get(), "/proc/self/status", 10);
+  EXPECT_NE(cut.problem.find("holds more than 10 bytes"), std::string::npos) << cut.problem;
+}
+
 }  // namespace
 }  // namespace arec::io

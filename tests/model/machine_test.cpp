@@ -2,6 +2,9 @@
 #include "model/machine.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <vector>
 
 namespace arec::model {
 namespace {
@@ -82,6 +85,46 @@ TEST(Machine, SynthesizedForkStartsWithEmptyMapsAndKeepsAKnownLeader) {
   EXPECT_FALSE(leader->address_space()->find(0x1000)) << "no copy of init's maps";
   EXPECT_EQ(world.tasks().find(301)->address_space(), leader->address_space());
   EXPECT_TRUE(world.tasks().find(301)->address_space()->find(0x5000));
+}
+
+// JIT code is anonymous executable memory: the first sample in it, per address space, asks for
+// its runtime's perf map; a file's code, data, or a second sample do not.
+TEST(Machine, TheFirstSampleInJitCodeOfEachProcessIsReported) {
+  machine world;
+  std::vector<pid_t> reported;
+  world.on_jit_sampled([&](pid_t pid) { reported.push_back(pid); });
+  mapping_event jit = mmap_of(100, 0x10000, 0x1000, "//anon");
+  jit.prot = PROT_READ | PROT_EXEC;
+  mapping_event data = mmap_of(100, 0x20000, 0x1000, "//anon");
+  data.prot = PROT_READ | PROT_WRITE;
+  mapping_event code = mmap_of(100, 0x30000, 0x1000, "/usr/bin/app");
+  code.prot = PROT_READ | PROT_EXEC;
+  for (const mapping_event& event : {jit, data, code}) world.on_mmap(event);
+  world.on_fork(100, 100, 101, 100);  // a thread: the same address space
+  world.on_fork(200, 100, 200, 100);  // a process: a copy, its own JIT
+  world.on_sample(100, 0x20010, false);
+  world.on_sample(100, 0x30010, false);
+  EXPECT_TRUE(reported.empty());
+  world.on_sample(101, 0x10010, false);
+  world.on_sample(100, 0x10020, false);
+  world.on_sample(200, 0x10010, false);
+  world.on_sample(200, 0x10010, false);
+  EXPECT_EQ(reported, (std::vector<pid_t>{100, 200}));
+}
+
+// Each process's first sample, user or kernel, is reported once (its container is noted then).
+TEST(Machine, TheFirstSampleOfEachProcessIsReported) {
+  machine world;
+  std::vector<pid_t> reported;
+  world.on_process_sampled([&](pid_t pid) { reported.push_back(pid); });
+  world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/bin/app"));
+  world.on_fork(100, 100, 101, 100);
+  world.on_fork(200, 100, 200, 100);
+  world.on_sample(101, 0xffffffff81000000, true);
+  world.on_sample(100, 0x1010, false);
+  world.on_sample(200, 0x1010, false);
+  world.on_sample(300, 0x1010, false);  // unknown: nothing to report
+  EXPECT_EQ(reported, (std::vector<pid_t>{100, 200}));
 }
 
 }  // namespace

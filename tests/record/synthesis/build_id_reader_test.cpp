@@ -4,10 +4,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
 #include <thread>
 
-#include "io/elf_build_id.hpp"
+#include "support/temp_dir.hpp"
+#include "symbols/elf_build_id.hpp"
 
 namespace arec::record {
 namespace {
@@ -33,7 +39,7 @@ bool known_within(const model::dso& object, std::chrono::seconds limit) {
 
 TEST(BuildIdReaderThread, ReadsTheBuildIdOfAQueuedDsoInTheBackground) {
   std::string path = own_executable();
-  std::optional<io::build_id> expected = io::read_elf_build_id(path.c_str());
+  std::optional<io::build_id> expected = symbols::read_elf_build_id(path.c_str());
   ASSERT_TRUE(expected) << path << " has no build-id";
   build_id_reader reader;
   auto object = std::make_shared<model::dso>(path, model::dso_id{}, model::dso_kind::user);
@@ -51,6 +57,127 @@ TEST(BuildIdReaderThread, AfterStopNothingMoreIsReadAndTheRestIsLeftToTheEnd) {
       std::make_shared<model::dso>(own_executable(), model::dso_id{}, model::dso_kind::user);
   reader.enqueue(object);
   EXPECT_TRUE(object->claim_build_id_read()) << "left unclaimed for collect_build_ids";
+}
+
+// Removes a file the test made outside its temporary directory, whatever happens.
+struct removed_at_end {
+  std::string path;
+  ~removed_at_end() { ::unlink(path.c_str()); }
+};
+
+// The text a feature payload of stored maps holds for its first map.
+std::string first_text(const std::vector<io::perf::stored_perf_map>& maps) {
+  if (maps.empty()) return "(none)";
+  std::vector<std::byte> payload = io::perf::perf_maps_payload(maps);
+  return io::perf::parse_perf_maps_payload(payload, 0, "test").at(0).text;
+}
+
+// This process's own perf map (/tmp/perf-PID.map, as a JIT runtime writes it): captured on
+// request, read again when it grew, and still read after a stop (its fd is kept).
+TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  removed_at_end cleanup{path};
+  { std::ofstream{path} << "1000 10 first\n"; }
+  std::vector<std::string> said;
+  build_id_reader reader({}, nullptr, cache_scope::sampled,
+                         [&](const std::string& line) { said.push_back(line); });
+  reader.enqueue_perf_map(::getpid());
+  reader.stop();  // the queued capture is done before the thread ends
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n");
+  { std::ofstream{path, std::ios::app} << "2000 10 compiled_later\n"; }
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n2000 10 compiled_later\n");
+  ::unlink(path.c_str());  // the runtime's exit may remove it: the kept fd still reads it
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n2000 10 compiled_later\n");
+  EXPECT_TRUE(said.empty()) << said.front();
+}
+
+TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarning) {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  removed_at_end cleanup{path};
+  { std::ofstream{path} << "1000 10 planted\n"; }
+  ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
+  std::vector<std::string> said;
+  build_id_reader reader({}, nullptr, cache_scope::sampled,
+                         [&](const std::string& line) { said.push_back(line); });
+  reader.enqueue_perf_map(::getpid());
+  reader.stop();
+  EXPECT_TRUE(reader.perf_maps().empty());
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("is owned by uid 4242"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("JIT frames stay unnamed"), std::string::npos) << said[0];
+}
+
+// The reader with a build-id cache (symbols/build_id_cache) filled from its thread.
+class BuildIdReaderCache : public ::testing::Test {
+ protected:
+  // Builds a program returning `value` at `path`; the value makes each build-id different.
+  bool build(const std::string& path, int value) {
+    std::ofstream{dir_.file("main.c")} << "int main(void) { return " << value << "; }\n";
+    std::string command = "cc -o " + path + " " + dir_.file("main.c");
+    return std::system(command.c_str()) == 0;
+  }
+  symbols::build_id_cache cache() {
+    return symbols::build_id_cache{root(), [](const std::string&) {}};
+  }
+  std::string stored_path(const std::string& program, const model::dso& object) const {
+    return root() + program + "/" + object.build_id().hex() + "/elf";
+  }
+  std::string root() const { return dir_.file("debug"); }
+
+  test::temp_dir dir_;
+};
+
+// The reader caches each dso it reads; a stop first finishes what is queued, so nothing the
+// recording saw is missing from the cache.
+TEST_F(BuildIdReaderCache, StopCachesWhatIsStillQueued) {
+  std::string program = dir_.file("prog");
+  if (!build(program, 1)) GTEST_SKIP() << "cc failed";
+  auto object = std::make_shared<model::dso>(program, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache())};
+    reader.enqueue(object);
+    reader.enqueue_sampled(object);
+    reader.stop();
+  }
+  std::optional<io::build_id> id = symbols::read_elf_build_id(program.c_str());
+  ASSERT_TRUE(id);
+  EXPECT_EQ(object->build_id(), *id);
+  std::error_code missing;
+  EXPECT_TRUE(
+      std::filesystem::equivalent(root() + program + "/" + id->hex() + "/elf", program, missing))
+      << "not a hard link of the program: " << missing.message();
+}
+
+// As perf: a dso only mapped is read for its build-id but not cached; one sampled is.
+TEST_F(BuildIdReaderCache, CachesOnlySampledDsos) {
+  std::string mapped = dir_.file("mapped");
+  std::string sampled = dir_.file("sampled");
+  if (!build(mapped, 1) || !build(sampled, 2)) GTEST_SKIP() << "cc failed";
+  auto mapped_dso = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  auto sampled_dso = std::make_shared<model::dso>(sampled, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache())};
+    reader.enqueue(mapped_dso);
+    reader.enqueue(sampled_dso);
+    reader.enqueue_sampled(sampled_dso);
+    reader.stop();
+  }
+  EXPECT_FALSE(mapped_dso->build_id().empty()) << "the build-id is read all the same";
+  EXPECT_FALSE(std::filesystem::exists(stored_path(mapped, *mapped_dso)));
+  EXPECT_TRUE(std::filesystem::exists(stored_path(sampled, *sampled_dso)));
+}
+
+TEST_F(BuildIdReaderCache, WithBuildidAllCachesEveryMappedDso) {
+  std::string mapped = dir_.file("mapped");
+  if (!build(mapped, 1)) GTEST_SKIP() << "cc failed";
+  auto object = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
+  {
+    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache()),
+                           cache_scope::mapped};
+    reader.enqueue(object);
+    reader.stop();
+  }
+  EXPECT_TRUE(std::filesystem::exists(stored_path(mapped, *object)));
 }
 
 }  // namespace
