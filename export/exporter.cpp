@@ -13,6 +13,7 @@
 #include "export/profile_builder.hpp"
 #include "export/recording_info.hpp"
 #include "io/output_path.hpp"
+#include "io/replacing_file.hpp"
 #include "io/system_error.hpp"
 #include "io/usage_error.hpp"
 
@@ -37,13 +38,11 @@ std::pair<std::int64_t, std::int64_t> wall_window(const profile_builder& builder
 
 void write_output(const std::string& path, std::span<const std::byte> bytes) {
   if (path == "-") return io::write_all(STDOUT_FILENO, bytes, "standard output");
-  // Replaces an earlier export only once the new file is complete under a temporary name.
-  std::string temporary = path + ".arec-tmp";
-  if (::unlink(temporary.c_str()) != 0 && errno != ENOENT) io::throw_errno("unlink", temporary);
-  io::pending_output file = io::create_pending_output_file(temporary);
-  io::write_all_at(file.fd.get(), bytes.data(), bytes.size(), 0, temporary);
-  io::publish_output_file(file, temporary);
-  io::check_syscall(::rename(temporary.c_str(), path.c_str()), "rename", path);
+  // Replaces an earlier export only once the new file is complete, under a temporary name of
+  // its own: two exports to one path never write, or remove, each other's.
+  io::replacing_file file(path);
+  io::write_all_at(file.fd(), bytes.data(), bytes.size(), 0, file.temporary_path());
+  file.commit();
 }
 
 }  // namespace

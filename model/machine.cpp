@@ -81,12 +81,13 @@ std::shared_ptr<dso> machine::on_mapped_file(const mapping_event& event) {
 
 std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool kernel) {
   std::optional<map> hit;
-  std::shared_ptr<thread> task = threads_.find(tid);
-  if (task && task->pid() > 0 && on_process_sampled_ && task->address_space()->mark_sampled())
-    on_process_sampled_(task->pid());
   if (kernel) {
+    // No thread lookup: kernel samples the feed could not resolve (outside the kernel's maps)
+    // come at the sampling rate. A process is noted at its first user-space sample.
     hit = kernel_maps_.find(address);
-  } else if (task) {
+  } else if (std::shared_ptr<thread> task = threads_.find(tid)) {
+    if (task->pid() > 0 && on_process_sampled_ && task->address_space()->mark_sampled())
+      on_process_sampled_(task->pid());
     hit = task->address_space()->find(address);
     // The sampled process, alive now, is the best one to read the file through.
     if (hit && hit->object && !hit->object->sampled())

@@ -71,7 +71,7 @@ class machine {
   // sample first fell in anonymous executable memory (JIT code: its perf map names it). Set it
   // before the machine is shared between threads.
   void on_jit_sampled(std::function<void(pid_t)> notify) { on_jit_sampled_ = std::move(notify); }
-  // Likewise with the pid of each process at its first sample, user or kernel.
+  // Likewise with the pid of each process at its first user-space sample.
   void on_process_sampled(std::function<void(pid_t)> notify) {
     on_process_sampled_ = std::move(notify);
   }

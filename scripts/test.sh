@@ -66,6 +66,8 @@ bash scripts/install-deps.sh
 
 banner "layering (scripts/check-layers)"
 python3 scripts/check-layers || failures+=("layering: scripts/check-layers found violations")
+banner "paths named in the docs (scripts/check-doc-paths)"
+python3 scripts/check-doc-paths || failures+=("docs: scripts/check-doc-paths found paths that do not exist")
 
 banner "RelWithDebInfo build (build/)"
 bash scripts/build.sh build -DAREC_SANITIZE=

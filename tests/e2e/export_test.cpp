@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -152,6 +153,29 @@ TEST_F(Export, DefaultOutputIsNamedAfterTheInput) {
   test::command_result top = test::run_command(
       {"go", "tool", "pprof", "-top", "-symbolize=none", dir.file("copy.data.pb.gz")});
   EXPECT_EQ(top.exit_code, 0) << top.describe();
+}
+
+// An export replaces its output through a temporary name of its own: a file at the name the
+// old code used for every export (another export's half-written file) is left alone, and an
+// earlier output is replaced whole.
+TEST_F(Export, AnOutputIsReplacedWithoutTouchingAnotherExportsTemporaryFile) {
+  test::temp_dir dir;
+  const std::string out = dir.file("out.folded");
+  std::ofstream{out} << "older export\n";
+  std::ofstream{out + ".arec-tmp"} << "another export, still writing\n";
+  test::command_result exported = test::run_command(
+      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", out});
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  std::ifstream other{out + ".arec-tmp"};
+  std::string line;
+  std::getline(other, line);
+  EXPECT_EQ(line, "another export, still writing");
+  std::ifstream replaced{out};
+  std::getline(replaced, line);
+  EXPECT_NE(line, "older export");
+  EXPECT_NE(line.rfind(' '), std::string::npos) << "a folded stack: " << line;
+  EXPECT_EQ(test::run_command({"sh", "-c", "ls " + dir.path() + " | grep -c arec-tmp"}).out, "1\n")
+      << "no temporary file of this export is left";
 }
 
 // The sum of the counts of folded stacks.

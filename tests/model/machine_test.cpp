@@ -112,7 +112,7 @@ TEST(Machine, TheFirstSampleInJitCodeOfEachProcessIsReported) {
   EXPECT_EQ(reported, (std::vector<pid_t>{100, 200}));
 }
 
-// Each process's first sample, user or kernel, is reported once (its container is noted then).
+// Each process's first user-space sample is reported once (its container is noted then).
 TEST(Machine, TheFirstSampleOfEachProcessIsReported) {
   machine world;
   std::vector<pid_t> reported;
@@ -120,7 +120,8 @@ TEST(Machine, TheFirstSampleOfEachProcessIsReported) {
   world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/bin/app"));
   world.on_fork(100, 100, 101, 100);
   world.on_fork(200, 100, 200, 100);
-  world.on_sample(101, 0xffffffff81000000, true);
+  world.on_sample(101, 0xffffffff81000000, true);  // kernel: not looked up
+  world.on_sample(101, 0x1010, false);
   world.on_sample(100, 0x1010, false);
   world.on_sample(200, 0x1010, false);
   world.on_sample(300, 0x1010, false);  // unknown: nothing to report
