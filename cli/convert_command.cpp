@@ -53,6 +53,8 @@ int run_convert_command(std::span<const char* const> args) {
   for (const std::string& feature : report.dropped_features)
     std::fprintf(stderr, "arec: warning: dropped a feature perf 6.1 cannot read: %s\n",
                  feature.c_str());
+  for (const std::string& warning : report.warnings)
+    std::fprintf(stderr, "arec: warning: %s\n", warning.c_str());
   for (const convert::rejected_records& rejected : report.rejected)
     std::fprintf(stderr,
                  "arec: warning: dropped %llu records perf 6.1 cannot read: %s (the first at "
@@ -74,6 +76,9 @@ int run_convert_command(std::span<const char* const> args) {
                  static_cast<unsigned long long>(report.output_bytes),
                  static_cast<unsigned long long>(report.record_bytes), report.compression_level,
                  report.peak_window_bytes);
+  if (options.verbose && report.jit_mappings)
+    std::fprintf(stderr, "arec: %llu JIT code mappings name their process's perf map as ELF\n",
+                 static_cast<unsigned long long>(report.jit_mappings));
   return 0;
 }
 

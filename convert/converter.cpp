@@ -9,10 +9,13 @@
 
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
+#include "convert/jit_mappings.hpp"
 #include "convert/record_check.hpp"
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 #include "io/perf_data/format_error.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_walker.hpp"
 #include "io/record_sink.hpp"
@@ -225,15 +228,29 @@ class merger {
   std::uint64_t last_sample_ = 0;
 };
 
-// convert_output as the merge's destination.
+// convert_output as the merge's destination, JIT code mappings rewritten on the way.
 class output_sink final : public io::record_sink {
  public:
-  explicit output_sink(convert_output& output) : output_(output) {}
-  void write(std::span<const std::byte> record) override { output_.append(record); }
+  output_sink(convert_output& output, jit_mappings& jit) : output_(output), jit_(jit) {}
+  void write(std::span<const std::byte> record) override { output_.append(jit_.rewrite(record)); }
 
  private:
   convert_output& output_;
+  jit_mappings& jit_;
 };
+
+// The perf maps the recording captured; a damaged feature costs only the JIT names, said so.
+std::vector<io::perf::captured_perf_map> captured_perf_maps(const convert_input& input,
+                                                            convert_report& report) {
+  const std::vector<std::byte>* payload = input.features.find(io::perf::feature_arec_perf_maps);
+  if (!payload) return {};
+  try {
+    return io::perf::parse_perf_maps_payload(*payload, 0, input.path + ", perf-map feature");
+  } catch (const io::perf::format_error& error) {
+    report.warnings.push_back(std::string{error.what()} + ": JIT frames stay unnamed");
+    return {};
+  }
+}
 
 // Where a stream read from standard input or a FIFO is kept while converting: beside the
 // output, which needs as much room.
@@ -277,7 +294,10 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.compression_level = output_level(options, input);
 
   convert_output output(options.output, input.events, report.compression_level);
-  output_sink sink(output);
+  jit_mappings jit(captured_perf_maps(input, report), settings.build_id_dir.empty()
+                                                          ? symbols::default_build_id_dir()
+                                                          : settings.build_id_dir);
+  output_sink sink(output, jit);
   merger merge(input, options.salvage, sink, settings, report);
   try {
     merge.run();
@@ -299,6 +319,14 @@ convert_report convert(const convert_options& options, const convert_settings& s
       continue;
     }
     features.set(bit, payload);
+  }
+  report.jit_mappings = jit.rewritten();
+  report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
+  if (std::vector<io::perf::build_id_entry> entries = jit.build_ids(); !entries.empty()) {
+    const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);
+    features.set(io::perf::feature_build_id,
+                 with_build_ids(own ? std::span<const std::byte>{*own} : std::span<const std::byte>{},
+                                entries));
   }
   if (auto times = merge.sample_times())
     features.set(io::perf::feature_sample_time,

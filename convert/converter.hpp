@@ -27,6 +27,9 @@ struct convert_settings {
   std::size_t memory_budget = 64u << 20;
   // Called every few thousand records and once at the end; may be empty.
   std::function<void(const convert_progress&)> progress;
+  // perf's build-id cache, where the ELFs of captured JIT maps go (convert/jit_mappings);
+  // empty: symbols::default_build_id_dir(), where perf report looks.
+  std::string build_id_dir;
 };
 
 // Records perf 6.1 could not read (record_check.hpp), dropped: one entry per problem.
@@ -53,6 +56,8 @@ struct convert_report {
   std::uint64_t dropped_bytes = 0;    // salvage: bytes after the damage, not converted
   std::vector<std::string> notes;     // salvage: what was damaged and dropped, one line each
   std::size_t peak_window_bytes = 0;  // largest reorder-window memory, all streams together
+  std::uint64_t jit_mappings = 0;     // anonymous code mappings that now name a JIT map's ELF
+  std::vector<std::string> warnings;  // what was not done, one line each (JIT maps)
 };
 
 // Converts options.input into options.output (see the contract in docs/convert.md).

@@ -1,8 +1,7 @@
-// perf_map: the symbols a JIT runtime writes for the code it generates, in perf's convention
-// (/tmp/perf-PID.map: one "START SIZE NAME" line per function, hex without 0x), as `node
-// --perf-basic-prof`, the JVM's perf-map-agent, .NET and others write them. perf report reads
-// them for anonymous executable mappings; export does the same, so JIT frames are named in
-// pprof and folded stacks.
+// perf_map: the JIT symbols of each process (symbols/perf_map_symbols), as export looks them up: the
+// map the recording captured, else /tmp/perf-PID.map. perf report reads those maps for
+// anonymous executable mappings; export does the same, so JIT frames are named in pprof and
+// folded stacks.
 #pragma once
 
 #include <sys/types.h>
@@ -13,22 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "symbols/perf_map_symbols.hpp"
+
 namespace arec::exporting {
 
-struct perf_map_symbol {
-  std::uint64_t start = 0;
-  std::uint64_t end = 0;
-  std::size_t line = 0;  // written order: where code is reused, the later line is the code now
-  std::string name;
-};
-
-// Parses perf-map text into symbols sorted by start; malformed lines are skipped.
-std::vector<perf_map_symbol> parse_perf_map(std::string_view text);
-
-// The symbol of `symbols` (parse_perf_map's) at `address`: of those containing it, the one
-// written last; nullptr for none.
-const perf_map_symbol* perf_map_symbol_at(const std::vector<perf_map_symbol>& symbols,
-                                          std::uint64_t address);
+using symbols::perf_map_symbol;
 
 class perf_maps {
  public:

@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "folded_stacks.hpp"
+#include "hot_javascript.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -22,47 +23,21 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The loop is inside the function, so V8's optimized code for it is jsHotFunction's own (a
-// loop around a call would inline it into the caller).
-constexpr const char* script = R"(
-function jsHotFunction(n) {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
-  return s;
-}
-console.log(process.pid);
-console.log(jsHotFunction(3e8) > 0);
-)";
-
-// The share of the folded stacks' samples whose leaf names jsHotFunction.
-double hot_share(const std::string& folded) {
-  std::istringstream lines{folded};
-  double total = 0, hot = 0;
-  for (std::string line; std::getline(lines, line);) {
-    std::size_t space = line.rfind(' ');
-    if (space == std::string::npos) continue;
-    double count = std::stod(line.substr(space + 1));
-    total += count;
-    std::string leaf = line.substr(0, space);
-    leaf = leaf.substr(leaf.rfind(';') + 1);
-    if (leaf.find("jsHotFunction") != std::string::npos) hot += count;
-  }
-  return total == 0 ? 0 : hot / total;
-}
-
 TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   test::temp_dir dir;
-  std::ofstream{dir.file("hot.js")} << script;
+  std::ofstream{dir.file("hot.js")} << hot_javascript("3e8");
   const std::string data = dir.file("node.data");
-  test::command_result recorded = test::run_command(
-      recorder::from_environment().command({"-q", "-g", "-e", "cpu-clock", "-o", data, "--",
-                                            "node", "--perf-basic-prof", dir.file("hot.js")}),
-      120s);
+  test::command_result recorded =
+      test::run_command(recorder::from_environment().command(
+                            {"-q", "-g", "-e", "cpu-clock", "-o", data, "--", "node",
+                             "--perf-basic-prof", "--logfile=/dev/null", dir.file("hot.js")}),
+                        120s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   std::string pid = recorded.out.substr(0, recorded.out.find('\n'));
   ASSERT_FALSE(pid.empty()) << recorded.describe();
-  // node leaves its map behind: the test removes it, whatever happens below.
+  // node leaves its map behind: the test removes it, whatever happens below (--logfile above:
+  // and no isolate-*-v8.log in the working directory).
   struct remove_map {
     std::string path;
     ~remove_map() { ::unlink(path.c_str()); }
@@ -70,7 +45,7 @@ TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
   test::command_result exported = test::run_command(
       {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
-  EXPECT_GT(hot_share(exported.out), 0.5) << exported.out.substr(0, 3000);
+  EXPECT_GT(leaf_share(exported.out, "jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
 }
 
 // jsHotFunction forever, once V8 has compiled it; says "spinning HOSTPID" (its pid on the host:
@@ -93,9 +68,7 @@ class ExportJitInContainer : public ::testing::Test {
     if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
     // Longer than the host test's run: the map is captured at the first drain after node's
     // first JIT sample (250 ms at most), and node must still be there then.
-    std::string longer = script;
-    longer.replace(longer.find("3e8"), 3, "1e9");
-    std::ofstream{dir_.file("hot.js")} << longer;
+    std::ofstream{dir_.file("hot.js")} << hot_javascript("1e9");
     std::ofstream{dir_.file("spin.js")} << spinning_script;
   }
   // node in its own pid and mount namespaces, with a /tmp of its own (a tmpfs the host never
@@ -105,7 +78,7 @@ class ExportJitInContainer : public ::testing::Test {
     std::vector<std::string> command{"unshare", "--pid", "--fork", "--mount"};
     if (own_proc) command.push_back("--mount-proc");
     std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp " +
-                         "&& exec node --perf-basic-prof /mnt/" + script_name;
+                         "&& exec node --perf-basic-prof --logfile=/dev/null /mnt/" + script_name;
     command.insert(command.end(), {"sh", "-c", inside});
     return command;
   }
@@ -113,7 +86,7 @@ class ExportJitInContainer : public ::testing::Test {
     test::command_result exported = test::run_command(
         {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", "-"}, 120s);
     EXPECT_EQ(exported.exit_code, 0) << exported.describe();
-    double share = hot_share(exported.out);
+    double share = leaf_share(exported.out, "jsHotFunction");
     if (share <= 0.5) ADD_FAILURE() << "folded:\n" << exported.out.substr(0, 3000);
     return share;
   }

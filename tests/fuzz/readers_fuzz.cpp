@@ -70,10 +70,14 @@ void convert_once(const std::string& input, bool salvage) {
   options.salvage = salvage;
   arec::convert::convert_settings settings;
   settings.memory_budget = 8u << 20;
+  // The ELFs of captured JIT maps go to a cache of the run's own, never the user's ~/.debug.
+  settings.build_id_dir = scratch("cache");
   refused_or_read([&] {
     arec::convert::convert(options, settings);
     ::unlink(output.c_str());  // a success: remove it so the check below sees only leftovers
   });
+  std::error_code ignored;
+  std::filesystem::remove_all(settings.build_id_dir, ignored);
   if (::access(output.c_str(), F_OK) == 0) __builtin_trap();  // an output survived a failure
 }
 
