@@ -178,5 +178,54 @@ TEST_F(ProfileBuilder, AllocatesNothingPerSampleOnceItsTablesAreWarm) {
 }
 #endif
 
+// JIT code and containers come from what the recording captured per process. Within one file,
+// two entries for one pid are two processes that had it in turn: that pid gets no name and no
+// container rather than the other process's.
+class ProfileBuilderCaptured : public ProfileBuilder {
+ protected:
+  static constexpr std::uint64_t jit_start = 0x7f0000000000;
+  void SetUp() override {
+    ProfileBuilder::SetUp();
+    builder_->add(mmap2(100, jit_start, 0x10000, jit_start, "//anon"));
+  }
+  // The leaf function of the window's only sample at `address` in pid 100, "" when unnamed.
+  std::string leaf_at(std::uint64_t address, std::string* container = nullptr) {
+    builder_->add(sample(100, 100, 1000, 0, PERF_RECORD_MISC_USER, {user_ctx, address}));
+    profile out = builder_->finish(0, 1);
+    EXPECT_EQ(out.samples.size(), 1u);
+    if (out.samples.empty()) return "?";
+    if (container) {
+      for (const sample_label& label : out.samples[0].labels)
+        if (text(out, label.key) == "container_id") *container = text(out, label.str);
+    }
+    const profile_location& location = out.locations.at(out.samples[0].location_ids[0] - 1);
+    if (location.function_id == 0) return "";
+    return text(out, out.functions.at(location.function_id - 1).name);
+  }
+};
+
+TEST_F(ProfileBuilderCaptured, AProcesssCapturedMapAndContainerNameItsSamples) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n"}});
+  builder_->add_recorded_containers({{100, std::string(64, 'c')}});
+  std::string container;
+  EXPECT_EQ(leaf_at(jit_start + 0x10, &container), "jsHot");
+  EXPECT_EQ(container, std::string(64, 'c'));
+}
+
+TEST_F(ProfileBuilderCaptured, APidTwoProcessesHadInOneFileGetsNeitherNameNorContainer) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsFirst\n"},
+                                    {100, "7f0000000000 100 jsSecond\n"}});
+  builder_->add_recorded_containers({{100, std::string(64, 'a')}, {100, std::string(64, 'b')}});
+  std::string container;
+  EXPECT_EQ(leaf_at(jit_start + 0x10, &container), "");
+  EXPECT_EQ(container, "");
+}
+
+TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierOne) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n"}});
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n7f0000001000 100 jsNew\n"}});
+  EXPECT_EQ(leaf_at(jit_start + 0x1010), "jsNew");
+}
+
 }  // namespace
 }  // namespace arec::exporting
