@@ -1,6 +1,5 @@
 #include "export/dwarf_unwinder.hpp"
 
-#include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <linux/perf_event.h>
 
@@ -10,6 +9,8 @@
 #include <set>
 #include <utility>
 
+#include "export/dwarf_unwinder_library.hpp"
+
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 #endif
@@ -18,7 +19,7 @@ namespace arec::exporting {
 namespace {
 
 struct dwfl_closer {
-  void operator()(Dwfl* dwfl) const noexcept { dwfl_end(dwfl); }
+  void operator()(Dwfl* dwfl) const noexcept { libdw().end(dwfl); }  // loaded: it made dwfl
 };
 
 #if defined(__x86_64__)
@@ -41,14 +42,18 @@ constexpr std::uint64_t native_abi = ~0ull;
 #endif
 
 // libdwfl's offline reporting: modules are the ELF files we name with dwfl_report_elf, their
-// separate debug files (.debug_frame) found the standard way (build-id, debuglink).
-char* debuginfo_path = nullptr;
-const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = nullptr,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
-};
+// separate debug files (.debug_frame) found the standard way (build-id, debuglink). Made with
+// the first Dwfl, from the loaded libdw; every Dwfl keeps a pointer to it.
+const Dwfl_Callbacks& offline_callbacks() {
+  static char* debuginfo_path = nullptr;
+  static const Dwfl_Callbacks callbacks = {
+      .find_elf = nullptr,
+      .find_debuginfo = libdw().standard_find_debuginfo,
+      .section_address = libdw().offline_section_address,
+      .debuginfo_path = &debuginfo_path,
+  };
+  return callbacks;
+}
 
 // A mapping of a file libdwfl can open: not anonymous memory, not [vdso] or [stack].
 bool is_file_backed(const model::map& where) {
@@ -87,9 +92,10 @@ Dwfl_Module* unwound_process::module_at(std::uint64_t address) {
   std::optional<model::map> where = maps ? maps->find(address) : std::nullopt;
   if (!where || !is_file_backed(*where)) return nullptr;
   const std::string& name = where->object->name();
-  if (Dwfl_Module* known = dwfl_addrmodule(dwfl.get(), address)) {
+  const dwfl_functions& dw = libdw();
+  if (Dwfl_Module* known = dw.addrmodule(dwfl.get(), address)) {
     const char* known_name =
-        dwfl_module_info(known, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+        dw.module_info(known, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     if (known_name && name == known_name) return known;
     stale = true;  // another file is mapped there now (exec, dlclose): a Dwfl cannot drop it
     return nullptr;
@@ -99,9 +105,9 @@ Dwfl_Module* unwound_process::module_at(std::uint64_t address) {
   std::string file = (*locate)(*where);
   // The load bias: where offset 0 of the file would be (perf's map start - pgoff).
   Dwfl_Module* added = file.empty() ? nullptr
-                                    : dwfl_report_elf(dwfl.get(), name.c_str(), file.c_str(), -1,
-                                                      where->start - where->pgoff, false);
-  if (added && dwfl_addrmodule(dwfl.get(), address) == added) return added;
+                                    : dw.report_elf(dwfl.get(), name.c_str(), file.c_str(), -1,
+                                                    where->start - where->pgoff, false);
+  if (added && dw.addrmodule(dwfl.get(), address) == added) return added;
   refused.insert(key);
   return nullptr;
 }
@@ -119,7 +125,7 @@ bool unwound_process::read_file(std::uint64_t address, Dwarf_Word& value) {
   Dwfl_Module* module = module_at(address);
   if (!module) return false;
   GElf_Addr bias = 0;
-  Elf* elf = dwfl_module_getelf(module, &bias);
+  Elf* elf = libdw().module_getelf(module, &bias);
   std::size_t size = 0;
   const char* bytes = elf ? elf_rawfile(elf, &size) : nullptr;
   std::size_t headers = 0;
@@ -148,7 +154,7 @@ unwound_process* process_from(void* argument) {
 pid_t next_thread(Dwfl* dwfl, void* dwfl_arg, void** thread_arg) {
   if (*thread_arg != nullptr) return 0;
   *thread_arg = dwfl_arg;
-  return dwfl_pid(dwfl);
+  return libdw().pid(dwfl);
 }
 
 bool get_thread(Dwfl*, pid_t, void* dwfl_arg, void** thread_arg) {
@@ -167,7 +173,7 @@ bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg) {
     std::optional<std::uint64_t> value = regs.get(dwarf_to_perf[dwarf]);
     if (!value) continue;  // a register --user-regs left out: the CFI may not need it
     Dwarf_Word word = *value;
-    if (!dwfl_thread_state_registers(thread, static_cast<int>(dwarf), 1, &word)) return false;
+    if (!libdw().thread_state_registers(thread, static_cast<int>(dwarf), 1, &word)) return false;
   }
   return true;
 }
@@ -188,12 +194,13 @@ struct frame_walk {
 
 int on_frame(Dwfl_Frame* state, void* argument) {
   auto& walk = *static_cast<frame_walk*>(argument);
+  const dwfl_functions& dw = libdw();
   Dwarf_Addr pc = 0;
-  if (!dwfl_frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
+  if (!dw.frame_pc(state, &pc, nullptr)) return DWARF_CB_ABORT;
   // The module's CFI tells whether the frame is a signal frame: report it before asking.
   walk.target->module_at(pc);
   bool activation = false;
-  if (!dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+  if (!dw.frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
   if (pc != 0) walk.target->frames->push_back({pc, !activation});
   return --walk.left == 0 ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -209,7 +216,7 @@ bool attach(unwound_process& target, Dwfl_Module* first, const model::maps& spac
     }
   }
   return first &&
-         dwfl_attach_state(target.dwfl.get(), nullptr, target.pid, &thread_callbacks, &target);
+         libdw().attach_state(target.dwfl.get(), nullptr, target.pid, &thread_callbacks, &target);
 }
 
 }  // namespace
@@ -220,17 +227,18 @@ dwarf_unwinder::dwarf_unwinder(file_locator locate, std::size_t max_frames)
 dwarf_unwinder::~dwarf_unwinder() = default;
 
 unwound_process& dwarf_unwinder::process_of(pid_t pid, const std::shared_ptr<model::maps>& space) {
-  std::unique_ptr<unwound_process>& entry = processes_[pid];
+  auto known = processes_.find(pid);
   // A new address space (the pid reused) or a module that no longer matches: a new Dwfl.
-  if (entry && (entry->stale || entry->space.lock() != space)) entry.reset();
-  if (!entry) {
-    entry = std::make_unique<unwound_process>();
-    entry->dwfl.reset(dwfl_begin(&offline_callbacks));
-    entry->pid = pid;
-    entry->space = space;
-    entry->locate = &locate_;
-  }
-  return *entry;
+  if (known != processes_.end() && !known->second->stale && known->second->space.lock() == space)
+    return *known->second;
+  auto fresh = std::make_unique<unwound_process>();
+  // Before the map holds anything for pid: a libdw that cannot be loaded leaves no entry
+  // without a Dwfl, and the next sample tries again.
+  fresh->dwfl.reset(libdw().begin(&offline_callbacks()));
+  fresh->pid = pid;
+  fresh->space = space;
+  fresh->locate = &locate_;
+  return *(processes_[pid] = std::move(fresh));
 }
 
 // Processes whose address space the model dropped (every thread exited) lose their Dwfl.
@@ -265,7 +273,7 @@ void dwarf_unwinder::unwind(pid_t pid, pid_t tid, const std::shared_ptr<model::m
     frame_walk walk{target, max_frames_};
     // Its result says why the walk ended (the outermost frame, no CFI, the cap): whatever it
     // found is kept.
-    dwfl_getthread_frames(target->dwfl.get(), tid, on_frame, &walk);
+    libdw().getthread_frames(target->dwfl.get(), tid, on_frame, &walk);
     target->regs = nullptr;
     target->stack = {};
     target->frames = nullptr;

@@ -3,6 +3,7 @@
 // unwinder perf itself uses when built without libunwind: tools/perf/util/unwind-libdw.c).
 // Stack memory is read from the copy, other memory from the mapped ELF files; the call frame
 // information comes from each file's .eh_frame or .debug_frame (or its separate debug file).
+// libdw is loaded at the first sample that needs it (dwarf_unwinder_library), not at start.
 #pragma once
 
 #include <sys/types.h>
@@ -46,7 +47,7 @@ class dwarf_unwinder {
   // address space is `space`, leaf first. Empty when the registers cannot start an unwind
   // (none recorded, a 32-bit process, another architecture); otherwise it holds at least the
   // sampled IP and as many callers as libdwfl found, at most max_frames. Never throws for
-  // what the recording holds.
+  // what the recording holds; throws std::runtime_error when libdw cannot be loaded.
   void unwind(pid_t pid, pid_t tid, const std::shared_ptr<model::maps>& space,
               const user_registers& regs, std::span<const std::byte> stack,
               std::vector<unwound_frame>& frames);

@@ -24,11 +24,12 @@ shared_library::shared_library(std::initializer_list<std::string_view> sonames,
                            " needs a shared library that cannot be loaded (" + reasons + ")");
 }
 
-void* shared_library::symbol(const char* name) const {
+void* shared_library::symbol(const char* name, const char* version) const {
   ::dlerror();  // a null symbol is only an error when dlerror says so
-  void* address = ::dlsym(handle_, name);
+  void* address = version != nullptr ? ::dlvsym(handle_, name, version) : ::dlsym(handle_, name);
   if (const char* why = ::dlerror(); why != nullptr || address == nullptr) {
-    throw std::runtime_error(soname_ + " has no " + name +
+    std::string symbol = version != nullptr ? std::string(name) + "@" + version : name;
+    throw std::runtime_error(soname_ + " has no " + symbol +
                              (why != nullptr ? std::string(": ") + why : std::string()));
   }
   return address;

@@ -1,6 +1,7 @@
 // shared_library: a library opened with dlopen at the moment a feature needs it, not at start.
 // Used for the big ones only one command needs (libcurl for --push: ~6 MB of resident pages
-// and ~40 libraries of its own), so that a recording's RSS and start-up do not pay for them.
+// and ~40 libraries of its own; libarchive, libdw), so that a recording's RSS and start-up do
+// not pay for them.
 #pragma once
 
 #include <initializer_list>
@@ -24,13 +25,19 @@ class shared_library {
   // library when it is missing (a library older than the one built against).
   template <typename Function>
   Function* function(const char* name) const {
-    return reinterpret_cast<Function*>(symbol(name));
+    return reinterpret_cast<Function*>(symbol(name, nullptr));
+  }
+  // The same at one symbol version (dlvsym), where a library keeps a function's older
+  // signatures beside its newest: the version the headers built against declare.
+  template <typename Function>
+  Function* function(const char* name, const char* version) const {
+    return reinterpret_cast<Function*>(symbol(name, version));
   }
 
   const std::string& soname() const { return soname_; }
 
  private:
-  void* symbol(const char* name) const;
+  void* symbol(const char* name, const char* version) const;
 
   void* handle_ = nullptr;
   std::string soname_;

@@ -3,6 +3,8 @@
 // the shares perf script and perf report give the same recording (perf unwinds it too).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -17,6 +19,8 @@
 
 namespace arec::e2e {
 namespace {
+
+using namespace std::chrono_literals;
 
 // Whether the stack (leaf first) ends in `chain` (leaf first), as "main;call_major;hot_major"
 // reads root first.
@@ -95,6 +99,20 @@ class ExportDwarf : public ::testing::Test {
       if (ends_in(sample.frames, chain)) ++count;
     return count;
   }
+  // `command` in a mount namespace of its own where libdw.so.1 is an empty file, as if libdw1
+  // were not installed (the dynamic loader refuses it); the host's file is untouched.
+  static test::command_result without_libdw(const std::vector<std::string>& command) {
+    std::string empty_file = dir_->file("empty_file");
+    std::ofstream{empty_file}.flush();
+    // The file the loader finds for libdw.so.1 (ldconfig's cache), covered by the empty one.
+    const std::string cover =
+        "lib=$(ldconfig -p | awk '$1 == \"libdw.so.1\" { print $NF; exit }') && [ -n \"$lib\" ] "
+        "&& mount --bind \"$0\" \"$lib\" && exec \"$@\"";
+    std::vector<std::string> argv{"unshare", "--mount", "--propagation", "private",
+                                  "sh",      "-c",      cover,           empty_file};
+    argv.insert(argv.end(), command.begin(), command.end());
+    return test::run_command(argv, 120s);
+  }
   // perf unwinds with libunwind here, arec with libdwfl: a sample whose stack one of them
   // cannot walk whole (the IP in a prologue, the vdso) may differ; no more than 1%.
   static double tolerance() { return 1.0 + 100.0 / static_cast<double>(script_->samples.size()); }
@@ -164,6 +182,27 @@ TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShar
     ASSERT_TRUE(cum.contains(caller)) << caller << "\n" << counted.out;
     EXPECT_NEAR(cum[caller], perf_share, tolerance()) << caller << "\n" << counted.out;
   }
+}
+
+// libdw is loaded by the first --call-graph dwarf sample an export unwinds: without it arec
+// still records and exports other samples, and the export that needs it says what is missing.
+TEST_F(ExportDwarf, WithoutLibdwOnlyTheUnwindingFailsAndItNamesWhatIsMissing) {
+  const std::string other = dir_->file("without-libdw.data");
+  test::command_result recorded =
+      without_libdw({AREC_BINARY, "-q", "-e", "cpu-clock", "-o", other, "--", "true"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  test::command_result plain = without_libdw(
+      {AREC_BINARY, "export", "-q", "--format=folded", "-i", other, "-o", other + ".folded"});
+  EXPECT_EQ(plain.exit_code, 0) << plain.describe();
+
+  test::command_result unwound = without_libdw(
+      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", other + ".dwarf"});
+  EXPECT_EQ(unwound.exit_code, 1) << unwound.describe();
+  EXPECT_NE(unwound.err.find("--call-graph dwarf samples (elfutils' libdw, Debian: libdw1) needs "
+                             "a shared library that cannot be loaded ("),
+            std::string::npos)
+      << unwound.describe();
+  EXPECT_NE(unwound.err.find("libdw.so.1"), std::string::npos) << unwound.describe();
 }
 
 }  // namespace

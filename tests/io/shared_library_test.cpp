@@ -44,5 +44,17 @@ TEST(SharedLibrary, AMissingFunctionNamesItAndTheLibrary) {
   }
 }
 
+TEST(SharedLibrary, AMissingSymbolVersionNamesTheFunctionAtThatVersion) {
+  shared_library libc({"libc.so.6"}, "--feature");
+  try {
+    libc.function<pid_t()>("getpid", "AREC_NO_SUCH_1.0");
+    FAIL() << "found getpid at a version libc does not have";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("libc.so.6 has no getpid@AREC_NO_SUCH_1.0"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace arec::io
