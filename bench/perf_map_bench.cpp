@@ -1,7 +1,7 @@
 // The cost of JIT perf maps for a 100,000-entry map (a large node or JVM service): what the
 // recorder spends on each finished file (read the captured fd, compress into feature 255), and
-// what export and each --push window spend to decode and parse it. docs/performance.md,
-// "JIT perf maps".
+// what export and each --push window spend to decode and parse it. docs/performance.md, "What
+// each feature costs".
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <stdlib.h>

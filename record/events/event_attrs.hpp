@@ -17,7 +17,7 @@ namespace arec::record {
 // the same place in the records of every event: they can share one ring, and perf's reader
 // accepts the attrs (its id_pos/is_pos rule). ID rather than IDENTIFIER, as perf itself does
 // for one event: the varying TIME then sits between constant fields, and -z streams compress
-// about 3% better (docs/performance.md). --sample-identifier asks for IDENTIFIER instead.
+// about 3% better (docs/performance-log.md). --sample-identifier asks for IDENTIFIER instead.
 inline constexpr std::uint64_t common_sample_type =
     PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
 

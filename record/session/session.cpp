@@ -325,7 +325,7 @@ class recording {
       target.tasks = {child_->pid()};
     // Per cpu and task one fd per event (the tracking event included); per streaming thread a
     // data file, an io_uring and its eventfd, and its executor's epoll, eventfd and timerfd
-    // (counted in /proc/PID/fd by bench/scale: 6, docs/performance.md "Scale"). Counting 3
+    // (counted in /proc/PID/fd by bench/scale: 6, docs/performance-log.md "Scale"). Counting 3
     // left a 192-CPU --threads=cpu recording at a 1024 soft limit without the raise it needs.
     constexpr std::size_t fds_per_streaming_thread = 6;
     ensure_fd_limit(target.cpus.size() * target.tasks.size() * (specs.size() + 1) +

@@ -17,7 +17,7 @@ namespace arec::record {
 // A streaming thread's time slice. Drains take tens of microseconds, but a `-m 8` ring under a
 // tracepoint flood fills in about a millisecond: with the default slice (1.5 ms on 2 CPUs) the
 // thread, preempted by its own io-wq worker copying a write, lost events in ~1 run of 7; with
-// 0.5 ms slices (which the workers inherit) it gets the CPU back in time (docs/performance.md,
+// 0.5 ms slices (which the workers inherit) it gets the CPU back in time (docs/performance-log.md,
 // "Shorter slices for the streaming threads"). Its share of CPU does not change.
 inline constexpr std::chrono::microseconds streaming_slice{500};
 

@@ -4,7 +4,7 @@ namespace arec::record {
 namespace {
 
 // zstd's history: 256 KiB instead of level 1's 512 KiB halves the context's input buffer; on
-// perf sample streams the ratio changes by under 1% (docs/performance.md).
+// perf sample streams the ratio changes by under 1% (docs/performance-log.md).
 constexpr int window_log = 18;
 
 }  // namespace

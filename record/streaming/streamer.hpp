@@ -66,7 +66,7 @@ struct streamer_config {
   // small drains share one. A larger drain, or one finding every buffer still being written,
   // is written from the ring and waited for. 128 KiB takes in most of dwarf's drains (~130 KB,
   // an 8 KiB stack per sample); 256 KiB drains into 1 MiB buffers lost samples in dwarf where
-  // this lost none (docs/performance.md, "Deferred completions").
+  // this lost none (docs/performance-log.md, "Deferred completions").
   std::size_t staging_limit = 128 * 1024;
   std::size_t staging_buffer_bytes = 512 * 1024;
   std::size_t staging_buffers = 4;

@@ -2,7 +2,8 @@
 // code V8 generates into anonymous memory and names in /tmp/perf-PID.map. `arec export` names
 // those frames from that map, as perf report does (they used to be all unnamed). In a container
 // (its own pid and mount namespace, its own /tmp) the map is /tmp/perf-<pid there>.map where no
-// one on the host finds it afterwards: the recording captures it while node runs.
+// one on the host finds it afterwards: the recording captures it while node runs, and export
+// names those frames from it, as does perf report of `arec convert`'s file (docs/convert.md).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "env_command.hpp"
 #include "folded_stacks.hpp"
 #include "hot_javascript.hpp"
+#include "perf_report.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -62,7 +65,7 @@ console.log('spinning ' + status.match(/^NSpid:\s+(\d+)/m)[1]);
 for (;;) jsHotFunction(1e7);
 )";
 
-class ExportJitInContainer : public ::testing::Test {
+class JitInContainer : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
@@ -90,22 +93,45 @@ class ExportJitInContainer : public ::testing::Test {
     if (share <= 0.5) ADD_FAILURE() << "folded:\n" << exported.out.substr(0, 3000);
     return share;
   }
+  // The share of node's samples perf report puts in jsHotFunction, in the file `arec convert`
+  // made; the cache it writes the JIT ELF into is the test's own ($HOME/.debug).
+  double converted_report_share() {
+    const std::string home = dir_.file("home"), converted = dir_.file("converted.data");
+    test::run_command({"mkdir", "-p", home});
+    auto at_home = [&](const std::vector<std::string>& command) {
+      return env_command({"-u", "PERF_BUILDID_DIR", "HOME=" + home}, command);
+    };
+    test::command_result conversion = test::run_command(
+        at_home({AREC_BINARY, "convert", "-q", "-i", data(), "-o", converted}), 120s);
+    EXPECT_EQ(conversion.exit_code, 0) << conversion.describe();
+    test::command_result report = test::run_command(
+        at_home({"/usr/bin/perf", "report", "--stdio", "-i", converted, "--comms", "node",
+                 "--sort", "dso,sym", "--no-children", "-g", "none"}),
+        120s);
+    EXPECT_EQ(report.exit_code, 0) << report.describe();
+    double hot = 0;
+    for (const report_row& row : parse_perf_report(report.out))
+      if (row.symbol.find("jsHotFunction") != std::string::npos) hot += row.percent;
+    if (hot <= 50) ADD_FAILURE() << "perf report of the converted file:\n" << report.out;
+    return hot / 100;
+  }
   std::string data() const { return dir_.file("node.data"); }
 
   test::temp_dir dir_;
   recorder rec_ = recorder::from_environment();
 };
 
-TEST_F(ExportJitInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
+TEST_F(JitInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
   std::vector<std::string> args{"-q", "-g", "-e", "cpu-clock", "-o", data(), "--"};
   for (const std::string& word : in_container("hot.js")) args.push_back(word);
   test::command_result recorded = test::run_command(rec_.command(args), 120s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   ASSERT_EQ(recorded.out.substr(0, 2), "1\n") << "node is pid 1 of its namespace";
   EXPECT_GT(exported_hot_share(), 0.5);
+  EXPECT_GT(converted_report_share(), 0.5);
 }
 
-TEST_F(ExportJitInContainer, ItsFramesAreNamedWhileItRuns) {
+TEST_F(JitInContainer, ItsFramesAreNamedWhileItRuns) {
   test::child_process node = test::child_process::spawn(in_container("spin.js", false));
   std::optional<std::string> said = node.read_stdout_line(60s);
   ASSERT_TRUE(said && said->starts_with("spinning ")) << said.value_or("(nothing)");
@@ -116,6 +142,7 @@ TEST_F(ExportJitInContainer, ItsFramesAreNamedWhileItRuns) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   EXPECT_FALSE(node.has_exited()) << "it must still run at the end of the recording";
   EXPECT_GT(exported_hot_share(), 0.5);
+  EXPECT_GT(converted_report_share(), 0.5);
 }
 
 }  // namespace
