@@ -809,6 +809,7 @@ class recording {
       set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
     if (auto containers = build_ids_.containers(); !containers.empty())
       set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
+    build_ids_.forget_gone_processes();  // this file holds theirs; the next ones need not
     try {
       header.write_epilogue(cut.data_end - data_offset_, set);
     } catch (const std::system_error&) {

@@ -7,6 +7,7 @@
 #include "async/thread_signals.hpp"
 #include "io/container_id.hpp"
 #include "io/owned_files.hpp"
+#include "io/process_identity.hpp"
 #include "io/process_perf_map.hpp"
 
 namespace arec::record {
@@ -117,6 +118,8 @@ void build_id_reader::capture_perf_map(pid_t pid) {
       return;
     }
   }
+  std::optional<std::uint64_t> started = io::process_start_time(pid);
+  if (!started) return;  // gone already
   io::process_perf_map map;
   try {
     map = io::open_process_perf_map(pid);
@@ -132,24 +135,39 @@ void build_id_reader::capture_perf_map(pid_t pid) {
   kept.pid = pid;
   kept.path = std::move(map.path);
   kept.fd = std::move(map.fd);
+  kept.started = *started;
   perf_maps_.push_back(std::move(kept));
 }
 
 void build_id_reader::read_container(pid_t pid) {
+  std::optional<std::uint64_t> started = io::process_start_time(pid);
   std::string id;
   try {
     id = io::container_id_of_process(pid);
   } catch (const std::system_error&) {
     return;  // an unreadable /proc/PID/cgroup: no label, as for a host process
   }
-  if (id.empty()) return;
+  if (id.empty() || !started) return;
   io::exclusive_lock lock{maps_mutex_};
-  containers_.push_back({pid, std::move(id)});
+  containers_.push_back({{pid, std::move(id)}, *started});
 }
 
 std::vector<io::perf::process_container> build_id_reader::containers() const {
+  std::vector<io::perf::process_container> processes;
   io::exclusive_lock lock{maps_mutex_};
-  return containers_;
+  for (const noted_container& noted : containers_) processes.push_back(noted.process);
+  return processes;
+}
+
+void build_id_reader::forget_gone_processes() {
+  auto gone = [](pid_t pid, std::uint64_t started) {
+    return io::process_start_time(pid) != started;
+  };
+  io::exclusive_lock lock{maps_mutex_};
+  std::erase_if(perf_maps_, [&](const kept_perf_map& map) { return gone(map.pid, map.started); });
+  std::erase_if(containers_, [&](const noted_container& noted) {
+    return gone(noted.process.pid, noted.started);
+  });
 }
 
 std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map& map) {

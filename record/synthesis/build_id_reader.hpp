@@ -64,6 +64,11 @@ class build_id_reader {
   void enqueue_container_of(pid_t pid) AREC_EXCLUDES(mutex_);
   // The sampled processes found in a container so far. Safe from any thread.
   std::vector<io::perf::process_container> containers() const AREC_EXCLUDES(maps_mutex_);
+  // Forgets the perf maps and containers of processes that are gone (or whose pid another
+  // process has now), once a finished file holds them: a long recording (--push for weeks)
+  // carries only its live processes' into each next file, and a new JIT process is captured
+  // however many came and went before it. Safe from any thread.
+  void forget_gone_processes() AREC_EXCLUDES(maps_mutex_);
   // Ends the thread once the file it reads now is read; what is still queued stays unread
   // (collect_build_ids reads it), unless there is a cache: then what is queued (what was mapped
   // in the last moments, usually nothing) is read and cached first, so the cache holds every
@@ -102,6 +107,7 @@ class build_id_reader {
     pid_t pid = 0;
     std::string path;  // as the process names it, for messages
     io::unique_fd fd;
+    std::uint64_t started = 0;  // the process's start time: a reused pid is another process
     // What perf_maps() last read of it, and the size and time it had then.
     io::perf::stored_perf_map stored;
     off_t size = -1;
@@ -116,7 +122,11 @@ class build_id_reader {
   std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);
   static constexpr std::size_t max_perf_maps = 1024;
   std::size_t perf_maps_left_out_ AREC_GUARDED_BY(maps_mutex_) = 0;
-  std::vector<io::perf::process_container> containers_ AREC_GUARDED_BY(maps_mutex_);
+  struct noted_container {
+    io::perf::process_container process;
+    std::uint64_t started = 0;
+  };
+  std::vector<noted_container> containers_ AREC_GUARDED_BY(maps_mutex_);
   io::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<job> queue_ AREC_GUARDED_BY(mutex_);

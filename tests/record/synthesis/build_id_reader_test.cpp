@@ -1,6 +1,7 @@
 #include "record/synthesis/build_id_reader.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -89,6 +90,43 @@ TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
   ::unlink(path.c_str());  // the runtime's exit may remove it: the kept fd still reads it
   EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 first\n2000 10 compiled_later\n");
   EXPECT_TRUE(said.empty()) << said.front();
+}
+
+// A long recording (--push for weeks) keeps only its live processes' maps once a finished file
+// holds the others': a gone process's map is forgotten, a live one's kept.
+TEST(BuildIdReaderThread, TheMapOfAProcessThatIsGoneIsForgottenOnceWritten) {
+  int ready[2], release[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // a process that lives until the test lets it go
+    char byte = 0;
+    if (::write(ready[1], &byte, 1) != 1 || ::read(release[0], &byte, 1) < 0) ::_exit(1);
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  const std::string mine = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  const std::string its = "/tmp/perf-" + std::to_string(child) + ".map";
+  removed_at_end cleanup_mine{mine}, cleanup_its{its};
+  { std::ofstream{mine} << "1000 10 mine\n"; }
+  { std::ofstream{its} << "1000 10 its\n"; }
+  build_id_reader reader;
+  reader.enqueue_perf_map(::getpid());
+  reader.enqueue_perf_map(child);
+  reader.stop();
+  EXPECT_EQ(reader.perf_maps().size(), 2u);
+  reader.forget_gone_processes();
+  EXPECT_EQ(reader.perf_maps().size(), 2u) << "both still run";
+  ASSERT_EQ(::write(release[1], &byte, 1), 1);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  reader.forget_gone_processes();
+  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].pid, ::getpid());
+  for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
 }
 
 TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarning) {
