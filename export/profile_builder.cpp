@@ -260,7 +260,10 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     if (!name.empty()) location.function_id = function_of(name, filename);
   } else if (jit_pid != 0) {
     std::string_view name = jit_symbols_.function_at(jit_pid, address);
-    if (!name.empty()) location.function_id = function_of(name, filename);
+    if (!name.empty())
+      location.function_id = function_of(name, filename);
+    else
+      unnamed_jit_.push_back({jit_pid, {address, location.id, filename}});
   }
   locations_.push_back(location);
   found->second = location.id;
@@ -330,6 +333,12 @@ void profile_builder::add_recorded_perf_maps(
     const std::vector<io::perf::captured_perf_map>& maps) {
   for (const auto& [pid, map] : unambiguous_by_pid(maps))
     jit_symbols_.use_captured(pid, map ? std::string_view{map->text} : std::string_view{});
+  std::erase_if(unnamed_jit_, [this](const unnamed_jit_location& jit) {
+    std::string_view name = jit_symbols_.function_at(jit.pid, jit.where.address);
+    if (name.empty()) return false;
+    locations_[jit.where.location_id - 1].function_id = function_of(name, jit.where.filename);
+    return true;
+  });
 }
 
 void profile_builder::add_recorded_containers(

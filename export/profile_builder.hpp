@@ -159,6 +159,13 @@ class profile_builder {
     std::int64_t filename;  // string index
   };
   std::vector<unnamed_location> unnamed_kernel_;  // kernel locations not named yet
+  // JIT locations their process's map did not name (yet): a runtime may write an entry after
+  // its code first ran (its perf map is buffered), so a later window's map names them.
+  struct unnamed_jit_location {
+    pid_t pid;
+    unnamed_location where;
+  };
+  std::vector<unnamed_jit_location> unnamed_jit_;
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
       location_ids_;  // (mapping id, address)
   std::vector<profile_function> functions_;

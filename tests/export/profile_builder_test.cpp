@@ -221,6 +221,15 @@ TEST_F(ProfileBuilderCaptured, APidTwoProcessesHadInOneFileGetsNeitherNameNorCon
   EXPECT_EQ(container, "");
 }
 
+// A runtime buffers its perf map: code may run in one window before its line reaches the file.
+// The next window's map names it, though the location was made (unnamed) before.
+TEST_F(ProfileBuilderCaptured, CodeTheMapNamedOnlyLaterIsNamedFromThen) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsOld\n"}});
+  EXPECT_EQ(leaf_at(jit_start + 0x2010), "");
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsOld\n7f0000002000 100 jsLate\n"}});
+  EXPECT_EQ(leaf_at(jit_start + 0x2010), "jsLate");
+}
+
 TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierOne) {
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n"}});
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n7f0000001000 100 jsNew\n"}});
