@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 
+#include "io/perf_data/per_process.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/jit_elf.hpp"
@@ -75,8 +76,9 @@ std::optional<anonymous_code> anonymous_code_of(std::span<const std::byte> recor
 jit_mappings::jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root,
                            std::uint64_t cache_bytes)
     : cache_root_(std::move(cache_root)), cache_room_(cache_bytes) {
-  for (io::perf::captured_perf_map& map : maps)
-    processes_[map.pid].text = std::move(map.text);  // a later capture is the final state
+  // A pid the file names twice was reused: neither map names its code (io/perf_data/per_process).
+  for (const auto& [pid, map] : io::perf::unambiguous_by_pid(maps))
+    if (map) processes_[pid].text = map->text;
 }
 
 std::string jit_mappings::elf_name(pid_t pid) {

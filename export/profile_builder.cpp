@@ -10,6 +10,7 @@
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
 #include "io/container_id.hpp"
+#include "io/perf_data/per_process.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/usage_error.hpp"
 #include "model/side_band.hpp"
@@ -311,27 +312,12 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
   return found->second;
 }
 
-// Within one file, two maps or containers for one pid are two processes that had it in turn
-// (the pid was reused): samples cannot tell them apart, so that pid gets neither (no name is
-// better than another process's). A later file's entry for a pid replaces the earlier one: it
-// is the same process, its map grown since.
-namespace {
-
-template <typename Entry>
-std::unordered_map<pid_t, const Entry*> unambiguous_by_pid(const std::vector<Entry>& entries) {
-  std::unordered_map<pid_t, const Entry*> by_pid;
-  for (const Entry& entry : entries) {
-    auto [found, added] = by_pid.try_emplace(entry.pid, &entry);
-    if (!added) found->second = nullptr;
-  }
-  return by_pid;
-}
-
-}  // namespace
+// A pid named twice in one file gets neither entry (io/perf_data/per_process). A later file's
+// entry for a pid replaces the earlier one: it is the same process, its map grown since.
 
 void profile_builder::add_recorded_perf_maps(
     const std::vector<io::perf::captured_perf_map>& maps) {
-  for (const auto& [pid, map] : unambiguous_by_pid(maps))
+  for (const auto& [pid, map] : io::perf::unambiguous_by_pid(maps))
     jit_symbols_.use_captured(pid, map ? std::string_view{map->text} : std::string_view{});
   std::erase_if(unnamed_jit_, [this](const unnamed_jit_location& jit) {
     std::string_view name = jit_symbols_.function_at(jit.pid, jit.where.address);
@@ -343,7 +329,7 @@ void profile_builder::add_recorded_perf_maps(
 
 void profile_builder::add_recorded_containers(
     const std::vector<io::perf::process_container>& processes) {
-  for (const auto& [pid, process] : unambiguous_by_pid(processes))
+  for (const auto& [pid, process] : io::perf::unambiguous_by_pid(processes))
     process_containers_[pid] = process ? intern(process->id) : 0;
 }
 

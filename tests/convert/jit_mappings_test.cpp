@@ -115,6 +115,15 @@ TEST_F(JitMappings, EverythingElsePassesUnchanged) {
   EXPECT_TRUE(jit.build_ids().empty()) << "no ELF for a process none of whose code was mapped";
 }
 
+// Two maps for one pid in one file are two processes that had it in turn: samples cannot tell
+// them apart, so neither map names its code (as in export).
+TEST_F(JitMappings, APidTwoCapturedMapsNameGetsNoElf) {
+  jit_mappings jit({{7, map_text}, {7, map_text}}, cache_.path());
+  std::vector<std::byte> anon = mmap2("//anon", PROT_READ | PROT_EXEC);
+  EXPECT_EQ(jit.rewrite(anon).data(), anon.data());
+  EXPECT_TRUE(jit.build_ids().empty());
+}
+
 TEST_F(JitMappings, AMapWithoutFunctionsChangesNothing) {
   jit_mappings jit = make("not a perf map\n");
   std::vector<std::byte> anon = mmap2("//anon", PROT_READ | PROT_EXEC);
