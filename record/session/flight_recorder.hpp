@@ -1,5 +1,5 @@
-// flight_recorder: what --overwrite decides for a recording: which combinations it refuses,
-// and which processes are described again before each snapshot.
+// flight_recorder: what --overwrite decides for a recording: which processes are described
+// again before each snapshot (record/option_combinations says which options it refuses).
 #pragma once
 
 #include <sys/types.h>
@@ -10,11 +10,6 @@
 #include "record/record_options.hpp"
 
 namespace arec::record {
-
-// Throws io::usage_error for what --overwrite cannot do: pipe mode (a snapshot is a file),
-// --switch-output=SIZE (nothing is written between snapshots, so
-// a size would only count the snapshots themselves: perf 6.1 then dumps in a chain).
-void check_overwrite(const record_options& options, bool to_pipe);
 
 // The processes whose tasks and maps are read again from /proc before a snapshot: the side-band
 // records that described them may have been overwritten by then. Those -p, -t or -u named, or

@@ -2,6 +2,10 @@
 // when the ring's wakeup watermark fires; a round coroutine periodically asks every ring for
 // what it holds and, in single-file mode, then writes a FINISHED_ROUND so that perf's reader
 // can flush its ordering queue. All of it runs on the thread's own executor.
+// The class is implemented in four units: streamer.cpp (rings, drains, rounds),
+// streamer_staging.cpp (small drains coalesced into one write), streamer_snapshots.cpp
+// (--overwrite) and streamer_outputs.cpp (--switch-output); streamer_parts.hpp holds the
+// private state they share.
 #pragma once
 
 #include <atomic>

@@ -1,0 +1,226 @@
+// The recording's outputs switched (--switch-output, --timestamp-filename): the file renamed
+// PATH.<time> and finished while the streams go on into a fresh PATH; and the --overwrite
+// snapshots that a switch or the stop writes.
+#include <cstdio>
+#include <future>
+
+#include "io/append_writer.hpp"
+#include "io/output_path.hpp"
+#include "io/perf_data/container_ids_feature.hpp"
+#include "io/perf_data/host_features.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
+#include "io/perf_data/sample_layout.hpp"
+#include "io/system_error.hpp"
+#include "record/session/flight_recorder.hpp"
+#include "record/session/initial_state.hpp"
+#include "record/session/recording.hpp"
+#include "record/streaming/stream_sink.hpp"
+#include "record/streaming/streamer.hpp"
+#include "record/synthesis/known_tasks.hpp"
+
+namespace arec::record {
+
+// --switch-output: the file is renamed PATH.<time> and finished, while the streaming thread
+// goes on into a fresh PATH. Runs on the control thread, as does everything else that
+// touches the header.
+void recording::switch_output() {
+  if (switch_failure_ || failed_) return;
+  try {
+    rotate_output();
+  } catch (...) {
+    // The recording ends; what is on disk stays readable (docs/crash-safety.md).
+    switch_failure_ = std::current_exception();
+    control_.stop();
+  }
+}
+
+void recording::rotate_output() {
+  if (options_.attrs.overwrite) {
+    take_snapshot();
+    // Written while the file is still PATH and current: a write that fails (a full disk)
+    // ends the recording with this file cut back and finished at the end, as any.
+    write_taken_snapshots();
+  }
+  std::string rotated = rotated_files_.next_name();
+  if (meter_) meter_->start_output();
+  // Renamed first: the open fds keep writing into it, and PATH is free for the new output.
+  // A crash from here on leaves PATH.<time> as salvageable as PATH was.
+  io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
+                    options_.output_path + " to " + rotated);
+  auto [next, next_header] = create_next_output(rotated);
+  recording_output old_output = std::exchange(*output_, std::move(next));
+  io::perf::perf_file_writer old_header = std::exchange(*header_, std::move(next_header));
+  std::uint64_t old_header_end = header_end_;
+  std::vector<output_cut> cuts = cut_every_stream();
+  output_cut cut = merged(cuts);
+  if (directory()) cut.data_end = old_header_end;  // the header file's own records
+  if (cut.failure) cut_back(old_output, cuts);
+  std::exception_ptr failure = cut.failure;
+  try {
+    finish_file(old_header, cut);
+  } catch (const std::system_error&) {
+    failure = std::current_exception();  // its data size is right: it is still announced
+  }
+  last_rotated_bytes_ = old_output.total_bytes();
+  rotated_bytes_ += last_rotated_bytes_;
+  ++switches_;
+  if (!options_.transient_outputs) say(options_, "arec: dump " + rotated);
+  rotated_files_.keep(rotated);
+  output_finished(rotated);
+  if (failure) std::rethrow_exception(failure);
+  // What runs now, for the new output's samples; then its rounds may flow.
+  if (directory()) {
+    synthesize_into_header(true);
+    for (auto& t : threads_) t->stream.release_rounds();
+    make_recoverable();
+    return;
+  }
+  streamer& stream = threads_.front()->stream;
+  stream_sink sink(stream);
+  synthesize_initial_state(options_, target_processes_, child_, per_task(), sink, machine_,
+                           online_cpu_count_, kernel_, true);
+  sink.flush();
+  stream.release_rounds();
+  header_->update_data_size(stream.durable_offset() - data_offset_);
+}
+
+// The output a switch goes on into, with its prologue, named PATH. When that fails (a full
+// disk may refuse even the prologue) the current output is given its name back and stays
+// current: nothing was cut yet.
+std::pair<recording_output, io::perf::perf_file_writer> recording::create_next_output(
+    const std::string& rotated) {
+  std::optional<recording_output> next;
+  try {
+    next.emplace(recording_output::create(options_.output_path, directory(), threads_.size()));
+    io::perf::perf_file_writer header(next->header_fd(), next->header_path());
+    header.write_prologue(entries_);  // same events: the same data offset
+    next->publish();
+    return {std::move(*next), std::move(header)};
+  } catch (...) {
+    if (next && directory()) io::remove_output(options_.output_path);
+    io::check_syscall(::rename(rotated.c_str(), options_.output_path.c_str()), "rename",
+                      rotated + " back to " + options_.output_path);
+    throw;
+  }
+}
+
+// --overwrite --switch-output: the snapshot each thread took goes into its current file now.
+void recording::write_taken_snapshots() {
+  std::vector<std::future<void>> written;
+  for (auto& t : threads_) written.push_back(t->stream.write_taken_snapshot());
+  std::exception_ptr failure;
+  for (std::future<void>& one : written) {
+    try {
+      one.get();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Every streaming thread goes on into its file of the new output (output_) at its next
+// drain; waits only for the writes already under way. A single file gets the tasks the model
+// knows at the cut from its thread; a directory's come into its header file after the cuts.
+// One cut per streaming thread.
+std::vector<output_cut> recording::cut_every_stream() {
+  std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
+  std::vector<std::future<output_cut>> pending;
+  for (std::size_t i = 0; i < threads_.size(); ++i) {
+    auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
+                                                   directory() ? 0 : data_offset_);
+    std::function<std::vector<std::byte>()> prelude;
+    if (!directory()) prelude = [this, trailer] { return encode_known_tasks(machine_, trailer); };
+    pending.push_back(threads_[i]->stream.switch_output(std::move(writer), std::move(prelude)));
+  }
+  std::vector<output_cut> cuts;
+  for (std::future<output_cut>& one : pending) cuts.push_back(one.get());
+  return cuts;
+}
+
+output_cut recording::merged(const std::vector<output_cut>& cuts) {
+  output_cut all;
+  for (const output_cut& cut : cuts) {
+    all.data_end = cut.data_end;
+    all.stats.merge(cut.stats);
+    all.compressed_in += cut.compressed_in;
+    all.compressed_out += cut.compressed_out;
+    if (!all.failure) all.failure = cut.failure;
+  }
+  return all;
+}
+
+// After a failed write (a full disk) every stream file of `output` is cut back to its durable
+// prefix, which ends on a record boundary: a reader of data.N walks to its end, and in a
+// single file the bytes freed give its features room.
+void recording::cut_back(const recording_output& output, const std::vector<output_cut>& cuts) {
+  for (std::size_t i = 0; i < cuts.size(); ++i)
+    io::check_syscall(::ftruncate(output.stream_fd(i), static_cast<off_t>(cuts[i].data_end)),
+                      "ftruncate", output.stream_path(i));
+}
+
+// --overwrite: the rings are copied at once (the moments before the request, not arec's
+// own work after it), then what runs is read again into the file the snapshot goes to, as
+// perf's --tail-synthesize (which --overwrite implies) does: the records that described it
+// may have been overwritten. Those records have time 0, which perf applies as it reads them,
+// before the snapshot's samples, which come after them.
+void recording::take_snapshot() {
+  if (!options_.attrs.overwrite) return;
+  pause_every_ring();
+  std::vector<std::future<void>> taken;
+  for (auto& t : threads_) taken.push_back(t->stream.take_snapshot());
+  for (std::future<void>& one : taken) one.get();
+  streamer& stream = threads_.front()->stream;  // with --threads: data.0, before its snapshot
+  std::optional<pid_t> workload;
+  if (workload_is_target()) workload = child_->pid();
+  stream_sink sink(stream);
+  synthesize_initial_state(options_, processes_to_describe(target_processes_, workload), child_,
+                           per_task(), sink, machine_, online_cpu_count_, kernel_);
+  sink.flush();
+}
+
+// Every thread's rings paused from here, before any thread copies its own: one instant for
+// the whole snapshot (as perf pauses all rings in one loop), not one per streaming thread.
+void recording::pause_every_ring() {
+  for (std::size_t paused = 0; paused < threads_.size(); ++paused) {
+    try {
+      threads_[paused]->stream.pause_rings();
+    } catch (...) {
+      for (std::size_t i = 0; i < paused; ++i) threads_[i]->stream.resume_rings();
+      throw;
+    }
+  }
+}
+
+// The features of a file that is finished: its own samples' times, the build-ids seen so far.
+// After a failed write only what is on the file counts: the data size is its durable end
+// even when the features no longer fit (a directory's header file keeps the features it got
+// after synthesis: rewriting them in place could leave its table and header bits at odds).
+void recording::finish_file(io::perf::perf_file_writer& header, const output_cut& cut) {
+  if (cut.failure && directory()) return;
+  io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
+  if (!options_.no_buildid)
+    set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+  if (auto maps = build_ids_.perf_maps(); !maps.empty())
+    set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
+  if (auto containers = build_ids_.containers(); !containers.empty())
+    set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
+  build_ids_.forget_gone_processes();  // this file holds theirs; the next ones need not
+  try {
+    header.write_epilogue(cut.data_end - data_offset_, set);
+  } catch (const std::system_error&) {
+    header.update_data_size(cut.data_end - data_offset_);  // fits in place
+    if (!cut.failure) throw;
+  }
+}
+
+// --timestamp-filename: the finished file takes its time, as every rotated one did.
+void recording::name_final_output() {
+  final_path_ = rotated_files_.next_name();
+  io::check_syscall(::rename(options_.output_path.c_str(), final_path_.c_str()), "rename",
+                    options_.output_path + " to " + final_path_);
+  if (!options_.transient_outputs) say(options_, "arec: dump " + final_path_);
+  rotated_files_.keep(final_path_);
+}
+
+}  // namespace arec::record
