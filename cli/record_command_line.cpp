@@ -41,6 +41,7 @@ struct record_state {
   std::string period_spelled;
   std::size_t cgroups_given = 0;  // -G names so far, empty ones included (perf's nr_cgroups)
   bool group = false;  // --group: applied once every -e is known
+  bool latency = false;  // --latency: judged once the target is known
   std::optional<fleet::push_options> push;  // any --push* option
 };
 
@@ -650,6 +651,10 @@ constexpr std::array record_table{
     record_spec{"switch-events", 0, none, "", "record context switches (SWITCH records)", "",
                 events,
                 [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
+    record_spec{"latency", 0, none, "",
+                "record context switches for perf report --latency (perf 6.15's option; not "
+                "with system-wide collection)",
+                "", events, [](record_state& s, const option_use&) { s.latency = true; }},
     record_spec{"namespaces", 0, none, "", "record the namespaces of new tasks", "", events,
                 [](record_state& s, const option_use&) { s.options.attrs.namespaces = true; }},
     record_spec{"all-cgroups", 0, none, "",
@@ -861,6 +866,13 @@ record_command parse_record_command_line(std::span<const char* const> args) {
   if (options.workload.empty() && options.pids.empty() && options.tids.empty() && !options.user &&
       options.cpus.empty())
     options.system_wide = true;
+  // perf 6.15's rule (a later perf lifts it, reading the sample's cpu): latency needs per-task
+  // switch records, so a system-wide recording is refused, in perf's words.
+  if (state.latency) {
+    if (options.system_wide)
+      throw io::usage_error("latency profiling is not supported with system-wide collection");
+    options.attrs.switch_events = true;
+  }
   // perf's rule: the cgroup of an event is a filter on each cpu, so there must be one on each.
   if (state.cgroups_given > 0 && !options.system_wide)
     throw io::usage_error("cgroup monitoring only available in system-wide mode (-a)");

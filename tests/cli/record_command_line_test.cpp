@@ -592,6 +592,18 @@ TEST(RecordOptions, SideBandAndBufferingFlags) {
   EXPECT_TRUE(all.no_buildid);
 }
 
+// perf 6.15's --latency: switch records for a per-task recording, refused system-wide.
+TEST(RecordOptions, LatencyRecordsSwitchesOfTasksOnly) {
+  EXPECT_FALSE(parse({"--", "true"}).attrs.switch_events);
+  EXPECT_TRUE(parse({"--latency", "--", "true"}).attrs.switch_events);
+  EXPECT_TRUE(parse({"--latency", "-p", "1"}).attrs.switch_events);
+  EXPECT_TRUE(parse({"--latency", "-C", "0", "--", "true"}).attrs.switch_events);
+  const std::string refused = "latency profiling is not supported with system-wide collection";
+  EXPECT_EQ(error_of({"--latency", "-a"}), refused);
+  EXPECT_EQ(error_of({"--latency"}), refused) << "no target is the whole system, as in perf";
+  EXPECT_EQ(error_of({"--latency", "-a", "--", "true"}), refused);
+}
+
 TEST(RecordOptions, DelayTakesPerfsThreeForms) {
   EXPECT_FALSE(parse({}).delayed);
   record_options plain = parse({"-D", "300"});

@@ -291,6 +291,19 @@ TEST_F(RecordPerfOptions, SwitchEventsAndNamespacesAreRecorded) {
   EXPECT_GT(count_of(dump.out, "PERF_RECORD_NAMESPACES"), 0u);
 }
 
+// --latency (perf 6.15) is --switch-events for a per-task recording: the attrs perf 6.1 sets
+// for --switch-events, and switch records that perf report reads.
+TEST_F(RecordPerfOptions, LatencySetsTheAttrsOfPerfsSwitchEvents) {
+  record(rec_, {"-e", "cpu-clock", "--latency"}, ours_, {"sh", "-c", "sleep 0.01; sleep 0.01"});
+  record(perf_, {"-e", "cpu-clock", "--switch-events"}, theirs_,
+         {"sh", "-c", "sleep 0.01; sleep 0.01"});
+  EXPECT_EQ(decided_fields(ours_), decided_fields(theirs_));
+  EXPECT_TRUE(decided_fields(ours_).contains("context_switch: 1"));
+  test::command_result dump = test::run_command({"perf", "report", "-D", "-i", ours_}, 60s);
+  ASSERT_EQ(dump.exit_code, 0) << dump.describe();
+  EXPECT_GT(count_of(dump.out, "PERF_RECORD_SWITCH"), 0u);
+}
+
 TEST_F(RecordPerfOptions, NoBuildidLeavesTheBuildIdFeatureOut) {
   record(rec_, {"-e", "cpu-clock", "-B"}, ours_);
   record(perf_, {"-e", "cpu-clock", "-B"}, theirs_);
