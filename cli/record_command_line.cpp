@@ -713,8 +713,8 @@ constexpr std::array record_table{
     record_spec{"no-buildid", 'B', none, "", "do not collect build-ids", "", output,
                 [](record_state& s, const option_use&) { s.options.no_buildid = true; }},
     record_spec{"no-buildid-cache", 'N', none, "",
-                "do not add the mapped files to the build-id cache ($PERF_BUILDID_DIR, "
-                "buildid.dir or ~/.debug)",
+                "do not add the mapped files to the build-id cache (perfconfig's "
+                "buildid.dir, else ~/.debug)",
                 "", output,
                 [](record_state& s, const option_use&) { s.options.no_buildid_cache = true; }},
     record_spec{"buildid-all", 0, none, "",

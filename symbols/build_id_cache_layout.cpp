@@ -55,7 +55,6 @@ std::string relative_name(const std::string& name) {
 }  // namespace
 
 std::string default_build_id_dir() {
-  if (const char* dir = std::getenv("PERF_BUILDID_DIR"); dir && *dir) return dir;
   const char* home = std::getenv("HOME");
   std::string user_config = std::string{home ? home : ""} + "/.perfconfig";
   if (auto dir = perfconfig_buildid_dir(user_config)) return *dir;

@@ -8,8 +8,9 @@
 
 namespace arec::symbols {
 
-// Where perf keeps its cache: $PERF_BUILDID_DIR, else perfconfig's buildid.dir (~/.perfconfig
-// over /etc/perfconfig), else $HOME/.debug.
+// Where perf keeps its cache: perfconfig's buildid.dir (~/.perfconfig over /etc/perfconfig),
+// else $HOME/.debug. $PERF_BUILDID_DIR is not read: perf 6.1 only sets it, for the scripts it
+// runs, so a value in the environment would send arec's cache where perf report never looks.
 std::string default_build_id_dir();
 
 // ".build-id/ab/cdef...", the link of the build-id whose lower-case hex is `hex`, relative to

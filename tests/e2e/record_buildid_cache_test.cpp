@@ -362,7 +362,26 @@ TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchiv
       << "export did not resolve from the configured cache:\n" << exported.out.substr(0, 2000);
 }
 
-// Another user owns the cache directory root is told to use ($PERF_BUILDID_DIR) and has
+// $PERF_BUILDID_DIR is set only by perf, for its scripts: a value in the environment leaves
+// arec's cache where perf report reads it ($HOME/.debug), and nothing goes where it points.
+TEST_F(RecordBuildIdCache, ThePerfBuildIdDirVariableIsIgnoredAsPerfIgnoresIt) {
+  build(1);
+  std::string home = dir_.file("home");
+  std::string elsewhere = dir_.file("elsewhere");
+  test::run_command({"mkdir", "-p", home, elsewhere});
+  std::string data = dir_.file("e.data");
+  test::command_result run = test::run_command(
+      env_command({"PERF_BUILDID_DIR=" + elsewhere, "HOME=" + home},
+                  rec_.command({"-e", "cpu-clock", "-o", data, "--", program()})),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  EXPECT_EQ(test::run_command({"find", elsewhere, "-mindepth", "1"}).out, "")
+      << "the recording filled the cache the variable names";
+  EXPECT_EQ(directory_entries(home + "/.debug" + program()).size(), 1u)
+      << "the program is not in $HOME/.debug, where perf report looks";
+}
+
+// Another user owns the cache directory root is told to use (perfconfig's buildid.dir) and has
 // planted a symlink in it to a directory of root's: the recording refuses the cache, says why,
 // and writes nothing anywhere through it.
 TEST_F(RecordBuildIdCache, ACacheAnotherUserControlsIsRefusedAndNothingIsWrittenThroughIt) {
@@ -378,9 +397,11 @@ TEST_F(RecordBuildIdCache, ACacheAnotherUserControlsIsRefusedAndNothingIsWritten
        "--regid=" + std::to_string(other.gid()), "--clear-groups", "ln", "-s", victim,
        cache + "/.build-id"});
   ASSERT_EQ(planted.exit_code, 0) << planted.describe();
+  std::string home = dir_.file("home");
+  test::run_command({"mkdir", "-p", home});
+  std::ofstream{home + "/.perfconfig"} << "[buildid]\n\tdir = " << cache << "\n";
   test::command_result run = test::run_command(
-      env_command({"PERF_BUILDID_DIR=" + cache},
-                  rec_.command({"-e", "cpu-clock", "-o", dir_.file("u.data"), "--", program()})),
+      in_home(home, rec_.command({"-e", "cpu-clock", "-o", dir_.file("u.data"), "--", program()})),
       120s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   EXPECT_NE(run.err.find("the build-id cache is not used: " + cache + " is owned by uid " +
