@@ -1,16 +1,25 @@
 #include "io/published_file.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstddef>
+
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "support/forked.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::io {
@@ -48,6 +57,61 @@ std::vector<std::string> names_in(const std::string& dir) {
 bool exists(const std::string& path) {
   struct stat status {};
   return ::lstat(path.c_str(), &status) == 0;
+}
+
+// Makes this process a file system without unnamed files (openat with O_TMPFILE fails with
+// EOPNOTSUPP, as on NFS or FUSE) and, with `no_noreplace`, without RENAME_NOREPLACE (renameat2
+// fails with EINVAL). For a forked child only: a seccomp filter cannot be removed.
+bool refuse_unnamed_files(bool no_noreplace, std::string& report) {
+  // The kernel's bit alone: glibc's __O_TMPFILE includes O_DIRECTORY, which opendir sets.
+  constexpr std::uint32_t kernel_o_tmpfile = 020000000;
+  constexpr unsigned flags_low = offsetof(struct seccomp_data, args) + 2 * sizeof(std::uint64_t);
+  std::uint32_t renameat2 =
+      no_noreplace ? SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA) : SECCOMP_RET_ALLOW;
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_renameat2, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, renameat2),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, flags_low),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, kernel_o_tmpfile, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EOPNOTSUPP & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+      ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0)
+    return true;
+  report = std::string("seccomp: ") + std::strerror(errno);
+  return false;
+}
+
+// Without O_TMPFILE, new_only publishes a hidden temporary and never replaces what is there.
+int publish_new_only_without_unnamed_files(const test::temp_dir& dir, std::string& report) {
+  std::string path = dir.file("perf.data");
+  published_file first(path, publish_policy::new_only);
+  put(first.fd(), "first");
+  std::vector<std::string> names = names_in(dir.path());
+  if (names.size() != 1 || !is_publish_temporary(names.front()))
+    return (report = "before commit: " + (names.empty() ? "nothing" : names.front())), 1;
+  first.commit();
+  if (text_of(path) != "first" || names_in(dir.path()) != std::vector<std::string>{"perf.data"})
+    return (report = "after commit: " + text_of(path)), 1;
+  try {
+    published_file second(path, publish_policy::new_only);
+    put(second.fd(), "second");
+    second.commit();
+    return (report = "published over an existing file"), 1;
+  } catch (const std::system_error& error) {
+    if (std::string(error.what()) != "create " + path + ": File exists")
+      return (report = error.what()), 1;
+  }
+  if (text_of(path) != "first" || names_in(dir.path()) != std::vector<std::string>{"perf.data"})
+    return (report = "the second publisher changed the directory"), 1;
+  return 0;
 }
 
 TEST(PublishedFile, EveryPolicyShowsNothingAtTheDestinationUntilCommitThenAllOfIt) {
@@ -231,6 +295,18 @@ TEST(PublishedFile, LinkExistingGivesAnOpenFileANewNameOnlyWhenNothingIsThere) {
     ADD_FAILURE() << "linked over an existing file";
   } catch (const std::system_error& error) {
     EXPECT_EQ(std::string(error.what()), "create cache/elf: File exists");
+  }
+}
+
+TEST(PublishedFile, NewOnlyWithoutUnnamedFilesUsesAHiddenTemporaryAndNeverReplaces) {
+  for (bool no_noreplace : {false, true}) {
+    test::temp_dir dir;
+    test::forked_result child = test::run_forked([&](std::string& report) {
+      if (!refuse_unnamed_files(no_noreplace, report)) return test::cannot_run_here;
+      return publish_new_only_without_unnamed_files(dir, report);
+    });
+    if (child.status == test::cannot_run_here) GTEST_SKIP() << child.text;
+    EXPECT_EQ(child.status, 0) << (no_noreplace ? "without RENAME_NOREPLACE: " : "") << child.text;
   }
 }
 
