@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "io/published_file.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::io {
@@ -18,15 +19,20 @@ void keep_previous_output(const std::string& path);
 void remove_output(const std::string& path);
 // Creates a new file for reading and writing; fails if anything exists at `path`.
 unique_fd create_output_file(const std::string& path);
-// A file that gets a name only when publish_output_file() gives it `path`, so that a crash
-// before that leaves nothing behind (an O_TMPFILE in path's directory). Where the file
-// system has no O_TMPFILE, the file is created at `path` at once, as create_output_file does.
+// Renames a finished output (a file, or a --threads directory) from `from` to `to`, replacing
+// what is at `to`; throws "rename FROM to TO: ..." (a rotated or timestamped recording).
+void rename_output(const std::string& from, const std::string& to);
+// A recording's header file, published new-only (io/published_file): it gets its name only
+// when publish_output_file() gives it, so a crash before that leaves nothing behind.
 struct pending_output {
+  published_file file;
+  // A second descriptor of `file`, for the callers that read it here (record/); it writes into
+  // the same open file, before and after publishing.
   unique_fd fd;
-  bool named = false;  // created at `path` already
 };
 pending_output create_pending_output_file(const std::string& path);
-// Gives the pending file its name; fails if anything exists at `path` by then.
+// Gives the pending file its name; fails ("create PATH: File exists") if anything exists at
+// `path` by then.
 void publish_output_file(pending_output& file, const std::string& path);
 // Creates a new directory PREFIX.XXXXXX (0700, a name nobody else has) and returns its path.
 std::string create_private_directory(const std::string& prefix);

@@ -67,3 +67,19 @@ TEST(PendingOutput, CreatingInAMissingDirectoryFailsNamingThePath) {
               "create /nonexistent-arec-dir/out.data: No such file or directory");
   }
 }
+
+TEST(RenameOutput, MovesADirectoryOutputAndNamesBothPathsWhenItFails) {
+  arec::test::temp_dir dir;
+  ASSERT_EQ(::mkdir(dir.file("perf.data").c_str(), 0700), 0);
+  arec::io::rename_output(dir.file("perf.data"), dir.file("perf.data.2026"));
+  EXPECT_TRUE(exists(dir.file("perf.data.2026")));
+  EXPECT_FALSE(exists(dir.file("perf.data")));
+  try {
+    arec::io::rename_output(dir.file("perf.data"), dir.file("perf.data.2027"));
+    ADD_FAILURE() << "renamed a missing output";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(std::string(error.what()), "rename " + dir.file("perf.data") + " to " +
+                                             dir.file("perf.data.2027") +
+                                             ": No such file or directory");
+  }
+}
