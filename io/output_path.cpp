@@ -60,17 +60,6 @@ void rename_output(const std::string& from, const std::string& to) {
   check_syscall(::rename(from.c_str(), to.c_str()), "rename", from + " to " + to);
 }
 
-pending_output create_pending_output_file(const std::string& path) {
-  published_file file(path, publish_policy::new_only);
-  unique_fd second{check_syscall(::fcntl(file.fd(), F_DUPFD_CLOEXEC, 0), "dup", path)};
-  return {std::move(file), std::move(second)};
-}
-
-void publish_output_file(pending_output& file, const std::string& path) {
-  static_cast<void>(path);  // the file knows its destination
-  file.file.commit();
-}
-
 void create_output_directory(const std::string& path) {
   check_syscall(::mkdir(path.c_str(), 0700), "mkdir", path);
 }

@@ -7,7 +7,6 @@
 #include <span>
 #include <string>
 
-#include "io/published_file.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::io {
@@ -22,18 +21,6 @@ unique_fd create_output_file(const std::string& path);
 // Renames a finished output (a file, or a --threads directory) from `from` to `to`, replacing
 // what is at `to`; throws "rename FROM to TO: ..." (a rotated or timestamped recording).
 void rename_output(const std::string& from, const std::string& to);
-// A recording's header file, published new-only (io/published_file): it gets its name only
-// when publish_output_file() gives it, so a crash before that leaves nothing behind.
-struct pending_output {
-  published_file file;
-  // A second descriptor of `file`, for the callers that read it here (record/); it writes into
-  // the same open file, before and after publishing.
-  unique_fd fd;
-};
-pending_output create_pending_output_file(const std::string& path);
-// Gives the pending file its name; fails ("create PATH: File exists") if anything exists at
-// `path` by then.
-void publish_output_file(pending_output& file, const std::string& path);
 // Creates a new directory PREFIX.XXXXXX (0700, a name nobody else has) and returns its path.
 std::string create_private_directory(const std::string& prefix);
 // Creates a new directory (0700); fails if anything exists at `path`.
