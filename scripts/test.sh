@@ -4,6 +4,8 @@
 #   2. ASan + UBSan, g++ (build-asan/)              : all tests
 #   3. TSan, clang++ (build-tsan/), -Wthread-safety : the concurrency tests, chosen by name with
 #      ctest -R "$AREC_TSAN_TESTS" -E "$AREC_TSAN_EXCLUDE" (defaults below; docs/testing.md)
+# The sanitizer configurations do not compile the e2e tests: they run build/'s e2e test program
+# against their own arec (-DAREC_E2E_FROM; docs/testing.md).
 # With CI=true a skipped test (GTEST_SKIP) counts as a failure. JOBS sets build parallelism
 # (default 2). Every configuration runs even when an earlier one failed; the exit status is
 # non-zero if any did. A build error stops the script at once.
@@ -76,7 +78,10 @@ run_ctest "RelWithDebInfo" build
 
 # The sanitizer builds keep line tables only (-g1): a report needs file and line, not variables,
 # and full debug info is ~10 % of their compile time.
-sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+# They run build/'s e2e test program against their own arec instead of compiling it again: it
+# starts arec as a process, so only arec needs the sanitizers (tests/CMakeLists.txt).
+sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+  "-DAREC_E2E_FROM=$root/build")
 
 banner "ASan+UBSan build (build-asan/)"
 bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined "${sanitizer_flags[@]}"
