@@ -10,6 +10,7 @@
 
 #include "convert/record_check.hpp"
 #include "io/dir_reader.hpp"
+#include "io/file_status.hpp"
 #include "io/perf_data/perf_header.hpp"
 #include "io/perf_data/pipe_spool.hpp"
 #include "io/system_error.hpp"
@@ -35,8 +36,7 @@ std::string readable_path(convert_input& input, const std::string& spool_dir) {
       throw format_error("-", 0, "standard input is a terminal, not a pipe stream (arec -o -)");
     input.spool = io::perf::spool_pipe_stream(STDIN_FILENO, "standard input", spool_dir);
   } else {
-    struct stat status {};
-    io::check_syscall(::stat(input.path.c_str(), &status), "stat", input.path);
+    struct stat status = io::status_of(input.path);
     if (S_ISFIFO(status.st_mode)) {
       io::unique_fd fifo = io::unique_fd::open(input.path.c_str(), O_RDONLY | O_CLOEXEC);
       input.spool = io::perf::spool_pipe_stream(fifo.get(), input.path, spool_dir);
@@ -52,9 +52,7 @@ std::string readable_path(convert_input& input, const std::string& spool_dir) {
 }
 
 std::uint64_t file_size(const std::string& path) {
-  struct stat status {};
-  io::check_syscall(::stat(path.c_str(), &status), "stat", path);
-  return static_cast<std::uint64_t>(status.st_size);
+  return static_cast<std::uint64_t>(io::status_of(path).st_size);
 }
 
 bool is_empty_directory(const std::string& directory) {

@@ -18,10 +18,10 @@ std::span<const std::byte> round_bytes() {
 
 convert_output::convert_output(const std::string& path,
                                std::span<const io::perf::event_entry> events, int compression_level)
-    : temporary_(path),
-      header_(temporary_.fd(), temporary_.temporary_path()),
+    : file_(path, io::publish_policy::replace),
+      header_(file_.fd(), path),
       data_offset_(header_.write_prologue(events)),
-      writer_(temporary_.fd(), temporary_.temporary_path(), data_offset_, 1) {
+      writer_(file_.fd(), path, data_offset_, 1) {
   batch_.reserve(batch_bytes);
   if (compression_level > 0) {
     compressor_.emplace(compression_level);
@@ -75,7 +75,7 @@ void convert_output::commit(io::perf::feature_set features) {
                                               decompression_buffer));
   }
   header_.write_epilogue(data_bytes(), features);
-  temporary_.commit();
+  file_.commit();
 }
 
 }  // namespace arec::convert

@@ -15,7 +15,7 @@
 #include "io/perf_data/feature_encoder.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
 #include "io/plain_writer.hpp"
-#include "io/replacing_file.hpp"
+#include "io/published_file.hpp"
 
 namespace arec::convert {
 
@@ -26,7 +26,8 @@ class convert_output {
   // The COMPRESSED feature's mmap_len: what perf allocates to decompress one record's payload.
   static constexpr std::uint32_t decompression_buffer = 2 * batch_bytes;
 
-  // Creates "PATH.arec-tmp.XXXXXX" (mode 0600) in the destination's directory and writes the
+  // Creates a temporary file (mode 0600) in the destination's directory (io/published_file,
+  // publish_policy::replace) and writes the
   // header, ids and attrs of `events`. `compression_level` 0 writes plain records, 1..22
   // COMPRESSED ones. Throws std::system_error when the file cannot be created or written (the
   // temporary file is removed then).
@@ -47,13 +48,12 @@ class convert_output {
   std::uint64_t record_bytes() const noexcept { return record_bytes_; }
   // Bytes of the data section written so far (after compression, markers included).
   std::uint64_t data_bytes() const noexcept { return writer_.offset() - data_offset_; }
-  const std::string& temporary_path() const noexcept { return temporary_.temporary_path(); }
 
  private:
   void write_batch();
   void write(std::span<const std::span<const std::byte>> pieces);
 
-  io::replacing_file temporary_;
+  io::published_file file_;
   io::perf::perf_file_writer header_;
   std::uint64_t data_offset_ = 0;
   io::plain_writer writer_;

@@ -1,7 +1,5 @@
 #include "convert/converter.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -14,6 +12,7 @@
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
 #include "symbols/build_id_cache_layout.hpp"
+#include "io/file_status.hpp"
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/perf_abi.hpp"
@@ -260,12 +259,6 @@ std::string spool_directory(const std::string& output) {
   return slash == 0 ? "/" : output.substr(0, slash);
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  struct stat first {}, second {};
-  if (::stat(a.c_str(), &first) != 0 || ::stat(b.c_str(), &second) != 0) return false;
-  return first.st_dev == second.st_dev && first.st_ino == second.st_ino;
-}
-
 // The output's zstd level: asked for explicitly, else the recording's with --keep-compressed.
 int output_level(const convert_options& options, const convert_input& input) {
   if (options.compression_level > 0) return options.compression_level;
@@ -283,8 +276,8 @@ convert_report convert(const convert_options& options, const convert_settings& s
   if (options.output.empty()) throw io::usage_error("the output file name is empty");
   convert_input input = open_convert_input(options.input, options.salvage,
                                            spool_directory(options.output));
-  if (options.output == options.input || same_file(options.output, input.header_path) ||
-      same_file(options.output, options.input))
+  if (options.output == options.input || io::same_file(options.output, input.header_path) ||
+      io::same_file(options.output, options.input))
     throw io::usage_error("-o " + options.output + ": the output would overwrite the input");
 
   convert_report report;

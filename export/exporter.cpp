@@ -12,8 +12,9 @@
 #include "export/pprof_writer.hpp"
 #include "export/profile_builder.hpp"
 #include "export/recording_info.hpp"
+#include "io/file_status.hpp"
 #include "io/output_path.hpp"
-#include "io/replacing_file.hpp"
+#include "io/published_file.hpp"
 #include "io/system_error.hpp"
 #include "io/usage_error.hpp"
 
@@ -21,8 +22,7 @@ namespace arec::exporting {
 namespace {
 
 std::int64_t modification_time_ns(const std::string& path) {
-  struct stat status {};
-  io::check_syscall(::stat(path.c_str(), &status), "stat", path);
+  struct stat status = io::status_of(path);
   return static_cast<std::int64_t>(status.st_mtim.tv_sec) * 1'000'000'000 + status.st_mtim.tv_nsec;
 }
 
@@ -40,8 +40,8 @@ void write_output(const std::string& path, std::span<const std::byte> bytes) {
   if (path == "-") return io::write_all(STDOUT_FILENO, bytes, "standard output");
   // Replaces an earlier export only once the new file is complete, under a temporary name of
   // its own: two exports to one path never write, or remove, each other's.
-  io::replacing_file file(path);
-  io::write_all_at(file.fd(), bytes.data(), bytes.size(), 0, file.temporary_path());
+  io::published_file file(path, io::publish_policy::replace);
+  io::write_all_at(file.fd(), bytes.data(), bytes.size(), 0, path);
   file.commit();
 }
 

@@ -14,7 +14,9 @@
 
 #include "fleet/wire_format.hpp"
 #include "io/dir_reader.hpp"
+#include "io/file_status.hpp"
 #include "io/owned_files.hpp"
+#include "io/published_file.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -86,15 +88,17 @@ void push_spool::index_directory() {
       io::unique_fd::open_at(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   while (auto listed = reader.next()) {
     std::string name(listed->name);
-    // A kill between write and rename leaves ".window-N.pb.tmp": never sent, removed.
-    if (name.starts_with('.') && name.ends_with(".tmp")) {
+    // A kill between write and rename leaves a temporary (".window-N.pb.arec-XXXXXX.tmp"):
+    // never sent, removed.
+    if (io::is_publish_temporary(name)) {
       half_written += io::remove_file_at(dir_fd_.get(), name) ? 1 : 0;
       continue;
     }
     auto sequence = sequence_of(name);
     if (!sequence) continue;
-    struct stat status {};
-    if (::fstatat(dir_fd_.get(), name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    std::optional<struct stat> found = io::status_at(dir_fd_.get(), name, false);
+    if (!found) continue;
+    const struct stat& status = *found;
     // Only what this user wrote is sent: a link, a FIFO or a file someone else planted
     // (before the directory was made private) is left alone.
     if (!S_ISREG(status.st_mode) || status.st_uid != ::geteuid()) {

@@ -43,7 +43,7 @@ void keep_previous_output(const std::string& path) {
   }
   std::string old = path + ".old";
   remove_output(old);
-  check_syscall(::rename(path.c_str(), old.c_str()), "rename", path + " to " + old);
+  rename_output(path, old);
 }
 
 std::string create_private_directory(const std::string& prefix) {
@@ -56,33 +56,8 @@ unique_fd create_output_file(const std::string& path) {
   return unique_fd::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
 }
 
-namespace {
-
-std::string directory_of(const std::string& path) {
-  std::size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-}  // namespace
-
-pending_output create_pending_output_file(const std::string& path) {
-  std::string directory = directory_of(path);
-  int fd = ::open(directory.c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
-  if (fd >= 0) return {unique_fd(fd), false};
-  // Older kernels and some file systems (NFS, FUSE) have no unnamed files.
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-    throw_errno("create", path);
-  return {create_output_file(path), true};
-}
-
-void publish_output_file(pending_output& file, const std::string& path) {
-  if (file.named) return;
-  // Through /proc, as linkat(AT_EMPTY_PATH) would need CAP_DAC_READ_SEARCH.
-  std::string self = "/proc/self/fd/" + std::to_string(file.fd.get());
-  check_syscall(::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW),
-                "create", path);
-  file.named = true;
+void rename_output(const std::string& from, const std::string& to) {
+  check_syscall(::rename(from.c_str(), to.c_str()), "rename", from + " to " + to);
 }
 
 void create_output_directory(const std::string& path) {

@@ -18,16 +18,9 @@ void keep_previous_output(const std::string& path);
 void remove_output(const std::string& path);
 // Creates a new file for reading and writing; fails if anything exists at `path`.
 unique_fd create_output_file(const std::string& path);
-// A file that gets a name only when publish_output_file() gives it `path`, so that a crash
-// before that leaves nothing behind (an O_TMPFILE in path's directory). Where the file
-// system has no O_TMPFILE, the file is created at `path` at once, as create_output_file does.
-struct pending_output {
-  unique_fd fd;
-  bool named = false;  // created at `path` already
-};
-pending_output create_pending_output_file(const std::string& path);
-// Gives the pending file its name; fails if anything exists at `path` by then.
-void publish_output_file(pending_output& file, const std::string& path);
+// Renames a finished output (a file, or a --threads directory) from `from` to `to`, replacing
+// what is at `to`; throws "rename FROM to TO: ..." (a rotated or timestamped recording).
+void rename_output(const std::string& from, const std::string& to);
 // Creates a new directory PREFIX.XXXXXX (0700, a name nobody else has) and returns its path.
 std::string create_private_directory(const std::string& prefix);
 // Creates a new directory (0700); fails if anything exists at `path`.

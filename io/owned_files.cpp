@@ -9,6 +9,7 @@
 
 #include "io/file_copy.hpp"
 #include "io/output_path.hpp"
+#include "io/published_file.hpp"
 #include "io/system_error.hpp"
 
 namespace arec::io {
@@ -115,24 +116,10 @@ private_directory open_private_directory(const std::string& path) {
 
 void write_file_atomically_at(int dir_fd, const std::string& shown_dir, std::string_view name,
                               std::span<const std::byte> bytes) {
-  std::string temporary = "." + std::string(name) + ".tmp";
-  std::string shown = shown_dir + "/" + temporary;
-  unique_fd file = unique_fd::open_at(dir_fd, temporary.c_str(),
-                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  try {
-    write_all(file.get(), bytes, shown);
-    check_syscall(::fsync(file.get()), "fsync", shown);
-    file.reset();
-    std::string final_name(name);
-    check_syscall(::renameat(dir_fd, temporary.c_str(), dir_fd, final_name.c_str()), "rename",
-                  shown_dir + "/" + final_name);
-  } catch (...) {
-    // A full disk must not leave empty temporaries behind, each taking an inode.
-    ::unlinkat(dir_fd, temporary.c_str(), 0);
-    throw;
-  }
-  // The rename is durable only once the directory is.
-  check_syscall(::fsync(dir_fd), "fsync", shown_dir);
+  std::string shown = shown_dir + "/" + std::string(name);
+  published_file file(dir_fd, std::string(name), shown, publish_policy::replace_durably);
+  write_all(file.fd(), bytes, shown);
+  file.commit();
 }
 
 bool remove_file_at(int dir_fd, const std::string& name) {

@@ -52,9 +52,9 @@ struct private_directory {
 // in `problem`; failures of the calls throw std::system_error naming the path.
 private_directory open_private_directory(const std::string& path);
 
-// Makes `name` in the directory `dir_fd` hold `bytes` (mode 0600), all or nothing: written to
-// ".`name`.tmp" (O_EXCL | O_NOFOLLOW), flushed, renamed over `name`, the directory flushed. A
-// failure removes the temporary file, then throws std::system_error naming `shown_dir`/name.
+// Makes `name` in the directory `dir_fd` hold `bytes` (mode 0600), all or nothing: published
+// with publish_policy::replace_durably (io/published_file). A failure leaves no temporary file
+// and throws std::system_error naming `shown_dir`/name.
 void write_file_atomically_at(int dir_fd, const std::string& shown_dir, std::string_view name,
                               std::span<const std::byte> bytes);
 

@@ -7,7 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "io/replacing_file.hpp"
+#include "io/file_status.hpp"
+#include "io/published_file.hpp"
 #include "io/tar_writer.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 
@@ -26,9 +27,8 @@ std::optional<std::string> cached_object_dir(const std::string& root, const std:
   relative.erase(0, up.size());
   if (relative.starts_with("../") || relative.find("/../") != std::string::npos)
     return std::nullopt;  // outside the cache
-  struct stat status {};
-  if (::stat((root + "/" + relative).c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
-    return std::nullopt;
+  std::optional<struct stat> status = io::status_at(AT_FDCWD, root + "/" + relative, true);
+  if (!status || !S_ISDIR(status->st_mode)) return std::nullopt;
   return relative;
 }
 
@@ -36,8 +36,8 @@ std::optional<std::string> cached_object_dir(const std::string& root, const std:
 
 archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry> entries,
                                         const std::string& cache_root, const std::string& output) {
-  io::replacing_file file(output);
-  io::tar_writer tar(file.fd(), file.temporary_path());
+  io::published_file file(output, io::publish_policy::replace);
+  io::tar_writer tar(file.fd(), output);
   archive_contents contents;
   std::set<std::string> seen;
   for (const io::perf::build_id_entry& entry : entries) {

@@ -9,12 +9,15 @@
 #include <system_error>
 
 #include "io/file_copy.hpp"
+#include "io/file_status.hpp"
 #include "io/mapped_file.hpp"
 #include "io/output_path.hpp"
+#include "io/published_file.hpp"
 #include "io/system_error.hpp"
 #include "io/trusted_dir.hpp"
 #include "model/machine.hpp"
 #include "symbols/build_id_cache_layout.hpp"
+#include "symbols/build_id_cache_store.hpp"
 #include "symbols/elf_build_id.hpp"
 #include "symbols/vdso_image.hpp"
 
@@ -23,11 +26,6 @@ namespace {
 
 // Objects named in their own warning; the rest are counted by finish().
 constexpr std::size_t named_left_out = 4;
-
-bool exists_in(int dir, const std::string& name) {
-  struct stat status {};
-  return ::fstatat(dir, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) == 0;
-}
 
 // What the cache calls the object's file inside its build-id directory, "" for none.
 std::string leaf_name(const model::dso& object) {
@@ -50,15 +48,17 @@ bool safe_to_link(const struct stat& status) {
          (status.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
-bool same_file(const struct stat& a, const struct stat& b) {
-  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-io::unique_fd create_in(int dir, const std::string& name, mode_t mode) {
-  return io::unique_fd::open_at(dir, name.c_str(),
-                                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+// Publishes new-only: another recording may have stored the object since it was looked for,
+// and equal build-ids name equal contents, so its file is as good as ours.
+template <typename Publish>
+void unless_stored_meanwhile(Publish publish) {
+  try {
+    publish();
+  } catch (const std::system_error& error) {
+    if (error.code() != std::errc::file_exists) throw;
+  }
 }
 
 }  // namespace
@@ -97,61 +97,40 @@ void build_id_cache::leave_out(const std::string& name, const std::string& why) 
     warn_("arec: warning: " + name + " not added to the build-id cache: " + why);
 }
 
-// The .build-id link: <root>/.build-id/ab/cdef... -> ../../<name>/<hex>.
 void build_id_cache::link_build_id(const std::string& name, const std::string& hex) {
-  std::string link = build_id_link_name(hex);
-  std::size_t slash = link.rfind('/');
-  io::unique_fd dir = io::open_below(root_fd(), link.substr(0, slash), root_);
-  std::string target = build_id_link_target(name, hex);
-  if (::symlinkat(target.c_str(), dir.get(), link.substr(slash + 1).c_str()) == -1 &&
-      errno != EEXIST)
-    io::throw_errno("symlink", root_ + "/" + link);
+  symbols::link_build_id(root_fd(), root_, name, hex);
 }
 
-// Puts the object's file in place (through a temporary name, so a reader never sees half a
+// Puts the object's file in place (new-only, io/published_file: a reader never sees half a
 // file); false when it must not be cached.
 bool build_id_cache::store(const model::dso& object, const std::string& hex, int file) {
   std::string leaf = leaf_name(object);
   std::string relative = build_id_object_dir("", object.name(), hex).substr(1);
   io::unique_fd dir = io::open_below(root_fd(), relative, root_);
-  if (exists_in(dir.get(), leaf)) return true;
+  if (io::status_at(dir.get(), leaf, false)) return true;
   std::string shown = root_ + "/" + relative + "/" + leaf;
-  std::string temporary = "." + leaf + ".arec." + std::to_string(::getpid());
-  ::unlinkat(dir.get(), temporary.c_str(), 0);  // left by a killed recording with the same pid
-  bool stored = false;
-  try {
-    if (object.kind() == model::dso_kind::kernel) {
-      io::unique_fd from = io::unique_fd::open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-      io::unique_fd to = create_in(dir.get(), temporary, 0644);
-      io::copy_to_end(from.get(), "/proc/kallsyms", to.get(), shown);
-      stored = true;
-    } else if (leaf == "vdso") {
-      std::span<const std::byte> image = own_vdso_image();
-      if (elf_image_build_id(image) == object.build_id()) {  // else: not our vdso
-        io::unique_fd to = create_in(dir.get(), temporary, 0600);
-        io::write_all(to.get(), image, shown);
-        stored = true;
-      }
-    } else {
-      stored = store_file(object, dir.get(), temporary, file);
-    }
-  } catch (...) {
-    ::unlinkat(dir.get(), temporary.c_str(), 0);
-    throw;
+  if (object.kind() == model::dso_kind::kernel) {
+    io::unique_fd from = io::unique_fd::open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+    io::published_file to(dir.get(), leaf, shown, io::publish_policy::new_only, 0644);
+    io::copy_to_end(from.get(), "/proc/kallsyms", to.fd(), shown);
+    unless_stored_meanwhile([&] { to.commit(); });
+    return true;
   }
-  if (!stored) {
-    ::unlinkat(dir.get(), temporary.c_str(), 0);
-    return false;
+  if (leaf == "vdso") {
+    std::span<const std::byte> image = own_vdso_image();
+    if (elf_image_build_id(image) != object.build_id()) return false;  // not our vdso
+    io::published_file to(dir.get(), leaf, shown, io::publish_policy::new_only, 0600);
+    io::write_all(to.fd(), image, shown);
+    unless_stored_meanwhile([&] { to.commit(); });
+    return true;
   }
-  io::check_syscall(::renameat(dir.get(), temporary.c_str(), dir.get(), leaf.c_str()), "rename",
-                    shown);
-  return true;
+  return store_file(object, dir.get(), leaf, shown, file);
 }
 
 // A mapped file: linked when that is safe and possible, else copied within the limits; what
-// was stored must still have the build-id the recording saw.
-bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& temporary,
-                                int file) {
+// is stored must still have the build-id the recording saw.
+bool build_id_cache::store_file(const model::dso& object, int dir, const std::string& leaf,
+                                const std::string& shown, int file) {
   const std::string& name = object.name();
   // Kept open since its build-id was read, or opened now through the process that maps it:
   // the mapped file, not whatever the path holds now.
@@ -167,44 +146,41 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
   }
   struct stat status {};
   io::check_syscall(::fstat(file, &status), "fstat", name);
-  bool linked = false;
-  // Linked through the open file, so it is the file opened whatever its path holds now.
-  std::string through = "/proc/self/fd/" + std::to_string(file);
-  if (safe_to_link(status) &&
-      ::linkat(AT_FDCWD, through.c_str(), dir, temporary.c_str(), AT_SYMLINK_FOLLOW) == 0) {
-    struct stat stored {};
-    linked = ::fstatat(dir, temporary.c_str(), &stored, AT_SYMLINK_NOFOLLOW) == 0 &&
-             same_file(stored, status);
-    if (!linked) ::unlinkat(dir, temporary.c_str(), 0);
+  if (safe_to_link(status)) {
+    // A link shares the file: checked before it gets the name, as a copy is.
+    if (!still_has_build_id(object, file)) return false;
+    bool linked = true;  // stays true when another recording stored it meanwhile
+    unless_stored_meanwhile(
+        [&] { linked = io::published_file::link_existing(file, dir, leaf, shown); });
+    if (linked) return true;
   }
-  if (!linked) {
-    std::uint64_t allocated = static_cast<std::uint64_t>(status.st_blocks) * 512;
-    std::uint64_t room = limits_.recording_bytes - std::min(copied_, limits_.recording_bytes);
-    if (allocated > limits_.object_bytes) {
-      leave_out(name, "it holds " + mebibytes(allocated) + " of data, over the " +
-                          mebibytes(limits_.object_bytes) + " arec copies per object");
-      return false;
-    }
-    io::unique_fd target = create_in(dir, temporary, status.st_mode & 0755);
-    std::optional<std::uint64_t> copied =
-        io::copy_sparse(file, name, target.get(), root_ + "/" + temporary,
-                        std::min(room, limits_.object_bytes));
-    if (!copied) {
-      leave_out(name, "the " + mebibytes(limits_.recording_bytes) +
-                          " a recording copies into the cache are used up");
-      return false;
-    }
-    copied_ += *copied;
-  }
-  // Checked on what was stored: a file replaced since the build-id was read is not it.
-  io::unique_fd stored = io::unique_fd::open_at(dir, temporary.c_str(),
-                                                O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (read_elf_build_id(stored.get()) != object.build_id()) {
-    leave_out(name, "changed on disk since it was mapped (build-id " + object.build_id().hex() +
-                        " is gone)");
+  std::uint64_t allocated = static_cast<std::uint64_t>(status.st_blocks) * 512;
+  std::uint64_t room = limits_.recording_bytes - std::min(copied_, limits_.recording_bytes);
+  if (allocated > limits_.object_bytes) {
+    leave_out(name, "it holds " + mebibytes(allocated) + " of data, over the " +
+                        mebibytes(limits_.object_bytes) + " arec copies per object");
     return false;
   }
+  io::published_file target(dir, leaf, shown, io::publish_policy::new_only, status.st_mode & 0755);
+  std::optional<std::uint64_t> copied =
+      io::copy_sparse(file, name, target.fd(), shown, std::min(room, limits_.object_bytes));
+  if (!copied) {
+    leave_out(name, "the " + mebibytes(limits_.recording_bytes) +
+                        " a recording copies into the cache are used up");
+    return false;
+  }
+  copied_ += *copied;
+  // Checked on the copy: a file replaced since the build-id was read is not it.
+  if (!still_has_build_id(object, target.fd())) return false;
+  unless_stored_meanwhile([&] { target.commit(); });
   return true;
+}
+
+bool build_id_cache::still_has_build_id(const model::dso& object, int file) {
+  if (read_elf_build_id(file) == object.build_id()) return true;
+  leave_out(object.name(), "changed on disk since it was mapped (build-id " +
+                               object.build_id().hex() + " is gone)");
+  return false;
 }
 
 }  // namespace arec::symbols

@@ -49,7 +49,9 @@ class build_id_cache {
 
  private:
   bool store(const model::dso& object, const std::string& hex, int file);
-  bool store_file(const model::dso& object, int dir, const std::string& temporary, int file);
+  bool store_file(const model::dso& object, int dir, const std::string& leaf,
+                  const std::string& shown, int file);
+  bool still_has_build_id(const model::dso& object, int file);
   void link_build_id(const std::string& name, const std::string& hex);
   void leave_out(const std::string& name, const std::string& why);
   int root_fd();

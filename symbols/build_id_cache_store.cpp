@@ -1,40 +1,15 @@
 #include "symbols/build_id_cache_store.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <system_error>
 
+#include "io/file_status.hpp"
 #include "io/output_path.hpp"
-#include "io/system_error.hpp"
+#include "io/published_file.hpp"
 #include "io/trusted_dir.hpp"
 #include "io/unique_fd.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::symbols {
-namespace {
-
-constexpr const char* leaf = "elf";
-
-bool exists_in(int dir, const char* name) {
-  struct stat status {};
-  return ::fstatat(dir, name, &status, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-void write_object(int dir, const std::string& shown, std::span<const std::byte> image) {
-  std::string temporary = std::string{"."} + leaf + ".arec." + std::to_string(::getpid());
-  ::unlinkat(dir, temporary.c_str(), 0);  // left by a killed run with the same pid
-  try {
-    io::unique_fd file = io::unique_fd::open_at(
-        dir, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    io::write_all(file.get(), image, shown);
-    io::check_syscall(::renameat(dir, temporary.c_str(), dir, leaf), "rename", shown);
-  } catch (...) {
-    ::unlinkat(dir, temporary.c_str(), 0);
-    throw;
-  }
-}
-
-}  // namespace
 
 void store_in_build_id_cache(const std::string& root, const std::string& name,
                              const io::build_id& id, std::span<const std::byte> image) {
@@ -42,16 +17,28 @@ void store_in_build_id_cache(const std::string& root, const std::string& name,
   std::string hex = id.hex();
   std::string relative = build_id_object_dir("", name, hex).substr(1);
   io::unique_fd dir = io::open_below(root_fd.get(), relative, root);
-  if (!exists_in(dir.get(), leaf))
-    write_object(dir.get(), root + "/" + relative + "/" + leaf, image);
+  constexpr const char* leaf = "elf";
+  if (!io::status_at(dir.get(), leaf, false)) {
+    std::string shown = root + "/" + relative + "/" + leaf;
+    io::published_file file(dir.get(), leaf, shown, io::publish_policy::new_only, 0644);
+    io::write_all(file.fd(), image, shown);
+    try {
+      file.commit();
+    } catch (const std::system_error& error) {
+      // Stored meanwhile by another run: equal build-ids name equal contents.
+      if (error.code() != std::errc::file_exists) throw;
+    }
+  }
+  link_build_id(root_fd.get(), root, name, hex);
+}
 
+void link_build_id(int root_fd, const std::string& root, const std::string& name,
+                   const std::string& hex) {
   std::string link = build_id_link_name(hex);
   std::size_t slash = link.rfind('/');
-  io::unique_fd link_dir = io::open_below(root_fd.get(), link.substr(0, slash), root);
-  std::string target = build_id_link_target(name, hex);
-  if (::symlinkat(target.c_str(), link_dir.get(), link.substr(slash + 1).c_str()) == -1 &&
-      errno != EEXIST)
-    io::throw_errno("symlink", root + "/" + link);
+  io::unique_fd dir = io::open_below(root_fd, link.substr(0, slash), root);
+  io::published_file::link_symbolically(build_id_link_target(name, hex), dir.get(),
+                                        link.substr(slash + 1), root + "/" + link);
 }
 
 }  // namespace arec::symbols

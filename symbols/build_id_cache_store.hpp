@@ -20,4 +20,9 @@ namespace arec::symbols {
 void store_in_build_id_cache(const std::string& root, const std::string& name,
                              const io::build_id& id, std::span<const std::byte> image);
 
+// Links <root>/.build-id/<2 hex>/<38 hex> to ../../<name>/<hex> (`root_fd` is the trusted root
+// open, io/trusted_dir); a link already there is kept. Throws std::system_error naming it.
+void link_build_id(int root_fd, const std::string& root, const std::string& name,
+                   const std::string& hex);
+
 }  // namespace arec::symbols

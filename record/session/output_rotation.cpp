@@ -45,8 +45,7 @@ void recording::rotate_output() {
   if (meter_) meter_->start_output();
   // Renamed first: the open fds keep writing into it, and PATH is free for the new output.
   // A crash from here on leaves PATH.<time> as salvageable as PATH was.
-  io::check_syscall(::rename(options_.output_path.c_str(), rotated.c_str()), "rename",
-                    options_.output_path + " to " + rotated);
+  io::rename_output(options_.output_path, rotated);
   auto [next, next_header] = create_next_output(rotated);
   recording_output old_output = std::exchange(*output_, std::move(next));
   io::perf::perf_file_writer old_header = std::exchange(*header_, std::move(next_header));
@@ -98,8 +97,7 @@ std::pair<recording_output, io::perf::perf_file_writer> recording::create_next_o
     return {std::move(*next), std::move(header)};
   } catch (...) {
     if (next && directory()) io::remove_output(options_.output_path);
-    io::check_syscall(::rename(rotated.c_str(), options_.output_path.c_str()), "rename",
-                      rotated + " back to " + options_.output_path);
+    io::rename_output(rotated, options_.output_path);
     throw;
   }
 }
@@ -217,8 +215,7 @@ void recording::finish_file(io::perf::perf_file_writer& header, const output_cut
 // --timestamp-filename: the finished file takes its time, as every rotated one did.
 void recording::name_final_output() {
   final_path_ = rotated_files_.next_name();
-  io::check_syscall(::rename(options_.output_path.c_str(), final_path_.c_str()), "rename",
-                    options_.output_path + " to " + final_path_);
+  io::rename_output(options_.output_path, final_path_);
   if (!options_.transient_outputs) say(options_, "arec: dump " + final_path_);
   rotated_files_.keep(final_path_);
 }

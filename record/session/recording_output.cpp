@@ -16,18 +16,18 @@ recording_output recording_output::create(const std::string& path, bool director
   output.streams_wanted_ = streams;
   if (!directory) {
     output.header_path_ = path;
-    output.header_ = io::create_pending_output_file(path);
+    output.header_ = io::published_file(path, io::publish_policy::new_only);
     return output;
   }
   io::create_output_directory(path);
   output.header_path_ = path + "/data";
-  output.header_ = io::create_pending_output_file(output.header_path_);
+  output.header_ = io::published_file(output.header_path_, io::publish_policy::new_only);
   return output;
 }
 
 // A directory's data.N come after its header file: a directory is empty or has `data`.
 void recording_output::publish() {
-  io::publish_output_file(header_, header_path_);
+  header_.commit();
   if (!directory_) return;
   for (std::size_t i = 0; i < streams_wanted_; ++i) {
     stream_paths_.push_back(path_ + "/data." + std::to_string(i));
@@ -36,7 +36,7 @@ void recording_output::publish() {
 }
 
 int recording_output::stream_fd(std::size_t index) const {
-  return directory_ ? streams_.at(index).get() : header_.fd.get();
+  return directory_ ? streams_.at(index).get() : header_.fd();
 }
 
 const std::string& recording_output::stream_path(std::size_t index) const {
@@ -50,7 +50,7 @@ std::uint64_t recording_output::total_bytes() const {
     io::check_syscall(::fstat(fd, &st), "stat", name);
     total += static_cast<std::uint64_t>(st.st_size);
   };
-  add(header_.fd.get(), header_path_);
+  add(header_.fd(), header_path_);
   for (std::size_t i = 0; i < streams_.size(); ++i) add(streams_[i].get(), stream_paths_[i]);
   return total;
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/output_path.hpp"
+#include "io/published_file.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::record {
@@ -24,7 +24,7 @@ class recording_output {
 
   bool is_directory() const { return directory_; }
   const std::string& path() const { return path_; }
-  int header_fd() const { return header_.fd.get(); }
+  int header_fd() const { return header_.fd(); }
   const std::string& header_path() const { return header_path_; }
   // The file streaming thread `index` appends to: the header file itself in single-file mode.
   int stream_fd(std::size_t index) const;
@@ -37,7 +37,8 @@ class recording_output {
   std::size_t streams_wanted_ = 0;
   std::string path_;
   std::string header_path_;
-  io::pending_output header_;
+  // Published new-only (io/published_file): named only once its prologue is in.
+  io::published_file header_;
   std::vector<std::string> stream_paths_;
   std::vector<io::unique_fd> streams_;
 };

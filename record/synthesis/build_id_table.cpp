@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
+#include "io/file_status.hpp"
 #include "io/mapped_file.hpp"
 #include "symbols/elf_build_id.hpp"
 #include "symbols/vdso_image.hpp"
@@ -31,9 +34,15 @@ std::string module_name(std::string_view dso_name) {
 
 // True when `path` on the host is the file open as `fd`.
 bool path_leads_to(const std::string& path, int fd) {
-  struct stat by_path {}, opened {};
-  return ::stat(path.c_str(), &by_path) == 0 && ::fstat(fd, &opened) == 0 &&
-         by_path.st_dev == opened.st_dev && by_path.st_ino == opened.st_ino;
+  struct stat opened {};
+  std::optional<struct stat> by_path;
+  try {
+    by_path = io::status_at(AT_FDCWD, path, true);
+  } catch (const std::system_error&) {
+    return false;  // a path arec cannot follow leads nowhere it can check
+  }
+  return by_path && ::fstat(fd, &opened) == 0 && by_path->st_dev == opened.st_dev &&
+         by_path->st_ino == opened.st_ino;
 }
 
 // The build-id of a mapped file, and the file when its path no longer leads to it.

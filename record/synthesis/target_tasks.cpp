@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <optional>
 #include <string>
+#include <system_error>
 
 #include "io/dir_reader.hpp"
+#include "io/file_status.hpp"
 #include "io/proc_status.hpp"
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
@@ -77,9 +80,13 @@ std::vector<pid_t> list_processes(const char* proc_root, pid_t except, Keep keep
 
 std::vector<pid_t> processes_of_user(uid_t uid, pid_t except, const char* proc_root) {
   return list_processes(proc_root, except, [uid](int dir_fd, const char* name) {
-    struct stat status {};
     // A process that ended since the listing is simply not there any more.
-    return ::fstatat(dir_fd, name, &status, 0) == 0 && status.st_uid == uid;
+    try {
+      std::optional<struct stat> status = io::status_at(dir_fd, name, true);
+      return status && status->st_uid == uid;
+    } catch (const std::system_error&) {
+      return false;  // not this user's to record when arec cannot even see its owner
+    }
   });
 }
 

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
+#include "io/file_copy.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::io {
@@ -91,7 +93,20 @@ TEST(OwnedFiles, AFailedWriteLeavesNoTemporaryFile) {
   EXPECT_THROW(write_file_atomically_at(made.fd.get(), dir.file("spool"), "w.pb",
                                         std::as_bytes(std::span{text.data(), text.size()})),
                std::system_error);
-  EXPECT_NE(::access(dir.file("spool/.w.pb.tmp").c_str(), F_OK), 0);
+  EXPECT_EQ(directory_names(dir.file("spool")), std::vector<std::string>{"w.pb"});
+}
+
+// A kill between write and rename leaves a temporary behind: it must not make every later
+// write of that name fail.
+TEST(OwnedFiles, ATemporaryLeftByAKilledWriteDoesNotBlockTheNextOne) {
+  test::temp_dir dir;
+  private_directory made = open_private_directory(dir.file("spool"));
+  ASSERT_TRUE(made.fd);
+  write_text(dir.file("spool/.w.pb.tmp"), "half a window", 0600);
+  std::string text = "window";
+  write_file_atomically_at(made.fd.get(), dir.file("spool"), "w.pb",
+                           std::as_bytes(std::span{text.data(), text.size()}));
+  EXPECT_EQ(read_bounded_regular_file(made.fd.get(), "w.pb", 64, O_NOFOLLOW)->text, "window");
 }
 
 // A file whose size says nothing (a /proc file says 0) or that grows while read (a perf map) is

@@ -1,0 +1,179 @@
+#include "io/published_file.hpp"
+
+#include <stdio.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "io/system_error.hpp"
+
+namespace arec::io {
+namespace {
+
+constexpr int create_flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+
+// "dir/" and "leaf" of a name relative to a directory fd ("" and the name without a slash).
+std::pair<std::string, std::string> split(const std::string& name) {
+  std::size_t slash = name.rfind('/');
+  if (slash == std::string::npos) return {"", name};
+  return {name.substr(0, slash + 1), name.substr(slash + 1)};
+}
+
+std::string random_suffix() {
+  constexpr std::string_view letters = "abcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[6];
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno != EINTR) throw_errno("getrandom");
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  std::string suffix;
+  for (unsigned char byte : bytes) suffix += letters[byte % letters.size()];
+  return suffix;
+}
+
+// Creates ".LEAF.arec-XXXXXX.tmp" next to `name`: hidden, and a name no other publisher has,
+// so two writers of one destination never write or remove each other's file.
+unique_fd create_temporary(int dir_fd, const std::string& name, const std::string& shown,
+                           mode_t mode, std::string& temporary) {
+  auto [dir, leaf] = split(name);
+  for (int attempt = 0;; ++attempt) {
+    temporary = dir + "." + leaf + ".arec-" + random_suffix() + ".tmp";
+    int fd = ::openat(dir_fd, temporary.c_str(), create_flags, mode);
+    if (fd >= 0) return unique_fd(fd);
+    if (errno != EEXIST || attempt == 100) throw_errno("create", shown);
+  }
+}
+
+// The unnamed file in the destination's directory, or an empty fd where the file system has
+// none (older kernels, NFS, FUSE).
+unique_fd create_unnamed(int dir_fd, const std::string& name, const std::string& shown,
+                         mode_t mode) {
+  std::string dir = split(name).first;
+  int fd = ::openat(dir_fd, dir.empty() ? "." : dir.c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, mode);
+  if (fd >= 0) return unique_fd(fd);
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) throw_errno("create", shown);
+  return {};
+}
+
+// Links the open file `fd` as `name`, failing when anything is there. Through /proc, as
+// linkat(AT_EMPTY_PATH) would need CAP_DAC_READ_SEARCH.
+int link_open_file(int fd, int dir_fd, const std::string& name) {
+  std::string self = "/proc/self/fd/" + std::to_string(fd);
+  return ::linkat(AT_FDCWD, self.c_str(), dir_fd, name.c_str(), AT_SYMLINK_FOLLOW);
+}
+
+void sync_directory_of(int dir_fd, const std::string& name, const std::string& shown) {
+  std::string dir = split(name).first;
+  if (dir.empty() && dir_fd != AT_FDCWD) {
+    check_syscall(::fsync(dir_fd), "fsync", "the directory of " + shown);
+    return;
+  }
+  unique_fd opened = unique_fd::open_at(dir_fd, dir.empty() ? "." : dir.c_str(),
+                                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  check_syscall(::fsync(opened.get()), "fsync", "the directory of " + shown);
+}
+
+}  // namespace
+
+bool is_publish_temporary(std::string_view name) {
+  return name.starts_with('.') && name.ends_with(".tmp");
+}
+
+published_file::published_file(const std::string& path, publish_policy policy, mode_t mode)
+    : published_file(AT_FDCWD, path, path, policy, mode) {}
+
+published_file::published_file(int dir_fd, std::string name, std::string shown,
+                               publish_policy policy, mode_t mode)
+    : dir_fd_(dir_fd), name_(std::move(name)), shown_(std::move(shown)), policy_(policy) {
+  if (policy_ == publish_policy::new_only) fd_ = create_unnamed(dir_fd_, name_, shown_, mode);
+  if (!fd_) fd_ = create_temporary(dir_fd_, name_, shown_, mode, temporary_);
+}
+
+published_file::published_file(published_file&& other) noexcept
+    : dir_fd_(other.dir_fd_),
+      name_(std::move(other.name_)),
+      shown_(std::move(other.shown_)),
+      temporary_(std::exchange(other.temporary_, {})),
+      policy_(other.policy_),
+      fd_(std::move(other.fd_)),
+      committed_(other.committed_) {}
+
+published_file& published_file::operator=(published_file&& other) noexcept {
+  if (this == &other) return *this;
+  remove_temporary();
+  dir_fd_ = other.dir_fd_;
+  name_ = std::move(other.name_);
+  shown_ = std::move(other.shown_);
+  temporary_ = std::exchange(other.temporary_, {});
+  policy_ = other.policy_;
+  fd_ = std::move(other.fd_);
+  committed_ = other.committed_;
+  return *this;
+}
+
+published_file::~published_file() { remove_temporary(); }
+
+void published_file::remove_temporary() noexcept {
+  if (!committed_ && !temporary_.empty()) ::unlinkat(dir_fd_, temporary_.c_str(), 0);
+  temporary_.clear();
+}
+
+void published_file::commit() {
+  if (committed_) return;
+  if (policy_ == publish_policy::new_only) {
+    commit_new();
+  } else {
+    commit_replacing();
+  }
+}
+
+// From here on the temporary name is gone: the destructor must not remove it.
+void published_file::mark_named() noexcept {
+  committed_ = true;
+  temporary_.clear();
+}
+
+void published_file::commit_new() {
+  if (temporary_.empty()) {
+    check_syscall(link_open_file(fd_.get(), dir_fd_, name_), "create", shown_);
+    return mark_named();
+  }
+  if (::renameat2(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str(), RENAME_NOREPLACE) == 0)
+    return mark_named();
+  if (errno != EINVAL) throw_errno("create", shown_);
+  // A file system without RENAME_NOREPLACE: a hard link fails on an existing name as well.
+  check_syscall(::linkat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str(), 0), "create",
+                shown_);
+  ::unlinkat(dir_fd_, temporary_.c_str(), 0);
+  mark_named();
+}
+
+void published_file::commit_replacing() {
+  bool durably = policy_ == publish_policy::replace_durably;
+  if (durably) check_syscall(::fsync(fd_.get()), "fsync", shown_);
+  check_syscall(::renameat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str()), "rename",
+                shown_);
+  mark_named();
+  // The rename is durable only once the directory is.
+  if (durably) sync_directory_of(dir_fd_, name_, shown_);
+}
+
+bool published_file::link_existing(int file, int dir_fd, const std::string& name,
+                                   const std::string& shown) {
+  if (link_open_file(file, dir_fd, name) == 0) return true;
+  if (errno == EEXIST) throw_errno("create", shown);
+  return false;
+}
+
+bool published_file::link_symbolically(const std::string& target, int dir_fd,
+                                       const std::string& name, const std::string& shown) {
+  if (::symlinkat(target.c_str(), dir_fd, name.c_str()) == 0) return true;
+  if (errno != EEXIST) throw_errno("symlink", shown);
+  return false;
+}
+
+}  // namespace arec::io
