@@ -23,6 +23,7 @@
 #include "model/machine.hpp"
 #include "record/events/event_set.hpp"
 #include "record/layout/stream_layout.hpp"
+#include "record/offcpu/off_cpu_recorder.hpp"
 #include "record/option_combinations.hpp"
 #include "record/record_options.hpp"
 #include "record/session/control_channel.hpp"
@@ -99,10 +100,11 @@ class recording {
 
   // recording_setup.cpp: the events, the rings, the first output and what already runs
   void open_events();
+  void make_off_cpu_recorder();
   static std::vector<pid_t> user_processes(const std::string& user);
   static std::vector<io::unique_fd> open_cgroups(std::span<const event_spec> specs);
   void create_output();
-  streamer_config stream_config();
+  streamer_config stream_config(std::size_t thread_index);
   bool caches_sampled_dsos() const;
   sample_position sample_fields() const;
   void warn_of_small_switch_size(std::uint64_t switch_size) const;
@@ -149,6 +151,7 @@ class recording {
   std::optional<workload> child_;
   std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
   std::optional<event_set> events_;
+  std::optional<off_cpu_recorder> off_cpu_;  // --off-cpu; shared by the streaming threads
   std::vector<io::perf::event_entry> entries_;
   bool to_pipe_ = false;
   std::optional<recording_output> output_;

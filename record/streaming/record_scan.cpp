@@ -2,6 +2,7 @@
 
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "io/perf_data/perf_abi.hpp"
@@ -32,6 +33,16 @@ bool needs_mending(const io::perf::record_header& header, record_fixups fixups) 
          (header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
 }
 
+bool is_dropped_sample(std::uint64_t id, const record_fixups& fixups) {
+  return std::binary_search(fixups.dropped_sample_ids.begin(), fixups.dropped_sample_ids.end(),
+                            id);
+}
+
+bool is_dropped_switch(std::uint32_t type, const record_fixups& fixups) {
+  return fixups.drop_switches &&
+         (type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE);
+}
+
 }  // namespace
 
 bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t sample_time_offset,
@@ -45,6 +56,11 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
     const std::size_t body = offset + sizeof header;
     switch (header.type) {
       case PERF_RECORD_SAMPLE: {
+        if (!fixups.dropped_sample_ids.empty() &&
+            is_dropped_sample(read_u64(chunk, body + fixups.sample_id_offset), fixups)) {
+          mend = true;
+          break;
+        }
         ++stats.samples;
         std::uint64_t time = read_u64(chunk, body + sample_time_offset);
         stats.first_sample_time = std::min(stats.first_sample_time, time);
@@ -60,6 +76,10 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
       case PERF_RECORD_MMAP2:
         mend = mend || needs_mending(header, fixups);
         break;
+      case PERF_RECORD_SWITCH:
+      case PERF_RECORD_SWITCH_CPU_WIDE:
+        mend = mend || fixups.drop_switches;
+        break;
       default:
         break;
     }
@@ -69,18 +89,36 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
   return mend;
 }
 
-void mend_records(std::span<std::byte> records, record_fixups fixups) {
-  std::size_t offset = 0;
+std::size_t mend_records(std::span<std::byte> records, record_fixups fixups) {
+  std::size_t offset = 0, kept = 0;
   while (offset + sizeof(io::perf::record_header) <= records.size()) {
     io::perf::record_header header;
     std::memcpy(&header, records.data() + offset, sizeof header);
-    if (header.size < sizeof header || offset + header.size > records.size()) return;
-    if (needs_mending(header, fixups)) {
-      header.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
-      std::memcpy(records.data() + offset, &header, sizeof header);
+    if (header.size < sizeof header || offset + header.size > records.size()) break;
+    std::size_t size = header.size;
+    bool dropped = is_dropped_switch(header.type, fixups);
+    if (header.type == PERF_RECORD_SAMPLE && !fixups.dropped_sample_ids.empty()) {
+      std::uint64_t id;
+      std::memcpy(&id, records.data() + offset + sizeof header + fixups.sample_id_offset,
+                  sizeof id);
+      dropped = is_dropped_sample(id, fixups);
     }
-    offset += header.size;
+    if (!dropped) {
+      if (needs_mending(header, fixups)) {
+        header.misc &= ~PERF_RECORD_MISC_MMAP_BUILD_ID;
+        std::memcpy(records.data() + offset, &header, sizeof header);
+      }
+      if (kept != offset) std::memmove(records.data() + kept, records.data() + offset, size);
+      kept += size;
+    }
+    offset += size;
   }
+  // A partial record at the end (never in a drained chunk) is kept as it was.
+  if (offset < records.size()) {
+    std::memmove(records.data() + kept, records.data() + offset, records.size() - offset);
+    kept += records.size() - offset;
+  }
+  return kept;
 }
 
 }  // namespace arec::record
