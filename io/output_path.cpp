@@ -41,6 +41,9 @@ void keep_previous_output(const std::string& path) {
     if (errno == ENOENT) return;
     throw_errno("stat", path);
   }
+  // A device or FIFO (-o /dev/null) is written into, not kept: perf renames only what holds
+  // data, and renaming /dev/null would take it from everyone else on the machine.
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) return;
   std::string old = path + ".old";
   remove_output(old);
   rename_output(path, old);

@@ -11,7 +11,8 @@
 
 namespace arec::io {
 
-// Renames an existing file or directory at `path` to `path`.old (replacing an older .old).
+// Renames an existing file, directory or symlink at `path` to `path`.old (replacing an older
+// .old); a device or FIFO there stays (the output is written into it).
 void keep_previous_output(const std::string& path);
 // Removes a finished output: a file, or a --threads directory with its data files (arec's
 // layout has no subdirectories). Nothing there is not an error; a failure throws naming it.

@@ -2,9 +2,13 @@
 
 #include <stdio.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
+#include <string>
+#include <system_error>
 #include <utility>
 
 #include "io/system_error.hpp"
@@ -77,6 +81,25 @@ void sync_directory_of(int dir_fd, const std::string& name, const std::string& s
   check_syscall(::fsync(opened.get()), "fsync", "the directory of " + shown);
 }
 
+// A character device or FIFO at the destination (-o /dev/null) is opened to be written into,
+// as perf writes into it: a file renamed or linked over it would replace the host's device
+// with a regular file. A block device or socket there is refused. None: nothing special there.
+std::optional<unique_fd> open_special(int dir_fd, const std::string& name,
+                                      const std::string& shown) {
+  struct stat status {};
+  if (::fstatat(dir_fd, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) {
+    int flags = (S_ISFIFO(status.st_mode) ? O_WRONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW;
+    return unique_fd{check_syscall(::openat(dir_fd, name.c_str(), flags), "open", shown)};
+  }
+  if (S_ISBLK(status.st_mode) || S_ISSOCK(status.st_mode))
+    throw std::system_error(EEXIST, std::generic_category(),
+                            "create " + shown + ": a " +
+                                (S_ISBLK(status.st_mode) ? "block device" : "socket") +
+                                " is there, and arec writes neither over it nor into it");
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_publish_temporary(std::string_view name) {
@@ -89,6 +112,11 @@ published_file::published_file(const std::string& path, publish_policy policy, m
 published_file::published_file(int dir_fd, std::string name, std::string shown,
                                publish_policy policy, mode_t mode)
     : dir_fd_(dir_fd), name_(std::move(name)), shown_(std::move(shown)), policy_(policy) {
+  if (std::optional<unique_fd> special = open_special(dir_fd_, name_, shown_)) {
+    fd_ = std::move(*special);
+    committed_ = true;  // written in place: it has its name, and nothing is to be removed
+    return;
+  }
   if (policy_ == publish_policy::new_only) fd_ = create_unnamed(dir_fd_, name_, shown_, mode);
   if (!fd_) fd_ = create_temporary(dir_fd_, name_, shown_, mode, temporary_);
 }

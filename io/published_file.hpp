@@ -2,6 +2,8 @@
 // reader looks (an unnamed O_TMPFILE, or a unique hidden temporary next to the destination) and
 // appears at the destination only on commit(), whole; a crash or an exception before that
 // leaves nothing at the destination and no temporary behind (the destructor removes it).
+// A character device or FIFO already at the destination (-o /dev/null) is written into, as
+// perf does, never replaced; a block device or socket there is refused.
 #pragma once
 
 #include <fcntl.h>

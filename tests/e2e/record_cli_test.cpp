@@ -121,6 +121,37 @@ TEST(RecordDefaults, OutputIsPerfDataInTheWorkingDirectory) {
   EXPECT_NE(report.out.find("hot_loop"), std::string::npos) << report.out;
 }
 
+// -o /dev/null, as perf's own shell tests and many scripts write: the recording (and an export
+// or a conversion) is written into the device, which stays the machine's null device (arec
+// once renamed it to /dev/null.old and linked a regular file in its place). Run in a mount
+// namespace whose /dev is a tmpfs with a null node of its own, so a failure harms no host.
+TEST(RecordDefaults, DevNullIsWrittenIntoAndStaysTheNullDevice) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  test::temp_dir dir;
+  std::string data = dir.file("kept.data");
+  test::command_result recorded = test::run_command(
+      rec.command({"-q", "-e", "cpu-clock", "-o", data, "--", test_program("hot_loop"), "100"}),
+      60s);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  std::string arec = AREC_BINARY;
+  std::string script =
+      "mount -t tmpfs arec-test-dev /dev && mknod -m 666 /dev/null c 1 3 || exit 99\n"
+      "\"$@\" && " + arec + " export -q -i " + data + " -o /dev/null && " + arec +
+      " convert -q -i " + data + " -o /dev/null\n"
+      "status=$?\n"
+      "stat -c '%F %t,%T' /dev/null; ls -A /dev; exit $status";
+  std::vector<std::string> argv{"unshare", "--mount", "--propagation", "private",
+                                "sh",      "-c",      script,          "sh"};
+  std::vector<std::string> record = rec.command({"-q", "-e", "cpu-clock", "-o", "/dev/null",
+                                                 "--", test_program("hot_loop"), "100"});
+  argv.insert(argv.end(), record.begin(), record.end());
+  test::command_result run = test::run_command(argv, 60s);
+  EXPECT_EQ(run.exit_code, 0) << rec.describe() << ": " << run.describe();
+  EXPECT_EQ(run.out, "character special file 1,3\nnull\n")
+      << "/dev/null was replaced, or a file was left beside it";
+}
+
 TEST_F(RecordOutput, ExistingDirectoryIsKeptAsOldWithThreads) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   const std::string out = dir_.file("kept-dir.data");

@@ -5,13 +5,17 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstddef>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -318,6 +322,74 @@ TEST(PublishedFile, ItsTemporariesAreRecognisedForCleanUp) {
   EXPECT_TRUE(is_publish_temporary(names.front())) << names.front();
   EXPECT_TRUE(is_publish_temporary(".window-00000000000000000004.pb.tmp"));  // older arec
   EXPECT_FALSE(is_publish_temporary("window-00000000000000000004.pb"));
+}
+
+}  // namespace
+}  // namespace arec::io
+
+namespace arec::io {
+namespace {
+
+// A character device like the one -o /dev/null names, made in the test's own directory (a
+// copy of /dev/null's node: root may make one, and CI runs as root).
+std::string null_device_in(const test::temp_dir& dir) {
+  std::string path = dir.file("null");
+  EXPECT_EQ(::mknod(path.c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0) << std::strerror(errno);
+  return path;
+}
+
+TEST(PublishedFileOnADevice, ACharacterDeviceIsWrittenIntoAndStaysADeviceUnderEveryPolicy) {
+  for (publish_policy policy :
+       {publish_policy::new_only, publish_policy::replace, publish_policy::replace_durably}) {
+    test::temp_dir dir;
+    std::string device = null_device_in(dir);
+    {
+      published_file file(device, policy);
+      ASSERT_EQ(::write(file.fd(), "PERFILE2", 8), 8);
+      file.commit();
+    }
+    struct stat status {};
+    ASSERT_EQ(::lstat(device.c_str(), &status), 0);
+    EXPECT_TRUE(S_ISCHR(status.st_mode)) << "the device was replaced by a file";
+    EXPECT_EQ(status.st_rdev, ::makedev(1, 3));
+    EXPECT_EQ(std::filesystem::directory_iterator(dir.path())->path(), device)
+        << "a temporary was left beside the device";
+  }
+}
+
+TEST(PublishedFileOnADevice, AFifoIsWrittenIntoForItsReader) {
+  test::temp_dir dir;
+  std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  unique_fd reader{::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  ASSERT_TRUE(reader);
+  published_file file(fifo, publish_policy::replace);
+  ASSERT_EQ(::write(file.fd(), "profile", 7), 7);
+  file.commit();
+  char got[8] = {};
+  EXPECT_EQ(::read(reader.get(), got, sizeof got), 7);
+  EXPECT_STREQ(got, "profile");
+  struct stat status {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISFIFO(status.st_mode));
+}
+
+TEST(PublishedFileOnADevice, ASocketIsRefusedNamingIt) {
+  test::temp_dir dir;
+  std::string path = dir.file("socket");
+  unique_fd listening{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(listening.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  try {
+    published_file file(path, publish_policy::replace);
+    ADD_FAILURE() << "wrote over a socket";
+  } catch (const std::system_error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "create " + path + ": a socket is there, and arec writes neither over it nor into it: " +
+                  std::strerror(EEXIST));
+  }
 }
 
 }  // namespace
