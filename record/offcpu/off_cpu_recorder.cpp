@@ -146,6 +146,22 @@ void off_cpu_recorder::round_finished(std::size_t thread, std::vector<std::byte>
   encode_all(settled_bound(), out, false);
 }
 
+void off_cpu_recorder::thread_cut(std::size_t thread) {
+  io::exclusive_lock lock(mutex_);
+  threads_[thread].cut_bound = newest_;
+}
+
+void off_cpu_recorder::cut(std::vector<std::byte>& out) {
+  io::exclusive_lock lock(mutex_);
+  std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();
+  for (const thread_progress& thread : threads_)
+    if (!thread.ended) bound = std::min(bound, thread.cut_bound);
+  if (bound == std::numeric_limits<std::uint64_t>::max()) bound = newest_;
+  auto encode_one = [&](const off_cpu_sample& sample) { encode(layout_, sample, out); };
+  tracker_.settle(bound, encode_one);
+  tracker_.take_sums(bound, encode_one);
+}
+
 bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& out) {
   io::exclusive_lock lock(mutex_);
   threads_[thread].ended = true;

@@ -51,6 +51,13 @@ class off_cpu_recorder {
   // ... and finished it: the switches every thread has drained are applied; the SAMPLEs of the
   // blocks they end are appended to `out`.
   void round_finished(std::size_t thread, std::vector<std::byte>& out) AREC_EXCLUDES(mutex_);
+  // --switch-output: streaming thread `thread` drained every ring for the cut; what it scanned
+  // so far belongs to the file before the cut.
+  void thread_cut(std::size_t thread) AREC_EXCLUDES(mutex_);
+  // Once every thread has cut: the blocks that ended before the cut and the sums of short ones,
+  // appended to `out`, for the file before the cut (a file holds the off-CPU time that ended
+  // in it); the sums start again from zero.
+  void cut(std::vector<std::byte>& out) AREC_EXCLUDES(mutex_);
   // Streaming thread `thread` drained its rings for the last time. The last one to do so gets
   // everything left in `out` (returns true): the open blocks ended at the newest time seen, and
   // the sums of short blocks.
@@ -71,6 +78,7 @@ class off_cpu_recorder {
   struct thread_progress {
     std::uint64_t round_bound = 0;  // the newest time scanned anywhere when its round began
     std::uint64_t drained_until = 0;
+    std::uint64_t cut_bound = 0;  // the newest time scanned anywhere when it cut
     bool ended = false;
   };
   void scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end, ring_state& ring);

@@ -124,6 +124,8 @@ class recording {
       const std::string& rotated);
   void write_taken_snapshots();
   std::vector<output_cut> cut_every_stream();
+  std::exception_ptr append_off_cpu_time(const recording_output& old_output,
+                                         std::vector<output_cut>& cuts, output_cut& cut);
   static output_cut merged(const std::vector<output_cut>& cuts);
   static void cut_back(const recording_output& output, const std::vector<output_cut>& cuts);
   void take_snapshot();

@@ -4,6 +4,7 @@
 // with arec as the recorder.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -23,17 +24,18 @@ using namespace std::chrono_literals;
 
 // perf report's offcpu-time section: the nanoseconds charged to each leaf symbol.
 std::map<std::string, double> off_cpu_ns_by_symbol(const std::string& data) {
-  test::command_result report = test::run_command(
-      {"perf", "report", "-i", data, "--stdio", "--no-children", "-g", "none", "-s", "sym", "-F",
-       "period,sym", "--percent-limit", "0"},
-      60s);
+  test::command_result report =
+      test::run_command({"perf", "report", "-i", data, "--stdio", "--no-children", "-g", "none",
+                         "-s", "sym", "-F", "period,sym", "--percent-limit", "0"},
+                        60s);
   EXPECT_EQ(report.exit_code, 0) << report.describe();
   std::map<std::string, double> by_symbol;
   std::istringstream lines(report.out);
   bool in_section = false;
   static const std::regex row(R"(^\s+(\d+)\s+\[[.k]\]\s+(\S+))");
   for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("# Samples:")) in_section = line.find("'offcpu-time'") != std::string::npos;
+    if (line.starts_with("# Samples:"))
+      in_section = line.find("'offcpu-time'") != std::string::npos;
     std::smatch match;
     if (in_section && std::regex_search(line, match, row))
       by_symbol[match[2]] += std::stod(match[1]);
@@ -47,8 +49,7 @@ class RecordOffCpu : public ::testing::Test {
     if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   }
   // Runs off_cpu_pair under `options`; returns what it measured: sleep and wait nanoseconds.
-  std::pair<double, double> record_pair(std::vector<std::string> options,
-                                        const std::string& data) {
+  std::pair<double, double> record_pair(std::vector<std::string> options, const std::string& data) {
     options.insert(options.end(), {"-q", "-e", "cpu-clock", "-o", data, "--",
                                    test_program("off_cpu_pair"), "50", "30", "10"});
     test::command_result run = test::run_command(rec_.command(options), 60s);
@@ -80,8 +81,8 @@ TEST_F(RecordOffCpu, BlockedTimeIsChargedToTheFunctionsThatBlocked) {
 TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
   std::string data = dir_.file("direct.data");
   auto [slept, waited] = record_pair({"--off-cpu", "--off-cpu-thresh", "10"}, data);
-  test::command_result script = test::run_command(
-      {"perf", "script", "-i", data, "-F", "event,period,ip,sym", "-G"}, 60s);
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "-F", "event,period,ip,sym", "-G"}, 60s);
   ASSERT_EQ(script.exit_code, 0) << script.describe();
   std::size_t sleeps = 0;
   double total = 0;
@@ -97,6 +98,35 @@ TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
   EXPECT_NEAR(total, slept, 0.2 * slept);
 }
 
+// Each file of a rotated recording holds the off-CPU time that ended in it: the blocks written
+// as they end, and the sums of short blocks at each cut. Together they are the whole, once.
+TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
+  std::string data = dir_.file("rotated.data");
+  std::vector<std::string> options{"--off-cpu", "--switch-output=1s"};
+  options.insert(options.end(), {"-q", "-e", "cpu-clock", "-o", data, "--",
+                                 test_program("off_cpu_pair"), "50", "30", "30"});
+  test::command_result run = test::run_command(rec_.command(options), 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.out, match, std::regex(R"(sleep_ns=(\d+) wait_ns=(\d+))")))
+      << run.out;
+  double slept = std::stod(match[1]), waited = std::stod(match[2]);
+  double sleep_total = 0, wait_total = 0;
+  std::size_t files = 0, with_time = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    if (!entry.path().filename().string().starts_with("rotated.data.")) continue;
+    ++files;
+    std::map<std::string, double> charged = off_cpu_ns_by_symbol(entry.path());
+    if (charged["sleep_in_nanosleep"] > 0) ++with_time;
+    sleep_total += charged["sleep_in_nanosleep"];
+    wait_total += charged["wait_on_pipe"];
+  }
+  EXPECT_GE(files, 2u);
+  EXPECT_GE(with_time, 2u) << "the time is not split between the files";
+  EXPECT_NEAR(sleep_total, slept, 0.2 * slept);
+  EXPECT_NEAR(wait_total, waited, 0.2 * waited);
+}
+
 // A thread that is preempted (runnable, waiting for a cpu) is not off the cpu in perf's sense:
 // a spinner sharing the cpus with two others gets (almost) no off-CPU time.
 TEST_F(RecordOffCpu, PreemptionIsNotOffCpuTime) {
@@ -104,14 +134,13 @@ TEST_F(RecordOffCpu, PreemptionIsNotOffCpuTime) {
   for (int i = 0; i < 2; ++i)
     spinners.push_back(test::child_process::spawn({test_program("hot_loop"), "100000"}));
   std::string data = dir_.file("spin.data");
-  test::command_result run = test::run_command(
-      rec_.command({"-q", "--off-cpu", "-e", "cpu-clock", "-o", data, "--",
-                    test_program("hot_loop"), "500"}),
-      60s);
+  test::command_result run =
+      test::run_command(rec_.command({"-q", "--off-cpu", "-e", "cpu-clock", "-o", data, "--",
+                                      test_program("hot_loop"), "500"}),
+                        60s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
-  EXPECT_LT(charged["hot_function"], 0.05 * 500e6)
-      << "preempted time was counted as blocked";
+  EXPECT_LT(charged["hot_function"], 0.05 * 500e6) << "preempted time was counted as blocked";
 }
 
 // tools/perf/tests/shell/record_offcpu.sh, as Debian's linux-perf installs it, with arec as
