@@ -98,6 +98,37 @@ TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
   EXPECT_NEAR(total, slept, 0.2 * slept);
 }
 
+// arec export gives off-CPU time a sample type of its own, in nanoseconds, beside the CPU
+// samples: go tool pprof charges it to the functions that blocked.
+TEST_F(RecordOffCpu, ExportCarriesOffCpuTimeAsItsOwnSampleType) {
+  std::string data = dir_.file("export.data");
+  auto [slept, waited] = record_pair({"--off-cpu"}, data);
+  std::string profile = dir_.file("export.pb.gz");
+  test::command_result exported =
+      test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", profile}, 60s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  test::command_result top =
+      test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", profile}, 60s);
+  ASSERT_EQ(top.exit_code, 0) << top.describe();
+  EXPECT_NE(top.out.find("offcpu-time/nanoseconds"), std::string::npos) << top.out.substr(0, 2000);
+  EXPECT_NE(top.out.find("cpu-clock/nanoseconds"), std::string::npos) << top.out.substr(0, 2000);
+  test::command_result by_function =
+      test::run_command({"go", "tool", "pprof", "-top", "-sample_index=offcpu-time", "-unit=ms",
+                         "-symbolize=none", profile},
+                        60s);
+  ASSERT_EQ(by_function.exit_code, 0) << by_function.describe();
+  std::map<std::string, double> ms;
+  std::istringstream lines(by_function.out);
+  static const std::regex row(
+      R"(^\s*([\d.]+)ms\s+[\d.]+%\s+[\d.]+%\s+[\d.]+m?s\s+[\d.]+%\s+(\S+))");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, row)) ms[match[2]] = std::stod(match[1]);
+  }
+  EXPECT_NEAR(ms["sleep_in_nanosleep"] * 1e6, slept, 0.2 * slept) << by_function.out;
+  EXPECT_NEAR(ms["wait_on_pipe"] * 1e6, waited, 0.2 * waited) << by_function.out;
+}
+
 // Each file of a rotated recording holds the off-CPU time that ended in it: the blocks written
 // as they end, and the sums of short blocks at each cut. Together they are the whole, once.
 TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
