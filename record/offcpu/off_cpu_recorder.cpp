@@ -106,6 +106,7 @@ void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, st
   for (std::uint64_t i = 0; i < count; ++i) {
     std::uint64_t frame = read_u64(chunk, chain + 8 + 8 * i);
     if (frame >= PERF_CONTEXT_MAX) continue;  // a context marker
+    if (frame == 0) break;  // the end of what the frame pointers gave, as perf trims it
     if (ring.stack.size() < off_cpu_tracker::max_stack_depth) ring.stack.push_back(frame);
   }
   if (ring.stack.empty() || pid <= 0) return;  // a kernel thread, or the idle task
@@ -126,7 +127,7 @@ void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std
   }
   bool preempted = misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
   bool sampled = ring.tid == tid;
-  if (!preempted && !sampled && pid > 0) ++unattributed_;
+  if (!preempted && !sampled && pid > 0) ++totals_.unattributed;
   tracker_.switched_out(
       pid, tid, time, !preempted && sampled,
       sampled ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());
@@ -157,9 +158,11 @@ void off_cpu_recorder::cut(std::vector<std::byte>& out) {
   for (const thread_progress& thread : threads_)
     if (!thread.ended) bound = std::min(bound, thread.cut_bound);
   if (bound == std::numeric_limits<std::uint64_t>::max()) bound = newest_;
-  auto encode_one = [&](const off_cpu_sample& sample) { encode(layout_, sample, out); };
+  totals added;
+  off_cpu_tracker::sink encode_one = encoder(layout_, out, added);
   tracker_.settle(bound, encode_one);
   tracker_.take_sums(bound, encode_one);
+  count(added);
 }
 
 bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& out) {
@@ -172,9 +175,23 @@ bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& 
   return true;
 }
 
-std::uint64_t off_cpu_recorder::unattributed() {
+off_cpu_recorder::totals off_cpu_recorder::counted() {
   io::exclusive_lock lock(mutex_);
-  return unattributed_;
+  return totals_;
+}
+
+off_cpu_tracker::sink off_cpu_recorder::encoder(const off_cpu_layout& layout,
+                                                std::vector<std::byte>& out, totals& added) {
+  return [&layout, &out, &added](const off_cpu_sample& sample) {
+    encode(layout, sample, out);
+    ++added.samples;
+    added.blocked_ns += sample.period_ns;
+  };
+}
+
+void off_cpu_recorder::count(const totals& added) {
+  totals_.samples += added.samples;
+  totals_.blocked_ns += added.blocked_ns;
 }
 
 // Every thread's rings are drained up to its round's bound; an ended thread holds nothing back.
@@ -186,11 +203,13 @@ std::uint64_t off_cpu_recorder::settled_bound() const {
 }
 
 void off_cpu_recorder::encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish) {
-  auto encode_one = [&](const off_cpu_sample& sample) { encode(layout_, sample, out); };
+  totals added;
+  off_cpu_tracker::sink encode_one = encoder(layout_, out, added);
   if (finish)
     tracker_.finish(bound, encode_one);
   else
     tracker_.settle(bound, encode_one);
+  count(added);
 }
 
 void off_cpu_recorder::encode(const off_cpu_layout& layout, const off_cpu_sample& sample,

@@ -62,9 +62,14 @@ class off_cpu_recorder {
   // everything left in `out` (returns true): the open blocks ended at the newest time seen, and
   // the sums of short blocks.
   bool thread_ended(std::size_t thread, std::vector<std::byte>& out) AREC_EXCLUDES(mutex_);
-  // Switch-outs the sampler gave no stack for (its sample lost, or -D between them): not
-  // counted as off-CPU time, and said in the summary.
-  std::uint64_t unattributed() AREC_EXCLUDES(mutex_);
+  // What was given out: samples and their blocked nanoseconds; and the blocked switch-outs
+  // the sampler gave no stack for (its sample lost, or -D between them), not counted.
+  struct totals {
+    std::uint64_t samples = 0;
+    std::uint64_t blocked_ns = 0;
+    std::uint64_t unattributed = 0;
+  };
+  totals counted() AREC_EXCLUDES(mutex_);
 
   // What the drain leaves out of the files: the sampler's samples, found by their id.
   std::span<const std::uint64_t> sampler_ids() const noexcept { return layout_.sampler_ids; }
@@ -87,6 +92,10 @@ class off_cpu_recorder {
   std::uint64_t settled_bound() const AREC_REQUIRES(mutex_);
   void encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish)
       AREC_REQUIRES(mutex_);
+  // A sink that encodes each sample into `out` and counts it in `added`.
+  static off_cpu_tracker::sink encoder(const off_cpu_layout& layout, std::vector<std::byte>& out,
+                                       totals& added);
+  void count(const totals& added) AREC_REQUIRES(mutex_);
 
   const off_cpu_layout layout_;
   const std::size_t callchain_offset_;  // in a sampler SAMPLE's body
@@ -95,7 +104,7 @@ class off_cpu_recorder {
   off_cpu_tracker tracker_ AREC_GUARDED_BY(mutex_);
   std::vector<thread_progress> threads_ AREC_GUARDED_BY(mutex_);
   std::uint64_t newest_ AREC_GUARDED_BY(mutex_) = 0;  // the newest time scanned anywhere
-  std::uint64_t unattributed_ AREC_GUARDED_BY(mutex_) = 0;
+  totals totals_ AREC_GUARDED_BY(mutex_);
 };
 
 }  // namespace arec::record

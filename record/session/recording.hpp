@@ -142,6 +142,7 @@ class recording {
   std::string failure_note(std::exception_ptr failure, const std::string& path,
                            std::uint64_t samples_in_last) const;
   void output_finished(const std::string& path);
+  std::optional<off_cpu_totals> off_cpu_totals_of_recording();
 
   const record_options& options_;
   std::span<const std::string> command_line_;
