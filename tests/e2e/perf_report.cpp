@@ -1,6 +1,7 @@
 #include "perf_report.hpp"
 
 #include <algorithm>
+#include <regex>
 #include <cctype>
 #include <charconv>
 
@@ -56,6 +57,15 @@ perf_report run_perf_report(const std::string& data_file) {
                                   "--no-children", "-g", "none"});
   report.rows = parse_perf_report(report.run.out);
   return report;
+}
+
+bool has_warning_besides_lost_chunks(const test::command_result& run) {
+  static const std::regex lost_chunks(
+      R"(Warning:\s*\nProcessed \d+ events and lost \d+ chunks!\s*\n\s*Check IO/CPU overload!\s*\n?)",
+      std::regex::icase);
+  test::command_result rest = run;
+  rest.err = std::regex_replace(run.err, lost_chunks, "");
+  return has_warning(rest);
 }
 
 bool has_warning(const test::command_result& run) {

@@ -27,6 +27,15 @@ TEST(PerfReportParser, ReadsRowsAndSkipsComments) {
   EXPECT_EQ(rows[1].symbol, "_raw_spin_unlock_irqrestore");
 }
 
+TEST(PerfReportParser, LostChunksAloneAreNotAFaultOfTheFile) {
+  test::command_result run;
+  run.err = "Warning:\nProcessed 572 events and lost 1 chunks!\n\nCheck IO/CPU overload!\n\n";
+  EXPECT_TRUE(has_warning(run));
+  EXPECT_FALSE(has_warning_besides_lost_chunks(run));
+  run.err += "Warning: 3 out of order events recorded.\n";
+  EXPECT_TRUE(has_warning_besides_lost_chunks(run));
+}
+
 TEST(PerfReportParser, FindsWarningsInAnyCase) {
   test::command_result run;
   run.err = "  Warning:\nProcessed 10 events and lost 2 chunks!\n";

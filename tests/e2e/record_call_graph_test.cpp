@@ -53,7 +53,8 @@ void expect_callers_recorded(const std::vector<std::string>& call_graph_args) {
 
   perf_report report = run_perf_report(data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
-  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  // A dwarf sample copies 8 KiB of stack: under load a ring can overflow, which perf counts.
+  EXPECT_FALSE(has_warning_besides_lost_chunks(report.run)) << report.run.err;
 }
 
 TEST(RecordCallGraph, DashGChainsShowCallerOfHotFunction) {
