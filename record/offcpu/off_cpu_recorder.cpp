@@ -24,9 +24,7 @@ std::size_t bytes_of(std::uint64_t sample_type, std::uint64_t fields) {
 }
 
 std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
-  std::uint64_t value;
-  chunk.copy_out(offset, std::as_writable_bytes(std::span{&value, 1}));
-  return value;
+  return chunk.load_aligned<std::uint64_t>(offset);
 }
 
 // A (u32 pid, u32 tid) pair as the kernel writes it.
@@ -61,8 +59,7 @@ void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
   std::size_t size = chunk.size();
   std::size_t offset = 0;
   while (offset + sizeof(io::perf::record_header) <= size) {
-    io::perf::record_header header;
-    chunk.copy_out(offset, std::as_writable_bytes(std::span{&header, 1}));
+    auto header = chunk.load_aligned<io::perf::record_header>(offset);
     if (header.size < sizeof header || offset + header.size > size) break;
     std::size_t body = offset + sizeof header, end = offset + header.size;
     switch (header.type) {
@@ -109,7 +106,8 @@ void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, st
     if (frame == 0) break;  // the end of what the frame pointers gave, as perf trims it
     if (ring.stack.size() < off_cpu_tracker::max_stack_depth) ring.stack.push_back(frame);
   }
-  if (ring.stack.empty() || pid <= 0) return;  // a kernel thread, or the idle task
+  // A kernel thread (or a task past exit_mm) has no user stack: it is sampled, with nothing
+  // to charge, and its switch-out is left out without being counted as unattributed.
   ring.pid = pid;
   ring.tid = tid;
 }
@@ -128,9 +126,10 @@ void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std
   bool preempted = misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
   bool sampled = ring.tid == tid;
   if (!preempted && !sampled && pid > 0) ++totals_.unattributed;
+  bool charged = !preempted && sampled && !ring.stack.empty() && pid > 0;
   tracker_.switched_out(
-      pid, tid, time, !preempted && sampled,
-      sampled ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());
+      pid, tid, time, charged,
+      charged ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());
   ring.tid = -1;
 }
 

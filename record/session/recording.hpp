@@ -67,6 +67,10 @@ class recording {
  private:
   // 512 KiB per cpu, perf's default for root.
   static constexpr std::size_t default_data_pages = 128;
+  // -m, else the default; with --off-cpu (as root) 2 MiB per cpu: a context-switch flood with
+  // stacks fills 512 KiB within milliseconds (bench/compare offcpu-pipe lost 260,000 switches
+  // of 2.5 s at 128 pages, 7,800 at 512).
+  static std::size_t default_ring_pages(const record_options& options);
 
   bool has_targets() const { return names_targets(options_); }
   bool per_task() const { return records_per_task(options_); }
@@ -147,7 +151,7 @@ class recording {
   const record_options& options_;
   std::span<const std::string> command_line_;
   std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t ring_pages_ = options_.mmap_pages.value_or(default_data_pages);  // fit_ring_pages
+  std::size_t ring_pages_ = default_ring_pages(options_);  // fit_ring_pages may lower it
   std::vector<int> cpus_;
   std::size_t online_cpu_count_ = 0;
   thread_layout layout_;

@@ -1,6 +1,7 @@
 // The recording set up: its events opened, their rings mapped and handed to the streaming
 // threads, the first output created and what already runs synthesized into it.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -59,9 +60,10 @@ void ensure_fd_limit(std::size_t needed) {
 
 std::vector<io::perf::event_entry> file_events(const event_set& events) {
   std::vector<io::perf::event_entry> entries;
+  // The switch sampler's samples never reach a file, but the kernel's LOST and THROTTLE
+  // records for its rings carry its ids: a reader must find them in the attrs.
   for (const opened_event& event : events.events())
-    if (event.role != event_role::switch_sampler)  // its samples never reach a file
-      entries.push_back({event.attr, event.name, event.ids});
+    entries.push_back({event.attr, event.name, event.ids});
   return entries;
 }
 
@@ -293,6 +295,13 @@ void recording::make_output_meter() {
 // -m larger than the kernel maps: perf 6.1 then maps no data pages at all (its mask
 // overflows an int at 2^20 pages) and records no sample, saying nothing. arec takes the
 // largest ring the kernel maps, found on a dummy event of its own, and says so.
+std::size_t recording::default_ring_pages(const record_options& options) {
+  if (options.mmap_pages) return *options.mmap_pages;
+  // Root only: another user's rings count against kernel.perf_event_mlock_kb.
+  if (options.attrs.off_cpu && ::geteuid() == 0) return 4 * default_data_pages;
+  return default_data_pages;
+}
+
 void recording::fit_ring_pages() {
   if (ring_pages_ <= default_data_pages) return;
   perf_event_attr attr{};
@@ -326,8 +335,8 @@ void recording::map_rings() {
     auto stop_recording = [this] {
       async::post(control_.get_executor(), [this] { control_.stop(); });
     };
-    threads_.push_back(
-        std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(i), stop_recording));
+    threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(i),
+                                                          stop_recording));
     if (options_.realtime_priority)
       threads_.back()->thread.set_realtime_priority(*options_.realtime_priority);
     if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())

@@ -10,22 +10,8 @@
 namespace arec::record {
 namespace {
 
-// Loads the 8 bytes at an 8-aligned `offset`. The wrap point is 8-aligned too (records are
-// 8-byte multiples in a power-of-two ring), so such a load lies in one piece: a fixed-size copy,
-// not copy_out's general one (the scan's main cost when it was).
-template <typename T>
-T load_aligned(const ring_chunk& chunk, std::size_t offset) {
-  static_assert(sizeof(T) == 8);
-  std::size_t first = chunk.pieces[0].size();
-  const std::byte* at =
-      offset < first ? chunk.pieces[0].data() + offset : chunk.pieces[1].data() + (offset - first);
-  T value;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
-
 std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
-  return load_aligned<std::uint64_t>(chunk, offset);
+  return chunk.load_aligned<std::uint64_t>(offset);
 }
 
 bool needs_mending(const io::perf::record_header& header, record_fixups fixups) {
@@ -34,8 +20,7 @@ bool needs_mending(const io::perf::record_header& header, record_fixups fixups) 
 }
 
 bool is_dropped_sample(std::uint64_t id, const record_fixups& fixups) {
-  return std::binary_search(fixups.dropped_sample_ids.begin(), fixups.dropped_sample_ids.end(),
-                            id);
+  return std::binary_search(fixups.dropped_sample_ids.begin(), fixups.dropped_sample_ids.end(), id);
 }
 
 bool is_dropped_switch(std::uint32_t type, const record_fixups& fixups) {
@@ -51,7 +36,7 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
   std::size_t size = chunk.size();
   std::size_t offset = 0;
   while (offset + sizeof(io::perf::record_header) <= size) {
-    auto header = load_aligned<io::perf::record_header>(chunk, offset);
+    auto header = chunk.load_aligned<io::perf::record_header>(offset);
     if (header.size < sizeof header || offset + header.size > size) break;
     const std::size_t body = offset + sizeof header;
     switch (header.type) {

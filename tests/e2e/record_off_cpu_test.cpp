@@ -158,6 +158,28 @@ TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
   EXPECT_NEAR(wait_total, waited, 0.2 * waited);
 }
 
+// A switch flood overflows small rings: the kernel's LOST records then carry the switch
+// sampler's ids, so its attr is in the file (its samples are not) and perf reads the file
+// (without it perf 6.1 stopped: "failed to process type: 2").
+TEST_F(RecordOffCpu, LossesInASwitchFloodLeaveAFilePerfReads) {
+  std::string data = dir_.file("flood.data");
+  test::command_result run =
+      test::run_command(rec_.command({"-q", "--off-cpu", "-g", "-m", "2", "-e", "cpu-clock", "-o",
+                                      data, "--", "perf", "bench", "sched", "pipe", "-l", "50000"}),
+                        120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  test::command_result stats = test::run_command({"perf", "report", "-i", data, "--stats"}, 60s);
+  ASSERT_EQ(stats.exit_code, 0) << stats.describe();
+  EXPECT_EQ(stats.err.find("failed to process"), std::string::npos) << stats.err;
+  EXPECT_NE(stats.out.find("LOST events"), std::string::npos)
+      << "two-page rings lost nothing in a switch flood: the test did not test losses\n"
+      << stats.out;
+  test::command_result report = test::run_command({"perf", "report", "-i", data, "--stdio"}, 60s);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("of event 'offcpu-time'"), std::string::npos)
+      << report.out.substr(0, 2000);
+}
+
 // A thread that is preempted (runnable, waiting for a cpu) is not off the cpu in perf's sense:
 // a spinner sharing the cpus with two others gets (almost) no off-CPU time.
 TEST_F(RecordOffCpu, PreemptionIsNotOffCpuTime) {
