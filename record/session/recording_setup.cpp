@@ -142,7 +142,9 @@ void recording::open_events() {
     say(options_, warning);
   // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
   // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
-  if (records_dwarf(options_)) sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
+  // --off-cpu's switch flood fills a ring as fast: the same.
+  if (records_dwarf(options_) || options_.attrs.off_cpu)
+    sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
   events_.emplace(event_set::open(specs, sampling, target,
                                   [&](const std::string& line) { say(options_, line); }));
   if (options_.user && events_->ring_keys().empty())

@@ -220,7 +220,7 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
   output_use use(*current_);  // chosen with the chunk, with no suspension between
-  if (chunk.empty()) {  // every record was consumed (--off-cpu's switches)
+  if (chunk.empty()) {        // every record was consumed (--off-cpu's switches)
     reader.consume(chunk.end_position);
     count_written(ring, use.get(), drained, 0);
     co_return;
@@ -237,8 +237,12 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
       co_return;
     }
   }
+  // A mended chunk is a copy: the ring's space is free at once, not when the write ends (a
+  // switch flood under --off-cpu fills a ring while a write completes).
+  bool copied = ring.mended && chunk.pieces[0].data() == ring.mended.get();
+  if (copied) reader.consume(chunk.end_position);
   co_await use.get().stream->write(chunk.pieces, ring.written, drained.samples);
-  reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+  if (!copied) reader.consume(chunk.end_position);  // only now may the kernel reuse the space
   count_written(ring, use.get(), drained, chunk.size());
 }
 
