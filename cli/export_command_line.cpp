@@ -60,7 +60,7 @@ std::variant<exporting::export_options, help_request> parse_export_command_line(
   std::size_t rest = parse_options(args, export_table, state);
   if (state.help) return help_request{export_help_text()};
   if (rest < args.size())
-    throw io::usage_error("unexpected argument " + quoted(args[rest]) +
+    throw io::usage_error("unexpected argument " + io::quoted(args[rest]) +
                           " (name files with -i and -o)");
   return state.options;
 }

@@ -13,7 +13,7 @@ constexpr std::size_t help_column = 32;
 constexpr std::size_t help_width = 100;
 
 [[noreturn]] void throw_missing_value(std::string_view spelled) {
-  throw io::usage_error("option " + quoted(spelled) + " requires a value");
+  throw io::usage_error("option " + io::quoted(spelled) + " requires a value");
 }
 
 // Appends `text` word-wrapped to help_width, continuation lines indented to help_column.
@@ -83,13 +83,6 @@ void reject(const option_use& use, std::string_view problem) {
   throw io::usage_error(message);
 }
 
-std::string quoted(std::string_view text) {
-  std::string result = "'";
-  result += text;
-  result += '\'';
-  return result;
-}
-
 // An exact long name, else the only one that starts with `name` (as perf accepts).
 std::size_t find_long_option(std::span<const option_info> options, std::string_view name,
                              std::string_view arg) {
@@ -108,8 +101,8 @@ std::size_t find_long_option(std::span<const option_info> options, std::string_v
   }
   if (prefix_matches == 1) return match;
   if (prefix_matches > 1)
-    throw io::usage_error("ambiguous option " + quoted(arg) + " (could be " + candidates + ")");
-  throw io::usage_error("unknown option " + quoted(arg));
+    throw io::usage_error("ambiguous option " + io::quoted(arg) + " (could be " + candidates + ")");
+  throw io::usage_error("unknown option " + io::quoted(arg));
 }
 
 std::size_t find_short_option(std::span<const option_info> options, char name,
@@ -117,7 +110,7 @@ std::size_t find_short_option(std::span<const option_info> options, char name,
   for (std::size_t i = 0; i < options.size(); ++i)
     if (options[i].short_name == name) return i;
   std::string message = "unknown option '-" + std::string(1, name) + "'";
-  if (arg.size() > 2) message += " in " + quoted(arg);
+  if (arg.size() > 2) message += " in " + io::quoted(arg);
   throw io::usage_error(message);
 }
 
@@ -149,7 +142,7 @@ bool option_scanner::next_long(std::string_view arg, parsed_option& out) {
   out.use = option_use{.spelled = out.spelled};
   if (equals != std::string_view::npos) {
     if (name.argument == argument_kind::none)
-      throw io::usage_error("option " + quoted(out.spelled) + " takes no value");
+      throw io::usage_error("option " + io::quoted(out.spelled) + " takes no value");
     out.use.value = body.substr(equals + 1);
     out.use.with_equals = true;
   } else if (name.argument == argument_kind::required) {

@@ -34,9 +34,6 @@ struct option_use {
 // Throws usage_error "SPELLED VALUE: PROBLEM", the form of every bad-value message.
 [[noreturn]] void reject(const option_use& use, std::string_view problem);
 
-// "'text'", for naming what the user typed in a message.
-std::string quoted(std::string_view text);
-
 // What a command's parse state must offer: finished() stops parsing (--help, --version).
 template <typename State>
 concept option_state = requires(const State& state) {

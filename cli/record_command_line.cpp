@@ -69,7 +69,7 @@ void add_task_ids(std::vector<int>& ids, const option_use& use, std::string_view
     std::string_view part = rest.substr(0, comma);
     std::optional<std::uint64_t> pid = parse_unsigned(part);
     if (!pid || *pid == 0 || *pid > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      reject(use, quoted(part) + " is not a " + std::string(what) + " id (a positive integer)");
+      reject(use, io::quoted(part) + " is not a " + std::string(what) + " id (a positive integer)");
     ids.push_back(static_cast<int>(*pid));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
@@ -99,7 +99,7 @@ void filter_last_events(record_state& state, const option_use& use, std::string_
   if (last.empty()) refuse("must follow the -e option of the tracepoints it filters");
   for (const record::event_spec& event : last)
     if (!event.tracepoint)
-      refuse("must follow a -e of tracepoints; " + quoted(event.name) +
+      refuse("must follow a -e of tracepoints; " + io::quoted(event.name) +
              " is not a tracepoint (arec filters only tracepoints)");
   for (record::event_spec& event : last) record::add_filter(event, filter);
 }
@@ -148,12 +148,12 @@ void apply_call_graph(record_state& state, const option_use& use) {
     return;
   }
   if (mode != "dwarf")
-    reject(use, "unknown call graph mode " + quoted(mode) + " (expected fp or dwarf)");
+    reject(use, "unknown call graph mode " + io::quoted(mode) + " (expected fp or dwarf)");
   state.options.call_graph = call_graph_mode::dwarf;
   state.options.dwarf_stack_size = record::default_dwarf_stack_size;
   if (!size_text) return;
   std::optional<std::uint64_t> size = parse_unsigned(*size_text);
-  if (!size) reject(use, quoted(*size_text) + " is not a stack size in bytes");
+  if (!size) reject(use, io::quoted(*size_text) + " is not a stack size in bytes");
   // perf rounds the size up to whole u64s before checking it.
   std::uint64_t rounded = (*size + 7) / 8 * 8;
   if (rounded == 0 || rounded > record::max_dwarf_stack_size)
@@ -411,7 +411,7 @@ void apply_branch_filter(record_state& state, const option_use& use) {
     auto known = std::find_if(names.begin(), names.end(),
                               [&](const auto& name) { return name.first == part; });
     if (known == names.end())
-      reject(use, "unknown branch filter " + quoted(part) +
+      reject(use, "unknown branch filter " + io::quoted(part) +
                       " (u, k, hv, any, any_call, any_ret, ind_call, ind_jmp, call, cond, "
                       "abort_tx, in_tx, no_tx, save_type, stack)");
     mode |= known->second;
@@ -450,7 +450,7 @@ void apply_cgroups(record_state& state, const option_use& use) {
     std::size_t index = state.cgroups_given++;
     if (!name.empty()) {
       if (index >= events.size())
-        reject(use, "cgroup " + quoted(name) + " has no event: only " +
+        reject(use, "cgroup " + io::quoted(name) + " has no event: only " +
                         std::to_string(events.size()) + " given before it with -e");
       events[index].cgroup = std::string(name);
     }
@@ -505,7 +505,7 @@ void apply_registers(record_state& state, const option_use& use, std::uint64_t& 
   std::string unknown;
   std::optional<std::uint64_t> parsed = record::parse_sample_registers(use.value, unknown);
   if (!parsed)
-    reject(use, "unknown register " + quoted(unknown) + " (" + std::string(use.spelled) +
+    reject(use, "unknown register " + io::quoted(unknown) + " (" + std::string(use.spelled) +
                     (use.spelled.size() == 2 ? "?" : "=?") + " lists them)");
   mask = *parsed;
 }

@@ -147,7 +147,7 @@ class merger {
         s.round_max = s.max_time;
         continue;
       }
-      if (type == io::perf::record_header_tracing_data || type == 71 /* AUXTRACE */)
+      if (type == io::perf::record_header_tracing_data || type == io::perf::record_auxtrace)
         throw io::perf::format_error(
             s.source.path(), record->offset,
             "record type " + std::to_string(type) +

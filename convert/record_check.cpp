@@ -9,6 +9,7 @@
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/record_cursor.hpp"
 #include "io/perf_data/sample_layout.hpp"
 
 namespace arec::convert {
@@ -50,43 +51,11 @@ int trailer_id_word(std::uint64_t type) {
   return 1 + words(type, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
 }
 
-// Walks a SAMPLE's fields; any field past the record's end fails it, as in perf's parser.
-class field_reader {
- public:
-  explicit field_reader(std::span<const std::byte> record) : record_(record) {}
-  bool fits(std::uint64_t bytes) const { return ok_ && bytes <= record_.size() - offset_; }
-  std::uint64_t word() {
-    if (!fits(8)) return fail();
-    std::uint64_t value = load_u64(record_, offset_);
-    offset_ += 8;
-    return value;
-  }
-  void skip(std::uint64_t bytes) {
-    if (!fits(bytes)) return (void)fail();
-    offset_ += static_cast<std::size_t>(bytes);
-  }
-  // `count` items of `size` bytes, refusing counts whose product overflows.
-  void skip_items(std::uint64_t count, std::uint64_t size) {
-    if (size != 0 && count > (record_.size() - offset_) / size) return (void)fail();
-    skip(count * size);
-  }
-  bool ok() const { return ok_; }
-
- private:
-  std::uint64_t fail() {
-    ok_ = false;
-    return 0;
-  }
-  std::span<const std::byte> record_;
-  std::size_t offset_ = header_bytes;
-  bool ok_ = true;
-};
-
-void skip_registers(field_reader& in, std::uint64_t mask) {
+void skip_registers(io::perf::record_cursor& in, std::uint64_t mask) {
   if (in.word() != PERF_SAMPLE_REGS_ABI_NONE) in.skip_items(std::popcount(mask), 8);
 }
 
-void skip_read(field_reader& in, std::uint64_t format) {
+void skip_read(io::perf::record_cursor& in, std::uint64_t format) {
   std::uint64_t first = in.word();
   if (format & PERF_FORMAT_TOTAL_TIME_ENABLED) in.word();
   if (format & PERF_FORMAT_TOTAL_TIME_RUNNING) in.word();
@@ -247,7 +216,7 @@ bool record_check::owns(std::uint64_t id) const {
 const char* record_check::sample_problem(std::span<const std::byte> record,
                                          const perf_event_attr& attr) const {
   std::uint64_t type = attr.sample_type;
-  field_reader in(record);
+  io::perf::record_cursor in(record);
   in.skip_items(words(type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
                                 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD),

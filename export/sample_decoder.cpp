@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/record_cursor.hpp"
 #include "io/perf_data/sample_layout.hpp"
 
 namespace arec::exporting {
@@ -14,68 +15,14 @@ namespace {
 
 constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
 
-// Reads u64 words from a record body in order; running past the end marks it bad.
-class word_reader {
- public:
-  explicit word_reader(std::span<const std::byte> record) : record_(record) {}
-  std::uint64_t next() {
-    std::uint64_t value = 0;
-    if (!ok_ || offset_ + 8 > record_.size()) {
-      ok_ = false;
-      return 0;
-    }
-    std::memcpy(&value, record_.data() + offset_, 8);
-    offset_ += 8;
-    return value;
-  }
-  void skip(std::uint64_t bytes) {
-    if (!ok_ || bytes > record_.size() - offset_) {
-      ok_ = false;
-      return;
-    }
-    offset_ += bytes;
-  }
-  // `count` words in place when the record is 8-byte aligned (records are multiples of 8
-  // bytes in 8-aligned buffers), else copied into `spare`, reused from sample to sample.
-  std::span<const std::uint64_t> words(std::uint64_t count, std::vector<std::uint64_t>& spare) {
-    if (!ok_ || count > (record_.size() - offset_) / 8) {
-      ok_ = false;
-      return {};
-    }
-    const std::byte* first = record_.data() + offset_;
-    offset_ += count * 8;
-    if (reinterpret_cast<std::uintptr_t>(first) % alignof(std::uint64_t) == 0)
-      return {reinterpret_cast<const std::uint64_t*>(first), count};
-    spare.resize(count);
-    std::memcpy(spare.data(), first, count * 8);
-    return spare;
-  }
-  // `count` bytes in place.
-  std::span<const std::byte> bytes(std::uint64_t count) {
-    if (!ok_ || count > record_.size() - offset_) {
-      ok_ = false;
-      return {};
-    }
-    std::span<const std::byte> view = record_.subspan(offset_, count);
-    offset_ += count;
-    return view;
-  }
-  bool ok() const noexcept { return ok_; }
-
- private:
-  std::span<const std::byte> record_;
-  std::size_t offset_ = header_bytes;
-  bool ok_ = true;
-};
-
-void skip_read_values(word_reader& in, const perf_event_attr& attr) {
+void skip_read_values(io::perf::record_cursor& in, const perf_event_attr& attr) {
   std::uint64_t format = attr.read_format;
   std::uint64_t extra = ((format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
                         ((format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
   std::uint64_t per_value =
       1 + ((format & PERF_FORMAT_ID) ? 1 : 0) + ((format & PERF_FORMAT_LOST) ? 1 : 0);
   if (format & PERF_FORMAT_GROUP) {
-    std::uint64_t count = in.next();
+    std::uint64_t count = in.word();
     in.skip(8 * extra);
     if (count > 4096) return in.skip(~0ull);  // no group is that large: the record is bad
     in.skip(8 * count * per_value);
@@ -84,27 +31,27 @@ void skip_read_values(word_reader& in, const perf_event_attr& attr) {
   }
 }
 
-void skip_registers(word_reader& in, std::uint64_t mask) {
-  std::uint64_t abi = in.next();
+void skip_registers(io::perf::record_cursor& in, std::uint64_t mask) {
+  std::uint64_t abi = in.word();
   if (abi != 0) in.skip(8 * static_cast<std::uint64_t>(std::popcount(mask)));
 }
 
 // The registers follow the abi word only when it is not PERF_SAMPLE_REGS_ABI_NONE.
-user_registers read_registers(word_reader& in, std::uint64_t mask,
+user_registers read_registers(io::perf::record_cursor& in, std::uint64_t mask,
                               std::vector<std::uint64_t>& spare) {
   user_registers regs;
-  regs.abi = in.next();
+  regs.abi = in.word();
   regs.mask = mask;
   if (regs.abi != 0) regs.values = in.words(static_cast<std::uint64_t>(std::popcount(mask)), spare);
   return regs;
 }
 
 // u64 size, the size bytes, then u64 dyn_size (the bytes filled) only when size is not 0.
-std::span<const std::byte> read_stack(word_reader& in) {
-  std::uint64_t size = in.next();
+std::span<const std::byte> read_stack(io::perf::record_cursor& in) {
+  std::uint64_t size = in.word();
   if (size == 0) return {};
-  std::span<const std::byte> data = in.bytes(size);
-  std::uint64_t filled = in.next();
+  std::span<const std::byte> data = in.take(size);
+  std::uint64_t filled = in.word();
   return data.first(std::min(filled, data.size()));
 }
 
@@ -151,35 +98,35 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
   std::memcpy(&header, record.data(), sizeof header);
   sample.misc = header.misc;
   if (!(type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
-  word_reader in(record);
-  if (type & PERF_SAMPLE_IDENTIFIER) in.next();
-  if (type & PERF_SAMPLE_IP) sample.ip = in.next();
+  io::perf::record_cursor in(record);
+  if (type & PERF_SAMPLE_IDENTIFIER) in.word();
+  if (type & PERF_SAMPLE_IP) sample.ip = in.word();
   if (type & PERF_SAMPLE_TID) {
-    std::uint64_t ids = in.next();
+    std::uint64_t ids = in.word();
     sample.pid = static_cast<std::int32_t>(ids & 0xffffffffu);
     sample.tid = static_cast<std::int32_t>(ids >> 32);
   }
-  if (type & PERF_SAMPLE_TIME) sample.time = in.next();
-  if (type & PERF_SAMPLE_ADDR) in.next();
-  if (type & PERF_SAMPLE_ID) in.next();
-  if (type & PERF_SAMPLE_STREAM_ID) in.next();
+  if (type & PERF_SAMPLE_TIME) sample.time = in.word();
+  if (type & PERF_SAMPLE_ADDR) in.word();
+  if (type & PERF_SAMPLE_ID) in.word();
+  if (type & PERF_SAMPLE_STREAM_ID) in.word();
   if (type & PERF_SAMPLE_CPU) {
-    sample.cpu = static_cast<std::uint32_t>(in.next() & 0xffffffffu);
+    sample.cpu = static_cast<std::uint32_t>(in.word() & 0xffffffffu);
     sample.has_cpu = true;
   }
-  if (type & PERF_SAMPLE_PERIOD) sample.period = in.next();
+  if (type & PERF_SAMPLE_PERIOD) sample.period = in.word();
   if (type & PERF_SAMPLE_READ) skip_read_values(in, attr);
   if (type & PERF_SAMPLE_CALLCHAIN) {
-    std::uint64_t count = in.next();
+    std::uint64_t count = in.word();
     sample.callchain = in.words(count, unaligned_);
   }
   if (type & PERF_SAMPLE_RAW) {
-    std::uint64_t size_word = in.next();  // u32 size, then the data: rewind by 4 bytes
+    std::uint64_t size_word = in.word();  // u32 size, then the data: rewind by 4 bytes
     in.skip(((size_word & 0xffffffffu) + 4 + 7) / 8 * 8 - 8);
   }
   if (type & PERF_SAMPLE_BRANCH_STACK) {
-    std::uint64_t count = in.next();
-    if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) in.next();
+    std::uint64_t count = in.word();
+    if (attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) in.word();
     in.skip(24 * count);
   }
   if (type & PERF_SAMPLE_REGS_USER)
@@ -190,12 +137,12 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
   }
   // The fields after the user stack matter only for the cgroup at the end.
   if (type & PERF_SAMPLE_CGROUP) {
-    if (type & PERF_SAMPLE_WEIGHT_TYPE) in.next();
-    if (type & PERF_SAMPLE_DATA_SRC) in.next();
-    if (type & PERF_SAMPLE_TRANSACTION) in.next();
+    if (type & PERF_SAMPLE_WEIGHT_TYPE) in.word();
+    if (type & PERF_SAMPLE_DATA_SRC) in.word();
+    if (type & PERF_SAMPLE_TRANSACTION) in.word();
     if (type & PERF_SAMPLE_REGS_INTR) skip_registers(in, attr.sample_regs_intr);
-    if (type & PERF_SAMPLE_PHYS_ADDR) in.next();
-    sample.cgroup = in.next();
+    if (type & PERF_SAMPLE_PHYS_ADDR) in.word();
+    sample.cgroup = in.word();
     sample.has_cgroup = true;
   }
   if (!in.ok()) return std::nullopt;

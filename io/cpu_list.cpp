@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <charconv>
 
+#include "io/trimmed.hpp"
+
 namespace arec::io {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  auto blank = [](char c) { return c == ' ' || c == '\n' || c == '\t'; };
-  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 int parse_cpu(std::string_view number, std::string_view part) {
   int cpu = -1;
@@ -28,7 +23,7 @@ int parse_cpu(std::string_view number, std::string_view part) {
 
 std::vector<int> parse_cpu_list(std::string_view text) {
   std::vector<int> cpus;
-  text = trim(text);
+  text = trimmed(text);
   while (!text.empty()) {
     auto comma = text.find(',');
     std::string_view part = text.substr(0, comma);

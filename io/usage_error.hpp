@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace arec::io {
 
@@ -11,5 +13,13 @@ class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// "'text'", for naming what the user typed in a usage message.
+inline std::string quoted(std::string_view text) {
+  std::string result = "'";
+  result += text;
+  result += '\'';
+  return result;
+}
 
 }  // namespace arec::io

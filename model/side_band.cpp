@@ -8,54 +8,15 @@
 #include <string_view>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/record_cursor.hpp"
 
 namespace arec::model {
 namespace {
 
-// Reads fixed fields of a record at increasing offsets; reads past the end yield zeros and
-// mark the reader bad.
-class field_reader {
- public:
-  explicit field_reader(std::span<const std::byte> record, std::size_t offset)
-      : record_(record), offset_(offset) {}
-  template <typename T>
-  T get() {
-    T value{};
-    if (offset_ + sizeof value > record_.size()) {
-      ok_ = false;
-      return value;
-    }
-    std::memcpy(&value, record_.data() + offset_, sizeof value);
-    offset_ += sizeof value;
-    return value;
-  }
-  std::span<const std::byte> take(std::size_t size) {
-    if (offset_ + size > record_.size()) {
-      ok_ = false;
-      return {};
-    }
-    auto piece = record_.subspan(offset_, size);
-    offset_ += size;
-    return piece;
-  }
-  // The NUL-terminated string at the current offset (cut at the record's end).
-  std::string_view string() const {
-    if (offset_ >= record_.size()) return {};
-    const char* text = reinterpret_cast<const char*>(record_.data() + offset_);
-    return {text, ::strnlen(text, record_.size() - offset_)};
-  }
-  bool ok() const noexcept { return ok_; }
-
- private:
-  std::span<const std::byte> record_;
-  std::size_t offset_;
-  bool ok_ = true;
-};
-
 // The MMAP or MMAP2 record whose body `fields` reads; nullopt when it is malformed. The name
 // views the record.
 std::optional<mapping_event> parse_mapping(const io::perf::record_header& header,
-                                           field_reader& fields) {
+                                           io::perf::record_cursor& fields) {
   mapping_event event;
   event.pid = fields.get<std::int32_t>();
   event.tid = fields.get<std::int32_t>();
@@ -100,7 +61,7 @@ void note_mapped_file(machine& target, std::span<const std::byte> record) {
   if (!whole) return;
   auto [header, body] = *whole;
   if (header.type != PERF_RECORD_MMAP && header.type != PERF_RECORD_MMAP2) return;
-  field_reader fields{body, sizeof header};
+  io::perf::record_cursor fields{body};
   if (auto event = parse_mapping(header, fields)) target.on_mapped_file(*event);
 }
 
@@ -108,7 +69,7 @@ void apply_side_band(machine& target, std::span<const std::byte> record) {
   auto whole = whole_record(record);
   if (!whole) return;
   auto [header, body] = *whole;
-  field_reader fields{body, sizeof header};
+  io::perf::record_cursor fields{body};
   switch (header.type) {
     case PERF_RECORD_COMM: {
       auto pid = fields.get<std::int32_t>();

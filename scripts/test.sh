@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test, in three configurations:
 #   1. RelWithDebInfo (build/)                      : all tests
-#   2. ASan + UBSan, g++ (build-asan/)              : all tests
+#   2. ASan + UBSan, g++ (build-asan/)              : all tests but the comparisons with perf
+#      (ctest -E "$AREC_ASAN_EXCLUDE")
 #   3. TSan, clang++ (build-tsan/), -Wthread-safety : the concurrency tests, chosen by name with
 #      ctest -R "$AREC_TSAN_TESTS" -E "$AREC_TSAN_EXCLUDE" (defaults below; docs/testing.md)
+# The sanitizer configurations do not compile the e2e tests: they run build/'s e2e test program
+# against their own arec (-DAREC_E2E_FROM; docs/testing.md).
 # With CI=true a skipped test (GTEST_SKIP) counts as a failure. JOBS sets build parallelism
 # (default 2). Every configuration runs even when an earlier one failed; the exit status is
 # non-zero if any did. A build error stops the script at once.
@@ -13,8 +16,14 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export JOBS=${JOBS:-2}
 tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Pool|Parallel|^Record|Fuzz|^Fleet|^Push'}
-# Suites that compare attrs and options with perf: the pipeline they run is the one the other
-# ^Record tests already run under TSan, so here they would cost minutes and find nothing new.
+# The suites that record one command line with arec and with perf record and compare what perf
+# reads back: the recording pipeline they run is the one the other ^Record suites run, and the
+# option parsing and attrs they compare have unit tests (tests/cli, tests/record/events) that
+# both sanitizer configurations run. They run in the release configuration only.
+perf_comparisons='^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter)\.'
+asan_exclude=${AREC_ASAN_EXCLUDE:-$perf_comparisons}
+# RecordEvents also compares with perf; TSan leaves it out too (ASan runs it: it checks the
+# error messages for events this machine cannot count).
 # ^Export: the export tool is single-threaded (ExportInputs matches "Thread" by its name only).
 # SwitchSignalWhileRecordingIsNamedAsIgnored: TSan's runtime defers signal handlers and, about
 # one run in four, never calls arec's for a SIGUSR2 the kernel delivered (no signal pending, the
@@ -25,7 +34,7 @@ tsan_tests=${AREC_TSAN_TESTS:-'Concurrent|Thread|Stream|Uring|Async|Executor|Poo
 # The rotation tests driven by SIGUSR2 wait for the first one to switch: the same loss left
 # RecordRotation.ThreadsSwitchOnEverySigusr2 without its first file once in CI's TSan run and
 # once in ~75 local TSan runs (0 in 20 release runs); release and ASan run all of them.
-tsan_exclude=${AREC_TSAN_EXCLUDE:-'^Record(PerfOptions|EventTerms|EventGroups|PerfShellChecks|TracepointFilter|Events)\.|^Export|^RecordSignals\.(SwitchSignalWhileRecordingIsNamedAsIgnored|TerminationAtAnyMomentLeavesACompleteFile)$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)$'}
+tsan_exclude=${AREC_TSAN_EXCLUDE:-"$perf_comparisons|^RecordEvents\.|^Export|^RecordSignals\.(SwitchSignalWhileRecordingIsNamedAsIgnored|TerminationAtAnyMomentLeavesACompleteFile)\$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)\$"}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
 
@@ -76,12 +85,16 @@ run_ctest "RelWithDebInfo" build
 
 # The sanitizer builds keep line tables only (-g1): a report needs file and line, not variables,
 # and full debug info is ~10 % of their compile time.
-sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+# They run build/'s e2e test program against their own arec instead of compiling it again: it
+# starts arec as a process, so only arec needs the sanitizers (tests/CMakeLists.txt).
+sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+  "-DAREC_E2E_FROM=$root/build")
 
 banner "ASan+UBSan build (build-asan/)"
 bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined "${sanitizer_flags[@]}"
-banner "ASan+UBSan: all tests"
-UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} run_ctest "ASan+UBSan" build-asan
+banner "ASan+UBSan: all tests but those matching '$asan_exclude'"
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} run_ctest "ASan+UBSan" build-asan \
+  -E "$asan_exclude"
 
 banner "TSan build with clang (build-tsan/, also checks -Wthread-safety)"
 # The single-threaded tools' suites are not built: the selection below runs none of them.

@@ -6,16 +6,10 @@
 #include <system_error>
 
 #include "io/small_file.hpp"
+#include "io/trimmed.hpp"
 
 namespace arec::symbols {
 namespace {
-
-std::string trim(const std::string& text) {
-  auto begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return {};
-  auto end = text.find_last_not_of(" \t\r");
-  return text.substr(begin, end - begin + 1);
-}
 
 // The "dir" key of the [buildid] section of a perfconfig file (git-config syntax, as perf reads
 // it: a value may be quoted; '#' and ';' start comments).
@@ -31,15 +25,15 @@ std::optional<std::string> perfconfig_buildid_dir(const std::string& path) {
   std::optional<std::string> dir;
   bool in_section = false;
   for (std::string line; std::getline(lines, line);) {
-    line = trim(line.substr(0, line.find_first_of("#;")));
+    line = std::string(io::trimmed(line.substr(0, line.find_first_of("#;"))));
     if (line.starts_with('[')) {
-      in_section = trim(line.substr(1, line.find(']') - 1)) == "buildid";
+      in_section = io::trimmed(line.substr(1, line.find(']') - 1)) == "buildid";
       continue;
     }
     auto equals = line.find('=');
-    if (!in_section || equals == std::string::npos || trim(line.substr(0, equals)) != "dir")
+    if (!in_section || equals == std::string::npos || io::trimmed(line.substr(0, equals)) != "dir")
       continue;
-    std::string value = trim(line.substr(equals + 1));
+    std::string value{io::trimmed(line.substr(equals + 1))};
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
     dir = value;

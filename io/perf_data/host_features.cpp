@@ -14,6 +14,7 @@
 #include "io/dir_reader.hpp"
 #include "io/small_file.hpp"
 #include "io/system_error.hpp"
+#include "io/trimmed.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::io::perf {
@@ -211,14 +212,6 @@ std::string_view skip_blanks(std::string_view text) {
   return text;
 }
 
-// perf's strim(): the text without blanks on either side.
-std::string_view trim(std::string_view text) {
-  text = skip_blanks(text);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
-
 // The number a name such as "node12" or "memory7" ends in after `prefix`, as perf's
 // sscanf("node%u") takes it (trailing characters ignored); nullopt when no digit follows.
 std::optional<std::uint32_t> numbered_name(std::string_view name, std::string_view prefix) {
@@ -317,7 +310,7 @@ std::optional<std::string> read_trimmed(int dir_fd, const char* path) {
   char buffer[attribute_size];
   auto text = read_small_file(dir_fd, path, buffer);
   if (!text) return std::nullopt;
-  return std::string(trim(*text));
+  return std::string(trimmed(*text));
 }
 
 // One cpuN/cache/indexM directory; nullopt when one of its files cannot be read (perf then

@@ -52,6 +52,7 @@ enum user_record_type : std::uint32_t {
   record_header_build_id = 67,
   record_finished_round = 68,
   record_id_index = 69,
+  record_auxtrace = 71,
   record_thread_map = 73,
   record_cpu_map = 74,
   record_event_update = 78,

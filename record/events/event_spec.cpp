@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "io/tracefs.hpp"
+#include "io/usage_error.hpp"
 #include "record/events/event_terms.hpp"
 
 namespace arec::record {
@@ -54,13 +55,6 @@ constexpr std::array named_events{
     named_event{"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
 };
 
-std::string quoted(std::string_view text) {
-  std::string result = "'";
-  result += text;
-  result += '\'';
-  return result;
-}
-
 std::optional<named_event> find_named_event(std::string_view name) {
   for (const named_event& event : named_events)
     if (event.name == name) return event;
@@ -94,7 +88,7 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
 // already has (`add`), which is why `{cpu-clock:k,task-clock}:u` samples cpu-clock everywhere.
 void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name,
                      bool add) {
-  if (modifiers.empty()) throw io::usage_error("empty modifier in event " + quoted(name));
+  if (modifiers.empty()) throw io::usage_error("empty modifier in event " + io::quoted(name));
   if (!add) {
     event_spec fresh;
     event.exclude_user = event.exclude_kernel = event.exclude_hv = false;
@@ -128,12 +122,13 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       if (letter == 'h') event.exclude_hv = false;
     } else if (letter == 'p') {
       if (++event.precise_ip > 3)
-        throw io::usage_error("at most three 'p' modifiers are allowed in event " + quoted(name));
+        throw io::usage_error("at most three 'p' modifiers are allowed in event " +
+                              io::quoted(name));
     } else if (letter == 'P') {
       event.precise_max = true;
     } else {
       throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                            quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P, S)");
+                            io::quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P, S)");
     }
   }
 }
@@ -169,14 +164,14 @@ std::string tracefs_root() {
 event_spec make_tracepoint(std::string_view root, std::string_view system,
                            std::string_view event_name, std::string_view pattern = {}) {
   std::string name = std::string(system) + ":" + std::string(event_name);
-  std::string origin = pattern.empty() ? "" : " (from " + quoted(pattern) + ")";
+  std::string origin = pattern.empty() ? "" : " (from " + io::quoted(pattern) + ")";
   std::uint64_t id = 0;
   try {
     id = io::tracefs::read_tracepoint_id(root, system, event_name);
   } catch (const std::system_error& error) {
     if (error.code() == std::errc::no_such_file_or_directory)
-      throw io::usage_error("tracepoint " + quoted(name) + origin + " does not exist");
-    throw io::usage_error("tracepoint " + quoted(name) + origin + ": " + error.what());
+      throw io::usage_error("tracepoint " + io::quoted(name) + origin + " does not exist");
+    throw io::usage_error("tracepoint " + io::quoted(name) + origin + ": " + error.what());
   }
   return event_spec{.name = std::move(name),
                     .type = PERF_TYPE_TRACEPOINT,
@@ -191,7 +186,7 @@ std::vector<std::string> matching_directories(std::string_view root, const std::
   try {
     names = io::tracefs::list_directories(root, relative);
   } catch (const std::system_error& error) {
-    throw io::usage_error("tracepoint pattern " + quoted(pattern) + ": " + error.what());
+    throw io::usage_error("tracepoint pattern " + io::quoted(pattern) + ": " + error.what());
   }
   std::erase_if(names, [&](const std::string& name) {
     return ::fnmatch(pattern.c_str(), name.c_str(), 0) != 0;
@@ -257,7 +252,7 @@ event_spec parse_event_spec(std::string_view name) {
       return tracepoint;
     }
   }
-  throw io::usage_error("unknown event " + quoted(name));
+  throw io::usage_error("unknown event " + io::quoted(name));
 }
 
 std::vector<event_spec> parse_event_specs(std::string_view name) {
@@ -278,7 +273,7 @@ std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view
   if (is_glob(system)) {
     systems = matching_directories(root, "events", std::string(system));
     if (systems.empty())
-      throw io::usage_error("tracepoint " + quoted(pattern) + " matches no tracepoint system");
+      throw io::usage_error("tracepoint " + io::quoted(pattern) + " matches no tracepoint system");
   }
   std::vector<event_spec> found;
   for (const std::string& name : systems) {
@@ -289,8 +284,8 @@ std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view
     std::vector<std::string> events =
         matching_directories(root, "events/" + name, std::string(event));
     if (events.empty())
-      throw io::usage_error("tracepoint " + quoted(pattern) + " matches no event of system " +
-                            quoted(name));
+      throw io::usage_error("tracepoint " + io::quoted(pattern) + " matches no event of system " +
+                            io::quoted(name));
     for (const std::string& event_name : events)
       found.push_back(make_tracepoint(root, name, event_name, pattern));
   }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/small_file.hpp"
+#include "io/trimmed.hpp"
 #include "io/usage_error.hpp"
 #include "record/layout/topology.hpp"
 #include "record/record_options.hpp"
@@ -54,11 +55,6 @@ std::string pmu_path(std::string_view pmu, std::string_view entry) {
   return sysfs_root() + "/bus/event_source/devices/" + std::string(pmu) + "/" + std::string(entry);
 }
 
-std::string_view trimmed(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  return text;
-}
-
 // Puts `value` into the bits a PMU format names ("config:0-7", "config1:0-31,40-47"), low bits
 // first, as perf does. False when the format is not one arec understands.
 bool place_format_bits(event_spec& event, std::string_view format, std::uint64_t value,
@@ -98,9 +94,9 @@ bool apply_pmu_term(event_spec& event, std::string_view pmu, std::string_view ke
                     std::optional<std::uint64_t> value, std::string_view whole) {
   if (pmu.empty() || !is_name(key)) return false;
   if (auto format = io::read_text_if_exists(pmu_path(pmu, "format/" + std::string(key))))
-    return value && place_format_bits(event, trimmed(*format), *value, key, whole);
+    return value && place_format_bits(event, io::trimmed(*format), *value, key, whole);
   if (auto alias = io::read_text_if_exists(pmu_path(pmu, "events/" + std::string(key)))) {
-    apply_event_terms(event, trimmed(*alias), pmu, whole);
+    apply_event_terms(event, io::trimmed(*alias), pmu, whole);
     return true;
   }
   return false;
@@ -184,7 +180,7 @@ std::optional<std::uint32_t> find_pmu_type(std::string_view name) {
   if (!is_name(name)) return std::nullopt;
   std::optional<std::string> text = io::read_text_if_exists(pmu_path(name, "type"));
   if (!text) return std::nullopt;
-  std::optional<std::uint64_t> type = parse_number(trimmed(*text));
+  std::optional<std::uint64_t> type = parse_number(io::trimmed(*text));
   if (!type || *type > 0xffffffffu) return std::nullopt;
   return static_cast<std::uint32_t>(*type);
 }

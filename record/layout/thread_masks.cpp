@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "io/cpu_list.hpp"
+#include "io/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -42,8 +43,6 @@ struct user_mask {
   throw std::invalid_argument("--threads: " + message);
 }
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
 bool is_prefix_ignoring_case(std::string_view spec, std::string_view word) {
   if (spec.size() > word.size()) return false;
   return std::equal(spec.begin(), spec.end(), word.begin(), [](char a, char b) {
@@ -58,7 +57,7 @@ std::optional<unit_kind> parse_spec_word(std::string_view spec) {
   for (const spec_word& candidate : spec_words)
     if (is_prefix_ignoring_case(spec, candidate.word)) return candidate.kind;
   if (std::isalpha(static_cast<unsigned char>(spec.front())))
-    fail("unknown spec " + quoted(spec) +
+    fail("unknown spec " + io::quoted(spec) +
          " (expected cpu, core, package, socket, numa or CPUS/AFFINITY[:CPUS/AFFINITY...])");
   return std::nullopt;
 }
@@ -156,20 +155,20 @@ std::vector<int> parse_mask_half(std::string_view text, std::string_view mask) {
   try {
     return io::parse_cpu_list(text);
   } catch (const std::invalid_argument& error) {
-    fail("mask " + quoted(mask) + ": " + error.what());
+    fail("mask " + io::quoted(mask) + ": " + error.what());
   }
 }
 
 user_mask parse_user_mask(std::string_view text, std::string_view spec,
                           const cpu_topology& topology) {
-  if (text.empty()) fail("empty mask in " + quoted(spec));
+  if (text.empty()) fail("empty mask in " + io::quoted(spec));
   auto slash = text.find('/');
-  if (slash == std::string_view::npos) fail("mask " + quoted(text) + " has no /AFFINITY half");
+  if (slash == std::string_view::npos) fail("mask " + io::quoted(text) + " has no /AFFINITY half");
   if (text.find('/', slash + 1) != std::string_view::npos)
-    fail("mask " + quoted(text) + " has more than one '/'");
+    fail("mask " + io::quoted(text) + " has more than one '/'");
   user_mask mask{text, parse_mask_half(text.substr(0, slash), text),
                  parse_mask_half(text.substr(slash + 1), text)};
-  std::string where = "mask " + quoted(text) + ": ";
+  std::string where = "mask " + io::quoted(text) + ": ";
   if (mask.cpus.empty()) fail(where + "no cpus to drain before the '/'");
   require_online(mask.cpus, topology, where);
   require_online(mask.affinity, topology, where + "affinity ");
@@ -190,13 +189,13 @@ thread_layout layout_of_user_masks(std::string_view spec, std::span<const int> m
   for (std::size_t later = 1; later < masks.size(); ++later)
     for (std::size_t earlier = 0; earlier < later; ++earlier)
       if (auto shared = intersection(masks[later].cpus, masks[earlier].cpus); !shared.empty())
-        fail("mask " + quoted(masks[later].text) + " overlaps mask " +
-             quoted(masks[earlier].text) + " on cpus " + io::format_cpu_list(shared));
+        fail("mask " + io::quoted(masks[later].text) + " overlaps mask " +
+             io::quoted(masks[earlier].text) + " on cpus " + io::format_cpu_list(shared));
   thread_layout layout;
   for (user_mask& mask : masks) {
     std::vector<int> cpus = intersection(mask.cpus, monitored);
     if (cpus.empty()) {
-      layout.dropped.push_back("no thread for mask " + quoted(mask.text) +
+      layout.dropped.push_back("no thread for mask " + io::quoted(mask.text) +
                                ": none of its cpus is monitored");
       continue;
     }
@@ -218,8 +217,9 @@ thread_layout build_thread_layout(std::string_view spec, std::span<const int> mo
   thread_layout layout = kind ? layout_of_units(topology_units(*kind, monitored, topology), monitored)
                               : layout_of_user_masks(spec, monitored, topology);
   if (layout.threads.empty())
-    fail(quoted(spec.empty() ? "cpu" : spec) + " leaves no streaming thread for monitored cpus " +
-         quoted(io::format_cpu_list(monitored)));
+    fail(io::quoted(spec.empty() ? "cpu" : spec) +
+         " leaves no streaming thread for monitored cpus " +
+         io::quoted(io::format_cpu_list(monitored)));
   return layout;
 }
 

@@ -322,6 +322,21 @@ TEST(Convert, DropsRecordsPerfCannotReadCountingEachProblem) {
   EXPECT_EQ(read_output(options.output).sample_times, (std::vector<std::uint64_t>{100, 130}));
 }
 
+// AUXTRACE's trace data follows the record, outside the size its header gives: no walk of the
+// data section can step over it, so the conversion stops and says why.
+TEST(Convert, RefusesAuxTraceDataNamingTheRecordType) {
+  test::temp_dir dir;
+  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  write_recording(dir.file("in.perf"), events,
+                  {record(io::perf::record_auxtrace, 0, 0, 0, 0, 0, 0)});
+  std::string error = convert_error(dir.file("in.perf"), dir);
+  EXPECT_NE(error.find(": record type 71 carries data outside its size (pipe tracing data or AUX "
+                       "trace); not supported"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(entries(dir), std::vector<std::string>{"in.perf"});
+}
+
 TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
   test::temp_dir dir;
   io::perf::build_id_entry entry;

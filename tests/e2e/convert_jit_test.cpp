@@ -14,6 +14,7 @@
 #include "hot_javascript.hpp"
 #include "perf_report.hpp"
 #include "prerequisites.hpp"
+#include "recorder.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -59,7 +60,7 @@ TEST_F(ConvertJitMaps, NodeInAContainerIsNamedByPerfReportOfTheConvertedFile) {
   // isolate-*-v8.log in the working directory.
   test::command_result recorded = test::run_command(
       at_home(
-          {AREC_BINARY, "-q", "-g", "-e", "cpu-clock", "-o", data, "--", "unshare", "-pmf",
+          {arec_binary(), "-q", "-g", "-e", "cpu-clock", "-o", data, "--", "unshare", "-pmf",
            "--mount-proc", "sh", "-c",
            "mount -t tmpfs tmpfs /tmp && exec node --perf-basic-prof --logfile=/dev/null -e \"$1\"",
            "sh", hot_javascript("6e8")}),
@@ -67,8 +68,8 @@ TEST_F(ConvertJitMaps, NodeInAContainerIsNamedByPerfReportOfTheConvertedFile) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   EXPECT_LT(hot_share(data), 0.01) << "perf cannot see the container's perf map";
 
-  test::command_result conversion =
-      test::run_command(at_home({AREC_BINARY, "convert", "-q", "-i", data, "-o", converted}), 120s);
+  test::command_result conversion = test::run_command(
+      at_home({arec_binary(), "convert", "-q", "-i", data, "-o", converted}), 120s);
   ASSERT_EQ(conversion.exit_code, 0) << conversion.describe();
   EXPECT_EQ(conversion.err, "");
   EXPECT_GT(hot_share(converted), 0.5) << "most of node's samples are in jsHotFunction";
@@ -86,7 +87,8 @@ TEST_F(ConvertJitMaps, NodeInAContainerIsNamedByPerfReportOfTheConvertedFile) {
 
   // arec export of the converted file names them too, now through the ELF in the cache.
   test::command_result exported = test::run_command(
-      at_home({AREC_BINARY, "export", "-q", "--format=folded", "-i", converted, "-o", "-"}), 120s);
+      at_home({arec_binary(), "export", "-q", "--format=folded", "-i", converted, "-o", "-"}),
+      120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_GT(leaf_share(exported.out, "jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
 }

@@ -77,7 +77,7 @@ TEST_P(ConvertRecording, KeepsEverySampleAndHotspotReadsThemInOrder) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
 
   test::command_result converted =
-      test::run_command({AREC_BINARY, "convert", "-i", data, "-o", out});
+      test::run_command({arec_binary(), "convert", "-i", data, "-o", out});
   ASSERT_EQ(converted.exit_code, 0) << converted.describe();
   EXPECT_EQ(converted.err.find("warning"), std::string::npos) << converted.err;
 
@@ -112,7 +112,7 @@ TEST(ConvertPipeStream, PerfRecordsStreamKeepsEverySampleAndBuildId) {
          stream, test_program("hot_loop")});
     ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
     test::command_result converted =
-        test::run_command({AREC_BINARY, "convert", "-q", "-i", stream, "-o", out});
+        test::run_command({arec_binary(), "convert", "-q", "-i", stream, "-o", out});
     ASSERT_EQ(converted.exit_code, 0) << converted.describe();
     std::string before_err, after_err;
     std::vector<std::string> before = sample_multiset(stream, before_err);
@@ -147,7 +147,7 @@ TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {
   test::temp_dir dir;
   const std::string bad = std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/convert/bad_magic.data";
   const std::string out = dir.file("out.perf");
-  test::command_result run = test::run_command({AREC_BINARY, "convert", "-i", bad, "-o", out});
+  test::command_result run = test::run_command({arec_binary(), "convert", "-i", bad, "-o", out});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_EQ(run.err, "arec: error: " + bad + ": offset 0: bad magic: not a perf.data file (no PERFILE2)\n");
   EXPECT_FALSE(exists(out));
@@ -155,8 +155,8 @@ TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {
 
 TEST(ConvertCommand, MissingInputNamesIt) {
   test::temp_dir dir;
-  test::command_result run =
-      test::run_command({AREC_BINARY, "convert", "-i", dir.file("nope.data"), "-o", dir.file("o")});
+  test::command_result run = test::run_command(
+      {arec_binary(), "convert", "-i", dir.file("nope.data"), "-o", dir.file("o")});
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find(dir.file("nope.data")), std::string::npos) << run.err;
   EXPECT_FALSE(exists(dir.file("o")));

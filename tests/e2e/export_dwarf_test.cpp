@@ -126,8 +126,8 @@ test::command_result* ExportDwarf::recorded_ = nullptr;
 perf_script* ExportDwarf::script_ = nullptr;
 
 TEST_F(ExportDwarf, FoldedStacksHoldTheUnwoundCallersInPerfScriptsShares) {
-  test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "--format=folded", "-q", "-i", data(), "-o", "-"});
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-q", "-i", data(), "-o", "-"});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   double samples = static_cast<double>(script_->samples.size());
   EXPECT_EQ(folded_count(exported.out, ""), script_->samples.size()) << excerpt(exported.out);
@@ -147,7 +147,7 @@ TEST_F(ExportDwarf, FoldedStacksHoldTheUnwoundCallersInPerfScriptsShares) {
 TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShares) {
   const std::string out = dir_->file("dwarf.pb.gz");
   test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "-q", "-i", data(), "-o", out});
+      test::run_command({arec_binary(), "export", "-q", "-i", data(), "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   test::command_result top = test::run_command(
       {"go", "tool", "pprof", "-top", "-cum", "-nodecount=1000", "-symbolize=none", out});
@@ -189,14 +189,14 @@ TEST_F(ExportDwarf, GoPprofShowsPerfReportsSelfSharesAndTheCallersCumulativeShar
 TEST_F(ExportDwarf, WithoutLibdwOnlyTheUnwindingFailsAndItNamesWhatIsMissing) {
   const std::string other = dir_->file("without-libdw.data");
   test::command_result recorded =
-      without_libdw({AREC_BINARY, "-q", "-e", "cpu-clock", "-o", other, "--", "true"});
+      without_libdw({arec_binary(), "-q", "-e", "cpu-clock", "-o", other, "--", "true"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   test::command_result plain = without_libdw(
-      {AREC_BINARY, "export", "-q", "--format=folded", "-i", other, "-o", other + ".folded"});
+      {arec_binary(), "export", "-q", "--format=folded", "-i", other, "-o", other + ".folded"});
   EXPECT_EQ(plain.exit_code, 0) << plain.describe();
 
   test::command_result unwound = without_libdw(
-      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", other + ".dwarf"});
+      {arec_binary(), "export", "-q", "--format=folded", "-i", data(), "-o", other + ".dwarf"});
   EXPECT_EQ(unwound.exit_code, 1) << unwound.describe();
   EXPECT_NE(unwound.err.find("--call-graph dwarf samples (elfutils' libdw, Debian: libdw1) needs "
                              "a shared library that cannot be loaded ("),

@@ -46,7 +46,7 @@ TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
     ~remove_map() { ::unlink(path.c_str()); }
   } cleanup{"/tmp/perf-" + pid + ".map"};
   test::command_result exported = test::run_command(
-      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
+      {arec_binary(), "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_GT(leaf_share(exported.out, "jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
 }
@@ -87,7 +87,7 @@ class JitInContainer : public ::testing::Test {
   }
   double exported_hot_share() {
     test::command_result exported = test::run_command(
-        {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", "-"}, 120s);
+        {arec_binary(), "export", "-q", "--format=folded", "-i", data(), "-o", "-"}, 120s);
     EXPECT_EQ(exported.exit_code, 0) << exported.describe();
     double share = leaf_share(exported.out, "jsHotFunction");
     if (share <= 0.5) ADD_FAILURE() << "folded:\n" << exported.out.substr(0, 3000);
@@ -102,7 +102,7 @@ class JitInContainer : public ::testing::Test {
       return env_command({"-u", "PERF_BUILDID_DIR", "HOME=" + home}, command);
     };
     test::command_result conversion = test::run_command(
-        at_home({AREC_BINARY, "convert", "-q", "-i", data(), "-o", converted}), 120s);
+        at_home({arec_binary(), "convert", "-q", "-i", data(), "-o", converted}), 120s);
     EXPECT_EQ(conversion.exit_code, 0) << conversion.describe();
     test::command_result report = test::run_command(
         at_home({"/usr/bin/perf", "report", "--stdio", "-i", converted, "--comms", "node",

@@ -72,7 +72,7 @@ test::command_result* Export::recorded_ = nullptr;
 TEST_F(Export, GoPprofShowsTheHotFunctionsWithPerfReportsShares) {
   const std::string out = dir_->file("profile.pb.gz");
   test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "-i", data(), "-o", out});
+      test::run_command({arec_binary(), "export", "-i", data(), "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
 
   perf_report report = run_perf_report(data());
@@ -99,7 +99,8 @@ TEST_F(Export, GoPprofShowsTheHotFunctionsWithPerfReportsShares) {
 
 TEST_F(Export, GoPprofListsTheMappingsWithTheirBuildIds) {
   const std::string out = dir_->file("raw.pb.gz");
-  ASSERT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data(), "-o", out}).exit_code, 0);
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data(), "-o", out}).exit_code,
+            0);
   test::command_result raw =
       test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out});
   ASSERT_EQ(raw.exit_code, 0) << raw.describe();
@@ -122,8 +123,8 @@ TEST_F(Export, GoPprofListsTheMappingsWithTheirBuildIds) {
 }
 
 TEST_F(Export, FoldedStacksCountEverySampleRootFirst) {
-  test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "--format=folded", "-q", "-i", data(), "-o", "-"});
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-q", "-i", data(), "-o", "-"});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   perf_script script = run_perf_script(data());
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
@@ -146,7 +147,7 @@ TEST_F(Export, DefaultOutputIsNamedAfterTheInput) {
   test::temp_dir dir;
   ASSERT_EQ(test::run_command({"cp", data(), dir.file("copy.data")}).exit_code, 0);
   test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "-i", dir.file("copy.data")});
+      test::run_command({arec_binary(), "export", "-i", dir.file("copy.data")});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_NE(exported.err.find("to " + dir.file("copy.data.pb.gz")), std::string::npos)
       << exported.err;
@@ -164,7 +165,7 @@ TEST_F(Export, AnOutputIsReplacedWithoutTouchingAnotherExportsTemporaryFile) {
   std::ofstream{out} << "older export\n";
   std::ofstream{out + ".arec-tmp"} << "another export, still writing\n";
   test::command_result exported = test::run_command(
-      {AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", out});
+      {arec_binary(), "export", "-q", "--format=folded", "-i", data(), "-o", out});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   std::ifstream other{out + ".arec-tmp"};
   std::string line;
@@ -201,7 +202,7 @@ TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
   perf_script whole = run_perf_script(directory);
   ASSERT_GE(whole.samples.size(), 100u) << whole.run.describe();
   test::command_result exported = test::run_command(
-      {AREC_BINARY, "export", "-q", "--format=folded", "-i", directory, "-o", "-"});
+      {arec_binary(), "export", "-q", "--format=folded", "-i", directory, "-o", "-"});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_EQ(folded_total(exported.out), whole.samples.size()) << excerpt(exported.out);
 
@@ -213,7 +214,7 @@ TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   std::vector<std::string> files = rotated_outputs(dir.path(), "rotated.data");
   ASSERT_GE(files.size(), 2u) << recorded.describe();
-  std::vector<std::string> command{AREC_BINARY, "export", "-q", "--format=folded", "-o", "-"};
+  std::vector<std::string> command{arec_binary(), "export", "-q", "--format=folded", "-o", "-"};
   std::size_t samples = 0;
   for (const std::string& file : files) {
     command.insert(command.end(), {"-i", file});
@@ -241,7 +242,7 @@ TEST(ExportLabels, CgroupIsThePathPerfReportShows) {
   std::istringstream rows(report.out);
   std::string percent, path;
   ASSERT_TRUE(rows >> percent >> path) << report.out;
-  ASSERT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", out}).exit_code, 0);
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", out}).exit_code, 0);
   test::command_result raw =
       test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out});
   ASSERT_EQ(raw.exit_code, 0) << raw.describe();
@@ -278,7 +279,7 @@ container_labels labels_in_and_out_of_a_container(const std::vector<std::string>
     test::command_result recorded =
         test::run_command(recorder::from_environment().command(args));
     EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
-    EXPECT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", out}).exit_code,
+    EXPECT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", out}).exit_code,
               0);
     return test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", out}).out;
   };
@@ -310,7 +311,8 @@ TEST(ExportLabels, WithoutAllCgroupsAContainersProcessStillCarriesItsId) {
 
 TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
   const std::string out = dir_->file("npm.pb.gz");
-  ASSERT_EQ(test::run_command({AREC_BINARY, "export", "-q", "-i", data(), "-o", out}).exit_code, 0);
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data(), "-o", out}).exit_code,
+            0);
   test::command_result decoded = npm_pprof_summary(out);
   ASSERT_EQ(decoded.exit_code, 0) << decoded.describe();
   perf_script script = run_perf_script(data());
@@ -333,13 +335,13 @@ TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
 }
 
 TEST(ExportCommandLine, RejectsAnUnknownFormatAndAMissingInput) {
-  test::command_result bad = test::run_command({AREC_BINARY, "export", "--format=json"});
+  test::command_result bad = test::run_command({arec_binary(), "export", "--format=json"});
   EXPECT_EQ(bad.exit_code, 2) << bad.describe();
   EXPECT_NE(bad.err.find("--format=json: unknown format: use pprof or folded"), std::string::npos)
       << bad.err;
   test::temp_dir dir;
   test::command_result missing =
-      test::run_command({AREC_BINARY, "export", "-i", dir.file("none.data")});
+      test::run_command({arec_binary(), "export", "-i", dir.file("none.data")});
   EXPECT_EQ(missing.exit_code, 1) << missing.describe();
   EXPECT_NE(missing.err.find("arec: error: "), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("none.data"), std::string::npos) << missing.err;

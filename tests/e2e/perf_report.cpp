@@ -5,21 +5,16 @@
 #include <cctype>
 #include <charconv>
 
+#include "io/trimmed.hpp"
+
 namespace arec::e2e {
 
 namespace {
 
-std::string_view trim(std::string_view text) {
-  auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
-
 // "99.45%  hot_loop    [.] hot_function": the percentage, the DSO up to the one-letter level
 // marker ("[kernel.kallsyms]" is a DSO, "[k]" a marker), then the symbol.
 bool parse_row(std::string_view line, report_row& row) {
-  line = trim(line);
+  line = io::trimmed(line);
   auto percent_end = line.find('%');
   if (line.starts_with('#') || percent_end == std::string_view::npos) return false;
   auto parsed = std::from_chars(line.data(), line.data() + percent_end, row.percent);
@@ -28,9 +23,9 @@ bool parse_row(std::string_view line, report_row& row) {
     bool marker = line[i] == '[' && line[i + 2] == ']' && line[i - 1] == ' ' &&
                   (i + 3 == line.size() || line[i + 3] == ' ');
     if (!marker) continue;
-    row.dso = trim(line.substr(percent_end + 1, i - percent_end - 1));
+    row.dso = io::trimmed(line.substr(percent_end + 1, i - percent_end - 1));
     row.level = line[i + 1];
-    row.symbol = trim(line.substr(i + 3));
+    row.symbol = io::trimmed(line.substr(i + 3));
     return !row.dso.empty();
   }
   return false;

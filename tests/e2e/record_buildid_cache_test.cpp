@@ -68,7 +68,7 @@ class RecordBuildIdCache : public ::testing::Test {
   std::string program() const { return dir_.file("prog"); }
   // `arec archive ARGS` with `home`'s cache.
   test::command_result arec_archive(const std::string& home, std::vector<std::string> args) {
-    args.insert(args.begin(), {AREC_BINARY, "archive"});
+    args.insert(args.begin(), {arec_binary(), "archive"});
     return test::run_command(in_home(home, args), 120s);
   }
   // Extracts `archive` into an empty HOME's cache, as on another machine; returns that HOME.
@@ -356,7 +356,8 @@ TEST_F(RecordBuildIdCache, PerfconfigBuildIdDirIsHonouredByRecordExportAndArchiv
 
   ASSERT_EQ(::unlink(program().c_str()), 0);  // only the configured cache has it now
   test::command_result exported = test::run_command(
-      in_home(home, {AREC_BINARY, "export", "-q", "--format=folded", "-i", data, "-o", "-"}), 120s);
+      in_home(home, {arec_binary(), "export", "-q", "--format=folded", "-i", data, "-o", "-"}),
+      120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_NE(exported.out.find(";cache_test_spin "), std::string::npos)
       << "export did not resolve from the configured cache:\n" << exported.out.substr(0, 2000);

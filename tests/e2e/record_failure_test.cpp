@@ -174,7 +174,7 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   std::uint64_t on_disk = last_progress(run.err);
 
   test::command_result salvage =
-      test::run_command({AREC_BINARY, "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
+      test::run_command({arec_binary(), "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
   ASSERT_EQ(salvage.exit_code, 0) << salvage.describe();
   perf_report report = run_perf_report(salvaged);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();

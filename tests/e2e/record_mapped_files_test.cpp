@@ -113,7 +113,7 @@ class RecordMappedFiles : public ::testing::Test {
   // The share of `arec export --format=folded`'s samples whose leaf is `function`.
   double export_share(const std::string& function) {
     test::command_result run = test::run_command(
-        in_home({AREC_BINARY, "export", "-q", "--format=folded", "-i", data(), "-o", "-"}), 120s);
+        in_home({arec_binary(), "export", "-q", "--format=folded", "-i", data(), "-o", "-"}), 120s);
     EXPECT_EQ(run.exit_code, 0) << run.describe();
     std::istringstream lines{run.out};
     double total = 0, hot = 0;

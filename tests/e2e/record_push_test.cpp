@@ -40,7 +40,7 @@ std::string label_value(const test::received_push& push, const std::string& name
 
 // arec recording every CPU at the push rate (cpu-clock: no PMU here), pushing to `url`.
 std::vector<std::string> push_command(const std::string& url, std::vector<std::string> more) {
-  std::vector<std::string> command{AREC_BINARY,       "-e", "cpu-clock",    "--push", url,
+  std::vector<std::string> command{arec_binary(),     "-e", "cpu-clock",    "--push", url,
                                    "--push-interval", "1s", "--push-label", "env=e2e"};
   command.insert(command.end(), more.begin(), more.end());
   return command;

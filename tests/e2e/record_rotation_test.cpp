@@ -260,7 +260,8 @@ TEST_P(RecordRotationKill, DuringASwitchLeavesEveryFileReadableOrSalvageable) {
           test::run_command({"perf", "report", "--stdio", "-i", file}, 120s);
       if (report.exit_code == 0) continue;
       test::command_result salvage = test::run_command(
-          {AREC_BINARY, "convert", "-q", "--salvage", "-i", file, "-o", file + ".salvaged"}, 120s);
+          {arec_binary(), "convert", "-q", "--salvage", "-i", file, "-o", file + ".salvaged"},
+          120s);
       if (threads && std::filesystem::is_directory(file) && std::filesystem::is_empty(file)) {
         EXPECT_NE(salvage.err.find("an empty data directory"), std::string::npos)
             << salvage.describe();

@@ -23,14 +23,10 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr int tries = 40;
-#ifdef AREC_TESTS_SANITIZED
 // An instrumented arec takes several times longer per try: every fourth try, over the same
 // spread of delays, keeps every part of start-up and stop covered in a quarter of the time (the
 // release configuration runs every try).
-constexpr int try_step = 4;
-#else
-constexpr int try_step = 1;
-#endif
+const int try_step = arec_is_sanitized() ? 4 : 1;
 // Try i waits i * 4 ms: 0 to 156 ms, past the end of start-up even on a busy machine.
 std::chrono::milliseconds delay_of(int attempt) {
   return attempt * 4ms;

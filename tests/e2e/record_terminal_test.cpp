@@ -162,7 +162,7 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
   test::command_result recorded = test::run_command(
       rec_.command({"-q", "-o", data, "--", test_program("hot_loop"), "300"}), 60s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
-  terminal_run run = run_on_terminal({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
+  terminal_run run = run_on_terminal({arec_binary(), "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(run.exit_code, 0) << run.shown;
   std::size_t bar = run.shown.find("\rarec: converting [");
   ASSERT_NE(bar, std::string::npos) << run.shown;
@@ -174,7 +174,7 @@ TEST_F(RecordTerminal, ConvertShowsAProgressBarAndErasesIt) {
       << run.shown;
 
   test::command_result piped =
-      test::run_command({AREC_BINARY, "convert", "-i", data, "-o", converted}, 60s);
+      test::run_command({arec_binary(), "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(piped.exit_code, 0) << piped.describe();
   EXPECT_TRUE(piped.err.starts_with("arec: converted ")) << piped.err;
   EXPECT_EQ(piped.err.find('\r'), std::string::npos) << piped.err;

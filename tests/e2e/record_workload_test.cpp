@@ -82,7 +82,7 @@ TEST(RecordWorkload, TheRecorderDoesNotMapTheLibrariesOfOtherCommands) {
   test::command_result run = test::run_command(
       rec.command({"-q", "-o", dir.file("maps.data"), "--", "sh", "-c", "cat /proc/$PPID/maps"}));
   ASSERT_EQ(run.exit_code, 0) << run.describe();
-  ASSERT_NE(run.out.find(std::filesystem::canonical(AREC_BINARY).string()), std::string::npos)
+  ASSERT_NE(run.out.find(std::filesystem::canonical(arec_binary()).string()), std::string::npos)
       << "not the recorder's mappings:\n"
       << run.out;
   EXPECT_TRUE(maps_library(run.out, "liburing")) << run.out;

@@ -6,9 +6,33 @@
 
 namespace arec::e2e {
 
+namespace {
+
+// The environment variable's value when set and non-empty.
+const char* chosen_by(const char* variable) {
+  const char* value = ::getenv(variable);
+  return value && *value ? value : nullptr;
+}
+
+}  // namespace
+
+std::string arec_binary() {
+  const char* chosen = chosen_by("AREC_E2E_AREC");
+  return chosen ? chosen : AREC_BUILT_BINARY;
+}
+
+bool arec_is_sanitized() {
+#ifdef AREC_TESTS_SANITIZED
+  return true;
+#else
+  const char* chosen = chosen_by("AREC_E2E_SANITIZED");
+  return chosen && std::string_view(chosen) == "1";
+#endif
+}
+
 recorder recorder::from_environment() {
-  const char* chosen = ::getenv("AREC_E2E_RECORDER");
-  std::string binary = chosen && *chosen ? chosen : AREC_BINARY;
+  const char* chosen = chosen_by("AREC_E2E_RECORDER");
+  std::string binary = chosen ? chosen : arec_binary();
   std::string_view name = binary;
   if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   bool is_perf = name == "perf" || name.starts_with("perf_");

@@ -10,7 +10,7 @@ namespace arec::e2e {
 
 class recorder {
  public:
-  // AREC_E2E_RECORDER when set and non-empty, else the arec binary CMake built (AREC_BINARY).
+  // AREC_E2E_RECORDER when set and non-empty, else arec_binary().
   // A recorder whose file name is "perf" or "perf_<version>" is perf; any other is arec.
   static recorder from_environment();
   // perf record as the reference that side-by-side tests compare arec with. It runs with
@@ -40,6 +40,16 @@ class recorder {
   bool is_perf_;
   std::vector<std::string> fixed_args_;  // put before every command's own arguments
 };
+
+// The arec every end-to-end test runs (to record, convert, export, archive): AREC_E2E_AREC when
+// set and non-empty, else the arec CMake built next to these tests. The sanitizer
+// configurations run the release build's tests against their own arec this way
+// (docs/testing.md, "One e2e test program for every configuration").
+std::string arec_binary();
+
+// Whether that arec is instrumented (ASan, TSan: several times slower), so timing loops may
+// take fewer tries: AREC_E2E_SANITIZED=1, or these tests built in a sanitizer configuration.
+bool arec_is_sanitized();
 
 // Absolute path of a program built from tests/programs/NAME.c.
 std::string test_program(const std::string& name);
