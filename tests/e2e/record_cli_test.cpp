@@ -134,7 +134,7 @@ TEST(RecordDefaults, DevNullIsWrittenIntoAndStaysTheNullDevice) {
       rec.command({"-q", "-e", "cpu-clock", "-o", data, "--", test_program("hot_loop"), "100"}),
       60s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
-  std::string arec = AREC_BINARY;
+  std::string arec = arec_binary();
   std::string script =
       "mount -t tmpfs arec-test-dev /dev && mknod -m 666 /dev/null c 1 3 || exit 99\n"
       "\"$@\" && " + arec + " export -q -i " + data + " -o /dev/null && " + arec +
