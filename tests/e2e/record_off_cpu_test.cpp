@@ -105,7 +105,7 @@ TEST_F(RecordOffCpu, ExportCarriesOffCpuTimeAsItsOwnSampleType) {
   auto [slept, waited] = record_pair({"--off-cpu"}, data);
   std::string profile = dir_.file("export.pb.gz");
   test::command_result exported =
-      test::run_command({AREC_BINARY, "export", "-q", "-i", data, "-o", profile}, 60s);
+      test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", profile}, 60s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   test::command_result top =
       test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", profile}, 60s);
