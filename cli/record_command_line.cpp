@@ -281,6 +281,13 @@ void apply_switch_max_files(record_state& state, const option_use& use) {
   state.options.switch_max_files = static_cast<std::size_t>(*count);
 }
 
+void apply_off_cpu_thresh(record_state& state, const option_use& use) {
+  std::optional<std::uint64_t> ms = parse_unsigned(use.value);
+  if (!ms || *ms > std::numeric_limits<std::uint64_t>::max() / 1'000'000)
+    reject(use, "expected milliseconds: how long a block is to be a sample of its own");
+  state.options.off_cpu_thresh_ms = *ms;
+}
+
 void apply_max_size(record_state& state, const option_use& use) {
   std::optional<std::uint64_t> bytes = parse_tagged(use.value, size_units);
   if (!bytes || *bytes == 0) reject(use, "expected a size like 100M (B, K, M, G suffix)");
@@ -651,6 +658,16 @@ constexpr std::array record_table{
     record_spec{"switch-events", 0, none, "", "record context switches (SWITCH records)", "",
                 events,
                 [](record_state& s, const option_use&) { s.options.attrs.switch_events = true; }},
+    record_spec{"off-cpu", 0, none, "",
+                "record off-CPU time: perf's offcpu-time event, whose samples give the "
+                "nanoseconds each thread was blocked in a stack (made from context switches, "
+                "no BPF needed)",
+                "", events,
+                [](record_state& s, const option_use&) { s.options.attrs.off_cpu = true; }},
+    record_spec{"off-cpu-thresh", 0, required, "MS",
+                "with --off-cpu: a block at least MS long is a sample of its own when it ends; "
+                "shorter ones are summed per thread and stack until the file ends",
+                "500", events, apply_off_cpu_thresh},
     record_spec{"latency", 0, none, "",
                 "record context switches for perf report --latency (perf 6.15's option; not "
                 "with system-wide collection)",

@@ -6,7 +6,7 @@
 _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -u --uid --per-thread -G --cgroup -e --event --group -F --freq
   --strict-freq -n --no-samples --all-user --all-kernel -k --clockid -T --timestamp --sample-cpu
   -P --period -d --data --phys-data --data-page-size --code-page-size -W --weight -R --raw-samples
-  --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --latency --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
+  --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --off-cpu --off-cpu-thresh --latency --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
   -o --output --switch-output --switch-max-files --timestamp-filename --max-size
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads

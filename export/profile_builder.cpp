@@ -76,7 +76,8 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
 }
 
 // Two sample types per event: its sample count, and its summed period, which is what perf
-// report weighs by (nanoseconds for cpu-clock and task-clock, event counts otherwise).
+// report weighs by (nanoseconds for cpu-clock, task-clock and offcpu-time, event counts
+// otherwise).
 void profile_builder::describe_events(std::span<const io::perf::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     std::string name = event_name(events[i], i);
@@ -87,7 +88,8 @@ void profile_builder::describe_events(std::span<const io::perf::event_entry> eve
       continue;
     }
     columns.present = true;
-    bool time = is_time_based(events[i].attr);
+    // perf's offcpu-time (and arec --off-cpu's) samples carry blocked nanoseconds as period.
+    bool time = is_time_based(events[i].attr) || name == "offcpu-time";
     columns.count = sample_types_.size();
     sample_types_.push_back({intern(name + "_samples"), intern("count")});
     columns.weight = sample_types_.size();
@@ -108,6 +110,7 @@ void profile_builder::describe_events(std::span<const io::perf::event_entry> eve
 }
 
 void profile_builder::use_events(std::span<const io::perf::event_entry> events) {
+  machine_.forget_exited_threads();  // the previous file's exits: kept for its own samples
   bool same = events.size() == event_names_.size();
   for (std::size_t i = 0; same && i < events.size(); ++i)
     same = event_name(events[i], i) == event_names_[i];
@@ -315,8 +318,7 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
 // A pid named twice in one file gets neither entry (io/perf_data/per_process). A later file's
 // entry for a pid replaces the earlier one: it is the same process, its map grown since.
 
-void profile_builder::add_recorded_perf_maps(
-    const std::vector<io::perf::captured_perf_map>& maps) {
+void profile_builder::add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps) {
   for (const auto& [pid, map] : io::perf::unambiguous_by_pid(maps))
     jit_symbols_.use_captured(pid, map ? std::string_view{map->text} : std::string_view{});
   std::erase_if(unnamed_jit_, [this](const unnamed_jit_location& jit) {

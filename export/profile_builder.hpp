@@ -127,7 +127,7 @@ class profile_builder {
   void describe_events(std::span<const io::perf::event_entry> events);
 
   builder_settings settings_;
-  model::machine machine_;
+  model::machine machine_{model::machine::exited_threads::kept};
   sample_decoder decoder_;
   symbolizer symbols_;
   perf_maps jit_symbols_;

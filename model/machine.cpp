@@ -51,7 +51,26 @@ void machine::on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_ma
   threads_.insert(std::move(child));
 }
 
-void machine::on_exit(pid_t, pid_t tid) { threads_.remove(tid); }
+void machine::on_exit(pid_t, pid_t tid) {
+  if (on_exit_ == exited_threads::forgotten) {
+    threads_.remove(tid);
+    return;
+  }
+  if (std::shared_ptr<thread> gone = threads_.find(tid)) {
+    io::exclusive_lock lock{exited_mutex_};
+    exited_.push_back(std::move(gone));
+  }
+}
+
+void machine::forget_exited_threads() {
+  std::vector<std::shared_ptr<thread>> gone;
+  {
+    io::exclusive_lock lock{exited_mutex_};
+    gone.swap(exited_);
+  }
+  for (const std::shared_ptr<thread>& task : gone)
+    if (threads_.find(task->tid()) == task) threads_.remove(task->tid());
+}
 
 void machine::on_mmap(const mapping_event& event) {
   map entry;

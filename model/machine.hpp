@@ -11,7 +11,9 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "io/annotated_mutex.hpp"
 #include "model/dsos.hpp"
 #include "model/maps.hpp"
 #include "model/threads.hpp"
@@ -27,14 +29,20 @@ struct mapping_event {
   std::uint64_t pgoff = 0;
   std::uint32_t prot = 0;
   std::uint32_t flags = 0;
-  dso_id id;                // identity of the file (inode or build-id), zero if unknown
-  std::string_view name;    // file name or pseudo name ("//anon", "[vdso]", "[kernel.kallsyms]_text")
+  dso_id id;              // identity of the file (inode or build-id), zero if unknown
+  std::string_view name;  // file name or pseudo name ("//anon", "[vdso]", "[kernel.kallsyms]_text")
 };
 
 class machine {
  public:
   // Name of the kernel's dso, as perf calls it.
   static constexpr std::string_view kernel_name = "[kernel.kallsyms]";
+
+  // What EXIT does: the recorder's model forgets the thread (a file after a switch describes
+  // only live ones); a reader's keeps it until its tid is reused, as perf's does, so that a
+  // sample written after its thread's EXIT (an off-CPU sum at the end) still finds its maps.
+  enum class exited_threads : std::uint8_t { forgotten, kept };
+  explicit machine(exited_threads on_exit = exited_threads::forgotten) : on_exit_(on_exit) {}
 
   threads& tasks() noexcept { return threads_; }
   const threads& tasks() const noexcept { return threads_; }
@@ -53,8 +61,13 @@ class machine {
   // `copy_maps` (a real fork), with an empty one otherwise (a synthesized FORK, whose own
   // MMAPs follow).
   void on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_maps = true);
-  // EXIT: `tid` is gone and leaves the table (its maps live on while other threads use them).
+  // EXIT: `tid` is gone and leaves the table (its maps live on while other threads use them),
+  // unless exited threads are kept.
   void on_exit(pid_t pid, pid_t tid);
+  // Where exited threads are kept: those that exited since the last call leave the table now
+  // (unless their tid was taken again). A reader calls it as a file ends, so a series of files
+  // (a weeks-long --push) keeps only the exits of the current one.
+  void forget_exited_threads();
   // MMAP/MMAP2: adds the mapping to its process's (or the kernel's) address space, finding or
   // creating its dso. Anonymous memory ("//anon", empty name) gets no dso.
   void on_mmap(const mapping_event& event);
@@ -77,10 +90,13 @@ class machine {
   }
 
  private:
+  const exited_threads on_exit_;
+  io::mutex exited_mutex_;
+  std::vector<std::shared_ptr<thread>> exited_ AREC_GUARDED_BY(exited_mutex_);
   threads threads_;
   dsos dsos_;
   maps kernel_maps_;
-  std::function<void(pid_t)> on_jit_sampled_;  // set before any concurrent use, constant after
+  std::function<void(pid_t)> on_jit_sampled_;      // set before any concurrent use, constant after
   std::function<void(pid_t)> on_process_sampled_;  // likewise
 };
 

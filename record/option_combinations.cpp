@@ -26,6 +26,15 @@ void check_overwrite(const record_options& options, bool to_pipe) {
         "snapshots; use --switch-output (SIGUSR2) or --switch-output=TIME");
 }
 
+// --off-cpu makes its samples from the switches as they are drained; an overwritable ring is
+// drained only at snapshots, whose records are no longer in order with the rest.
+void check_off_cpu(const record_options& options) {
+  if (options.attrs.off_cpu && options.attrs.overwrite)
+    throw io::usage_error(
+        "--off-cpu is not available with --overwrite: off-CPU time is made from the switches "
+        "as they are drained, and an overwritable ring is drained only at its snapshots");
+}
+
 }  // namespace
 
 bool names_targets(const record_options& options) {
@@ -46,6 +55,7 @@ void check_option_combinations(const record_options& options, bool to_pipe) {
     throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
   check_output_switching(options, to_pipe);
   check_overwrite(options, to_pipe);
+  check_off_cpu(options);
 }
 
 }  // namespace arec::record

@@ -37,6 +37,8 @@ struct attr_options {
   bool all_cgroups = false;
   // --overwrite: every event writes backward into a ring it overwrites (a flight recorder).
   bool overwrite = false;
+  // --off-cpu: perf's offcpu-time event, made from the threads' switches (record/offcpu).
+  bool off_cpu = false;
 };
 
 inline constexpr std::uint64_t default_frequency_hz = 4000;
@@ -111,6 +113,9 @@ struct record_options {
   std::size_t switch_max_files = 0;  // --switch-max-files N: rotated files kept, 0 for all
   bool timestamp_filename = false;   // --timestamp-filename: the final output is PATH.<time>
   std::uint64_t max_size = 0;        // --max-size SIZE: stop once the output holds SIZE; 0 none
+  // --off-cpu-thresh MS: a block at least this long is a sample of its own at its end; shorter
+  // ones are summed per thread and stack until the file ends (perf 6.16's option and default).
+  std::uint64_t off_cpu_thresh_ms = 500;
   bool buildid_mmap = false;                   // --buildid-mmap: the kernel puts build-ids in MMAP2
   bool dry_run = false;                        // --dry-run
   attr_options attrs;                          // what every event's attr gets

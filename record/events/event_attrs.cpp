@@ -187,6 +187,28 @@ perf_event_attr sampling_attr(const event_spec& event, const sampling_config& co
   return attr;
 }
 
+perf_event_attr off_cpu_time_attr(const sampling_config& config) {
+  perf_event_attr attr = base_attr(config);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+  attr.freq = 1;  // as perf 6.1's offcpu-time attr
+  attr.sample_freq = 1;
+  attr.sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+  attr.enable_on_exec = 0;
+  return attr;
+}
+
+perf_event_attr switch_sampler_attr(const sampling_config& config) {
+  perf_event_attr attr = base_attr(config);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  attr.sample_period = 1;
+  attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  attr.exclude_callchain_kernel = 1;
+  if (config.delayed) attr.enable_on_exec = 0;
+  return attr;
+}
+
 void make_group_member(perf_event_attr& member, const perf_event_attr& leader) {
   // The leader enables and disables the whole group.
   member.disabled = 0;
@@ -223,7 +245,9 @@ perf_event_attr tracking_attr(const sampling_config& config) {
   attr.task = 1;
   attr.ksymbol = 1;
   attr.bpf_event = 1;
-  attr.context_switch = config.attrs.switch_events ? 1 : 0;
+  // --off-cpu needs the switch records too: they say whether a thread was preempted, and when
+  // it ran again.
+  attr.context_switch = config.attrs.switch_events || config.attrs.off_cpu ? 1 : 0;
   attr.namespaces = config.attrs.namespaces ? 1 : 0;
   attr.cgroup = config.attrs.all_cgroups ? 1 : 0;  // CGROUP records for cgroups created
   return attr;

@@ -56,6 +56,14 @@ std::string limit_frequency(sampling_config& config, bool given_by_user, std::ui
                             bool strict = false);
 perf_event_attr sampling_attr(const event_spec& event, const sampling_config& config);
 perf_event_attr tracking_attr(const sampling_config& config);
+// --off-cpu: the attr of perf's offcpu-time event (a bpf-output software event, as perf 6.1
+// declares it), under which arec writes the off-CPU samples it makes. Never enabled: its fds
+// give the samples their ids.
+perf_event_attr off_cpu_time_attr(const sampling_config& config);
+// --off-cpu: the hidden event that samples each switch-out with the user stack the thread
+// leaves (a context-switches sample fires in the scheduler, so kernel samples must be allowed;
+// only the user part of the chain is kept). Its samples are consumed, never written.
+perf_event_attr switch_sampler_attr(const sampling_config& config);
 // Turns `member`, made by sampling_attr, into a member of the group `leader` leads, as perf
 // sets group members: enabled with their leader, and only counting when the leader samples
 // their counts (:S).

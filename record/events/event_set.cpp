@@ -107,6 +107,13 @@ bool apply_fallback(const std::system_error& error, opened_event& event,
     event.precise_tried = false;  // a new event: its precision is tried afresh
     return true;
   }
+  if (event.role == event_role::switch_sampler && (code == EACCES || code == EPERM))
+    // A switch is sampled in the scheduler, in kernel context: in user space alone it never
+    // fires, so an empty off-CPU profile would be the result.
+    throw std::runtime_error(
+        "--off-cpu: kernel.perf_event_paranoid=" + std::to_string(read_paranoid()) +
+        " forbids the kernel samples a context switch gives (" + error.code().message() +
+        "); run as root or set kernel.perf_event_paranoid to 1 or lower");
   if (task != -1 && first_fd && !event.attr.exclude_kernel && (code == EACCES || code == EPERM)) {
     // perf_event_paranoid 2 lets a user profile its own tasks in user space only.
     if (!event.tracking)
@@ -170,7 +177,13 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
   // An event's own call-graph=dwarf needs the data mappings too (the unwinder's stack and heap).
   for (const opened_event& event : requested)
     if (event.attr.sample_type & PERF_SAMPLE_STACK_USER) tracking.mmap_data = 1;
-  requested.push_back({"dummy:u", tracking, {}, true});
+  requested.push_back({"dummy:u", tracking, {}, true, event_role::tracking});
+  if (config.attrs.off_cpu) {
+    requested.push_back({"offcpu-time", off_cpu_time_attr(config), {}, false,
+                         event_role::off_cpu_time});
+    requested.push_back({"context-switches", switch_sampler_attr(config), {}, false,
+                         event_role::switch_sampler});
+  }
 
   // Each event's fd (index into fds_) for the n-th (cpu, task), no_fd where the task was gone:
   // a member's fd for the n-th is opened in the group of its leader's n-th fd.
@@ -178,12 +191,12 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
   std::vector<std::vector<std::size_t>> instance_fds(requested.size());
   for (std::size_t e = 0; e < requested.size(); ++e) {
     opened_event& event = requested[e];
-    bool member = !event.tracking && leaders[e] != e;
-    std::optional<event_spec> software_twin =
-        event.tracking ? std::nullopt : software_fallback(events[e]);
-    bool exclude_recorder = !event.tracking && events[e].exclude_recorder;
+    bool asked = event.role == event_role::requested;  // events[e] is its spec
+    bool member = asked && leaders[e] != e;
+    std::optional<event_spec> software_twin = asked ? software_fallback(events[e]) : std::nullopt;
+    bool exclude_recorder = asked && events[e].exclude_recorder;
     if (exclude_recorder) set.recorder_filters_.push_back({events[e].filter, event.name, {}});
-    int cgroup_fd = event.tracking || e >= target.cgroup_fds.size() ? -1 : target.cgroup_fds[e];
+    int cgroup_fd = !asked || e >= target.cgroup_fds.size() ? -1 : target.cgroup_fds[e];
     for (int cpu : target.cpus) {
       for (pid_t task : target.tasks) {
         std::size_t instance = instance_fds[e].size();
@@ -201,14 +214,17 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
         // Before anything is enabled, so no sample escapes the filter (perf sets it likewise).
         // The kernel takes one filter per event: an --exclude-perf one is set whole by
         // exclude_threads, once the threads to name are known.
-        if (!event.tracking && !events[e].filter.empty() && !exclude_recorder)
+        if (asked && !events[e].filter.empty() && !exclude_recorder)
           fd.set_filter(events[e].filter, event.name);
         event.ids.push_back(fd.id());
         int ring = target.ring_per_task ? task : cpu;
         set.ring_owners_.try_emplace(ring, set.fds_.size());
         set.fd_rings_.push_back(ring);
         set.fd_events_.push_back(e);
-        if (!event.tracking) set.sampling_fds_.push_back(set.fds_.size());
+        // Sampling starts and stops with the requested events; the switch sampler follows them
+        // (-D, --control), the offcpu-time event never samples.
+        if (asked || event.role == event_role::switch_sampler)
+          set.sampling_fds_.push_back(set.fds_.size());
         if (exclude_recorder) set.recorder_filters_.back().fds.push_back(set.fds_.size());
         instance_fds[e].back() = set.fds_.size();
         set.fds_.push_back(std::move(fd));

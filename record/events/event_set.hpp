@@ -31,12 +31,21 @@ struct event_target {
   bool ring_per_task = false;
 };
 
+// Why arec opens an event: asked for, or one of its own.
+enum class event_role : std::uint8_t {
+  requested,       // -e (or the default event)
+  tracking,        // side-band records: MMAP, COMM, FORK, EXIT, SWITCH...
+  off_cpu_time,    // --off-cpu: names the samples arec writes; never enabled
+  switch_sampler,  // --off-cpu: samples each switch-out; consumed, not in the file
+};
+
 // One attr as it goes into the file: its name and the ids of all its fds.
 struct opened_event {
   std::string name;
   perf_event_attr attr;
   std::vector<std::uint64_t> ids;
   bool tracking = false;
+  event_role role = event_role::requested;
   bool precise_max = false;     // 'P': precise_ip is lowered until the kernel accepts it
   bool precise_tried = false;   // every precise_ip was refused; other fallbacks come next
 };
@@ -50,6 +59,7 @@ class event_set {
   static event_set open(std::span<const event_spec> events, const sampling_config& config,
                         const event_target& target, const notice_fn& notice);
 
+  // Every event opened, the hidden switch sampler included (role says which go into a file).
   std::span<const opened_event> events() const { return events_; }
   // What each ring is for, in order: its cpu, or with ring_per_task its task.
   std::vector<int> ring_keys() const;

@@ -55,6 +55,7 @@ void recording::rotate_output() {
   if (directory()) cut.data_end = old_header_end;  // the header file's own records
   if (cut.failure) cut_back(old_output, cuts);
   std::exception_ptr failure = cut.failure;
+  if (!failure) failure = append_off_cpu_time(old_output, cuts, cut);
   try {
     finish_file(old_header, cut);
   } catch (const std::system_error&) {
@@ -81,6 +82,26 @@ void recording::rotate_output() {
   sink.flush();
   stream.release_rounds();
   header_->update_data_size(stream.durable_offset() - data_offset_);
+}
+
+// --off-cpu: the old file gets the off-CPU time that ended in it (the blocks not yet written
+// and the sums of short ones), after its last record; its data end moves past them. A failed
+// write leaves the end where it was (the file stays whole) and is the switch's failure.
+std::exception_ptr recording::append_off_cpu_time(const recording_output& old_output,
+                                                  std::vector<output_cut>& cuts, output_cut& cut) {
+  if (!off_cpu_) return nullptr;
+  std::vector<std::byte> samples;
+  off_cpu_->cut(samples);
+  if (samples.empty()) return nullptr;
+  try {
+    io::write_all_at(old_output.stream_fd(0), samples.data(), samples.size(), cuts[0].data_end,
+                     old_output.stream_path(0));
+  } catch (const std::system_error&) {
+    return std::current_exception();
+  }
+  cuts[0].data_end += samples.size();
+  if (!directory()) cut.data_end = cuts[0].data_end;  // the file's end, as merged() takes it
+  return nullptr;
 }
 
 // The output a switch goes on into, with its prologue, named PATH. When that fails (a full

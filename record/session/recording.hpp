@@ -23,6 +23,7 @@
 #include "model/machine.hpp"
 #include "record/events/event_set.hpp"
 #include "record/layout/stream_layout.hpp"
+#include "record/offcpu/off_cpu_recorder.hpp"
 #include "record/option_combinations.hpp"
 #include "record/record_options.hpp"
 #include "record/session/control_channel.hpp"
@@ -66,6 +67,10 @@ class recording {
  private:
   // 512 KiB per cpu, perf's default for root.
   static constexpr std::size_t default_data_pages = 128;
+  // -m, else the default; with --off-cpu (as root) 2 MiB per cpu: a context-switch flood with
+  // stacks fills 512 KiB within milliseconds (bench/compare offcpu-pipe lost 260,000 switches
+  // of 2.5 s at 128 pages, 7,800 at 512).
+  static std::size_t default_ring_pages(const record_options& options);
 
   bool has_targets() const { return names_targets(options_); }
   bool per_task() const { return records_per_task(options_); }
@@ -99,10 +104,11 @@ class recording {
 
   // recording_setup.cpp: the events, the rings, the first output and what already runs
   void open_events();
+  void make_off_cpu_recorder();
   static std::vector<pid_t> user_processes(const std::string& user);
   static std::vector<io::unique_fd> open_cgroups(std::span<const event_spec> specs);
   void create_output();
-  streamer_config stream_config();
+  streamer_config stream_config(std::size_t thread_index);
   bool caches_sampled_dsos() const;
   sample_position sample_fields() const;
   void warn_of_small_switch_size(std::uint64_t switch_size) const;
@@ -122,6 +128,8 @@ class recording {
       const std::string& rotated);
   void write_taken_snapshots();
   std::vector<output_cut> cut_every_stream();
+  std::exception_ptr append_off_cpu_time(const recording_output& old_output,
+                                         std::vector<output_cut>& cuts, output_cut& cut);
   static output_cut merged(const std::vector<output_cut>& cuts);
   static void cut_back(const recording_output& output, const std::vector<output_cut>& cuts);
   void take_snapshot();
@@ -138,17 +146,19 @@ class recording {
   std::string failure_note(std::exception_ptr failure, const std::string& path,
                            std::uint64_t samples_in_last) const;
   void output_finished(const std::string& path);
+  std::optional<off_cpu_totals> off_cpu_totals_of_recording();
 
   const record_options& options_;
   std::span<const std::string> command_line_;
   std::size_t page_size_ = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t ring_pages_ = options_.mmap_pages.value_or(default_data_pages);  // fit_ring_pages
+  std::size_t ring_pages_ = default_ring_pages(options_);  // fit_ring_pages may lower it
   std::vector<int> cpus_;
   std::size_t online_cpu_count_ = 0;
   thread_layout layout_;
   std::optional<workload> child_;
   std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
   std::optional<event_set> events_;
+  std::optional<off_cpu_recorder> off_cpu_;  // --off-cpu; shared by the streaming threads
   std::vector<io::perf::event_entry> entries_;
   bool to_pipe_ = false;
   std::optional<recording_output> output_;

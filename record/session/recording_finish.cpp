@@ -95,7 +95,8 @@ written_output recording::output_written() const {
 // cut back to what is on disk first (docs/crash-safety.md).
 void recording::finalize(std::exception_ptr failure) {
   if (to_pipe()) {  // everything is in the stream already
-    print_summary(options_, output_written(), threads_, total_, compression_, ring_pages());
+    print_summary(options_, output_written(), threads_, total_, compression_, ring_pages(),
+                  off_cpu_totals_of_recording());
     return;
   }
   std::vector<output_cut> lasts;
@@ -115,7 +116,8 @@ void recording::finalize(std::exception_ptr failure) {
   }
   written_output written = output_written();
   if (failure) written.failure = failure_note(failure, written.path, last.stats.samples);
-  print_summary(options_, written, threads_, total_, compression_, ring_pages());
+  print_summary(options_, written, threads_, total_, compression_, ring_pages(),
+                off_cpu_totals_of_recording());
   output_finished(written.path);
 }
 
@@ -164,6 +166,12 @@ void recording::output_finished(const std::string& path) {
   std::int64_t now = wall_clock_now_ns();
   options_.on_output_finished({path, window_start_ns_, now});
   window_start_ns_ = now;
+}
+
+std::optional<off_cpu_totals> recording::off_cpu_totals_of_recording() {
+  if (!off_cpu_) return std::nullopt;
+  off_cpu_recorder::totals counted = off_cpu_->counted();
+  return off_cpu_totals{counted.samples, counted.blocked_ns, counted.unattributed};
 }
 
 }  // namespace arec::record

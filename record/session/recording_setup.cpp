@@ -1,6 +1,7 @@
 // The recording set up: its events opened, their rings mapped and handed to the streaming
 // threads, the first output created and what already runs synthesized into it.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -59,6 +60,8 @@ void ensure_fd_limit(std::size_t needed) {
 
 std::vector<io::perf::event_entry> file_events(const event_set& events) {
   std::vector<io::perf::event_entry> entries;
+  // The switch sampler's samples never reach a file, but the kernel's LOST and THROTTLE
+  // records for its rings carry its ids: a reader must find them in the attrs.
   for (const opened_event& event : events.events())
     entries.push_back({event.attr, event.name, event.ids});
   return entries;
@@ -139,12 +142,15 @@ void recording::open_events() {
     say(options_, warning);
   // A DWARF sample carries a stack copy (8 KiB by default): a ring holds few of them, so wake
   // the drain at a quarter instead of the kernel's half, to leave room while a write completes.
-  if (records_dwarf(options_)) sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
+  // --off-cpu's switch flood fills a ring as fast: the same.
+  if (records_dwarf(options_) || options_.attrs.off_cpu)
+    sampling.wakeup_bytes = static_cast<std::uint32_t>(ring_bytes() / 4);
   events_.emplace(event_set::open(specs, sampling, target,
                                   [&](const std::string& line) { say(options_, line); }));
   if (options_.user && events_->ring_keys().empty())
     throw std::runtime_error("-u: every process of user " + *options_.user +
                              " ended before it could be recorded");
+  make_off_cpu_recorder();
   entries_ = file_events(*events_);
   if (options_.attrs.clockid) clock_ = read_clock_reference(*options_.attrs.clockid);
 }
@@ -198,7 +204,28 @@ void recording::create_output() {
   output_->publish();
 }
 
-streamer_config recording::stream_config() {
+// --off-cpu: where the switch sampler's records hold what the tracker needs, and the id the
+// off-CPU samples are written under.
+void recording::make_off_cpu_recorder() {
+  if (!options_.attrs.off_cpu) return;
+  off_cpu_layout layout;
+  for (const opened_event& event : events_->events()) {
+    if (event.role == event_role::switch_sampler) {
+      layout.sampler_sample_type = event.attr.sample_type;
+      layout.sampler_ids.insert(layout.sampler_ids.end(), event.ids.begin(), event.ids.end());
+    } else if (event.role == event_role::off_cpu_time && !event.ids.empty()) {
+      layout.output_sample_type = event.attr.sample_type;
+      layout.output_id = event.ids.front();
+    }
+  }
+  std::sort(layout.sampler_ids.begin(), layout.sampler_ids.end());
+  layout.trailer_time_from_end =
+      io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
+  layout.threshold_ns = options_.off_cpu_thresh_ms * 1'000'000;
+  off_cpu_.emplace(std::move(layout), layout_.threads.size());
+}
+
+streamer_config recording::stream_config(std::size_t thread_index) {
   streamer_config config;
   config.model = &machine_;
   config.write_rounds = !directory();  // perf 6.1 breaks on FINISHED_ROUND in data.N
@@ -213,6 +240,13 @@ streamer_config recording::stream_config() {
   config.trailer_time_from_end =
       io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
   config.samples = sample_fields();  // for the cache, and for JIT code's perf maps
+  if (off_cpu_) {
+    config.off_cpu = &*off_cpu_;
+    config.thread_index = thread_index;
+    config.fixups.dropped_sample_ids = off_cpu_->sampler_ids();
+    config.fixups.sample_id_offset = off_cpu_->sampler_id_offset();
+    config.fixups.drop_switches = !options_.attrs.switch_events;  // unless asked for
+  }
   config.fixups.clear_leaked_build_id_flags =
       std::none_of(entries_.begin(), entries_.end(),
                    [](const io::perf::event_entry& event) { return event.attr.build_id; });
@@ -263,6 +297,13 @@ void recording::make_output_meter() {
 // -m larger than the kernel maps: perf 6.1 then maps no data pages at all (its mask
 // overflows an int at 2^20 pages) and records no sample, saying nothing. arec takes the
 // largest ring the kernel maps, found on a dummy event of its own, and says so.
+std::size_t recording::default_ring_pages(const record_options& options) {
+  if (options.mmap_pages) return *options.mmap_pages;
+  // Root only: another user's rings count against kernel.perf_event_mlock_kb.
+  if (options.attrs.off_cpu && ::geteuid() == 0) return 4 * default_data_pages;
+  return default_data_pages;
+}
+
 void recording::fit_ring_pages() {
   if (ring_pages_ <= default_data_pages) return;
   perf_event_attr attr{};
@@ -296,8 +337,8 @@ void recording::map_rings() {
     auto stop_recording = [this] {
       async::post(control_.get_executor(), [this] { control_.stop(); });
     };
-    threads_.push_back(
-        std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(), stop_recording));
+    threads_.push_back(std::make_unique<streaming_thread>(layout_.threads[i], i, stream_config(i),
+                                                          stop_recording));
     if (options_.realtime_priority)
       threads_.back()->thread.set_realtime_priority(*options_.realtime_priority);
     if (const std::string& error = threads_.back()->thread.pin_error(); !error.empty())

@@ -57,7 +57,9 @@ std::string formatted(const char* format, Args... args) {
   return text;
 }
 
-unsigned long long ull(std::uint64_t value) { return static_cast<unsigned long long>(value); }
+unsigned long long ull(std::uint64_t value) {
+  return static_cast<unsigned long long>(value);
+}
 
 std::string totals_line(const summary_facts& facts) {
   const stream_stats& total = facts.total;
@@ -87,10 +89,9 @@ summary_facts summary_facts_of(const record_options& options, const written_outp
   facts.per_thread_lines = options.threads_spec || options.verbose;
   facts.transient = options.transient_outputs;
   for (const auto& t : threads) {
-    facts.threads.push_back({io::format_cpu_list(t->stream.cpus()),
-                             io::format_cpu_list(t->thread.affinity()),
-                             io::format_cpu_list(t->stream.ran_on()), t->stream.stats(),
-                             t->thread.cpu_seconds()});
+    facts.threads.push_back(
+        {io::format_cpu_list(t->stream.cpus()), io::format_cpu_list(t->thread.affinity()),
+         io::format_cpu_list(t->stream.ran_on()), t->stream.stats(), t->thread.cpu_seconds()});
     for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
       if (stats.lost != 0) facts.losses.push_back({cpu, stats.lost});
   }
@@ -115,13 +116,20 @@ std::string summary_text(const summary_facts& facts) {
     }
   }
   for (const ring_loss& loss : facts.losses)
-    text += loss.cpu < 0
-                ? formatted("arec: a thread's ring lost %llu samples (it was full)\n",
-                            ull(loss.lost))
-                : formatted("arec: cpu %d lost %llu samples (the ring was full)\n", loss.cpu,
-                            ull(loss.lost));
+    text += loss.cpu < 0 ? formatted("arec: a thread's ring lost %llu samples (it was full)\n",
+                                     ull(loss.lost))
+                         : formatted("arec: cpu %d lost %llu samples (the ring was full)\n",
+                                     loss.cpu, ull(loss.lost));
   text += totals_line(facts);
   if (!facts.output.failure.empty()) text += facts.output.failure + "\n";
+  if (facts.off_cpu) {
+    text += formatted("arec: off-CPU time: %llu samples, %.3f s blocked",
+                      ull(facts.off_cpu->samples), facts.off_cpu->blocked_ns / 1e9);
+    if (facts.off_cpu->unattributed > 0)
+      text += formatted("; %llu blocked switch-outs had no sampled stack and are not counted",
+                        ull(facts.off_cpu->unattributed));
+    text += "\n";
+  }
   if (facts.compression.bytes_in > 0)
     text += formatted("arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                       ull(facts.compression.bytes_in), ull(facts.compression.bytes_out),
@@ -141,10 +149,14 @@ std::string summary_text(const summary_facts& facts) {
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
-                   std::uint64_t ring_pages) {
+                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu) {
   if (options.quiet) return;
-  std::string text =
-      summary_text(summary_facts_of(options, output, threads, total, compression, ring_pages));
+  std::string text = summary_text([&] {
+    summary_facts facts =
+        summary_facts_of(options, output, threads, total, compression, ring_pages);
+    facts.off_cpu = off_cpu;
+    return facts;
+  }());
   std::fputs(text.c_str(), stderr);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ struct ring_loss {
   std::uint64_t lost = 0;
 };
 
+// --off-cpu: the offcpu-time samples written, the time they hold, and the blocked switch-outs
+// that came without a sampled stack (not counted as off-CPU time).
+struct off_cpu_totals {
+  std::uint64_t samples = 0;
+  std::uint64_t blocked_ns = 0;
+  std::uint64_t unattributed = 0;
+};
+
 struct summary_facts {
   bool per_thread_lines = false;  // --threads or -v
   bool transient = false;         // --push without -o: the files are gone once pushed
@@ -53,7 +62,8 @@ struct summary_facts {
   stream_stats total;
   written_output output;
   compression_totals compression;
-  std::vector<std::string> remedies;  // what to try against the losses (loss_advice)
+  std::vector<std::string> remedies;      // what to try against the losses (loss_advice)
+  std::optional<off_cpu_totals> off_cpu;  // --off-cpu
 };
 
 summary_facts summary_facts_of(const record_options& options, const written_output& output,
@@ -68,6 +78,6 @@ std::string summary_text(const summary_facts& facts);
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
-                   std::uint64_t ring_pages);
+                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu = {});
 
 }  // namespace arec::record

@@ -3,6 +3,9 @@
 // one header the kernel gets wrong (see clear_leaked_build_id_flags).
 #pragma once
 
+#include <cstdint>
+#include <span>
+
 #include "record/streaming/ring_reader.hpp"
 #include "record/streaming/stream_stats.hpp"
 
@@ -18,6 +21,12 @@ struct record_fixups {
   // aborts). When arec did not ask for build-ids, no MMAP2 of its own can carry one: the flag
   // is cleared.
   bool clear_leaked_build_id_flags = false;
+  // --off-cpu: records consumed while draining, never written (nor counted): the samples of
+  // these ids (the switch sampler's, sorted; the id `sample_id_offset` bytes into a sample's
+  // body) and, unless the user asked for them, the SWITCH records.
+  std::span<const std::uint64_t> dropped_sample_ids;
+  std::size_t sample_id_offset = 0;
+  bool drop_switches = false;
 };
 
 // Adds the samples, losses and sample times of every record in `chunk` to `stats`; a sample's
@@ -27,7 +36,8 @@ struct record_fixups {
 bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t sample_time_offset,
                   record_fixups fixups = {});
 
-// Applies `fixups` to the whole records in `records` (a copy of a chunk).
-void mend_records(std::span<std::byte> records, record_fixups fixups);
+// Applies `fixups` to the whole records in `records` (a copy of a chunk), moving the records it
+// keeps to the front; returns their size.
+std::size_t mend_records(std::span<std::byte> records, record_fixups fixups);
 
 }  // namespace arec::record

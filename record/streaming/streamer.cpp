@@ -113,6 +113,15 @@ async::task<void> streamer::write_external(std::span<const std::byte> bytes) {
   count_output_bytes(bytes.size());
 }
 
+async::task<void> streamer::write_off_cpu_samples() {
+  if (off_cpu_samples_.empty()) co_return;
+  std::vector<std::byte> samples;
+  samples.swap(off_cpu_samples_);  // the recorder may add more while this write waits
+  co_await write_external(samples);
+  samples.clear();
+  if (off_cpu_samples_.empty()) off_cpu_samples_.swap(samples);  // keep the storage
+}
+
 async::task<void> streamer::write_owned(std::shared_ptr<std::vector<std::byte>> bytes) {
   co_await write_external(*bytes);
   co_return;
@@ -186,6 +195,10 @@ async::task<void> streamer::finish_stream() {
   co_await flush_staging();
   if (use.get().compression && !use.get().stream->failed())
     co_await use.get().compression->seal(*use.get().stream);
+  // The last thread to end writes the blocks still open and the sums of short ones.
+  if (config_.off_cpu && config_.off_cpu->thread_ended(config_.thread_index, off_cpu_samples_) &&
+      !use.get().stream->failed())
+    co_await write_off_cpu_samples();
   use.get().stream->close();
   if (failure) std::rethrow_exception(failure);
   // A write that failed before (a snapshot written early, whose caller got the error) ends the
@@ -207,6 +220,11 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
   note_fill(chunk.size(), reader.capacity());
   stream_stats drained = note_drain(ring, chunk);
   output_use use(*current_);  // chosen with the chunk, with no suspension between
+  if (chunk.empty()) {        // every record was consumed (--off-cpu's switches)
+    reader.consume(chunk.end_position);
+    count_written(ring, use.get(), drained, 0);
+    co_return;
+  }
   if (chunk.size() <= config_.staging_limit && !staging_.empty()) {
     for (;;) {
       if (filling_ != nullptr && !fits_filling(use.get(), chunk.size())) {
@@ -219,8 +237,12 @@ async::task<void> streamer::drain_once(ring_state& ring, std::uint64_t min_bytes
       co_return;
     }
   }
+  // A mended chunk is a copy: the ring's space is free at once, not when the write ends (a
+  // switch flood under --off-cpu fills a ring while a write completes).
+  bool copied = ring.mended && chunk.pieces[0].data() == ring.mended.get();
+  if (copied) reader.consume(chunk.end_position);
   co_await use.get().stream->write(chunk.pieces, ring.written, drained.samples);
-  reader.consume(chunk.end_position);  // only now may the kernel reuse the space
+  if (!copied) reader.consume(chunk.end_position);  // only now may the kernel reuse the space
   count_written(ring, use.get(), drained, chunk.size());
 }
 
@@ -251,6 +273,10 @@ void streamer::note_cpu() {
 stream_stats streamer::note_drain(ring_state& ring, ring_chunk& chunk) {
   note_cpu();
   stream_stats drained{.drains = 1};
+  if (config_.off_cpu) {  // before mending takes its records out
+    ring.off_cpu.thread = config_.thread_index;
+    config_.off_cpu->scan(chunk, ring.off_cpu);
+  }
   if (scan_records(chunk, drained, config_.sample_time_offset, config_.fixups))
     chunk = mend(ring, chunk);
   if (feed_) feed_->scan(chunk);
@@ -264,7 +290,7 @@ ring_chunk streamer::mend(ring_state& ring, const ring_chunk& chunk) {
   if (!ring.mended) ring.mended = std::make_unique_for_overwrite<std::byte[]>(capacity);
   std::span<std::byte> copy{ring.mended.get(), chunk.size()};
   chunk.copy_out(0, copy);
-  mend_records(copy, config_.fixups);
+  copy = copy.first(mend_records(copy, config_.fixups));
   return ring_chunk{.pieces = {copy, {}}, .end_position = chunk.end_position};
 }
 
@@ -339,10 +365,12 @@ async::task<void> streamer::run_rounds() {
     current_->stream->poll();  // staged writes finished since: counted, their buffers free
     ++round_;
     if (feed_) feed_->round_started();
+    if (config_.off_cpu) config_.off_cpu->round_started(config_.thread_index);
     for (auto& ring : rings_) request_drain(*ring);
     co_await wait_for_round_acks(round_);
     if (stopping_) break;
     if (feed_) feed_->round_finished();
+    if (config_.off_cpu) config_.off_cpu->round_finished(config_.thread_index, off_cpu_samples_);
     output_use use(*current_);
     output& out = use.get();
     co_await flush_staging();  // the round's staged drains go before its marker
@@ -352,6 +380,7 @@ async::task<void> streamer::run_rounds() {
       co_await out.compression->seal(*out.stream);
       if (stopping_) break;
     }
+    co_await write_off_cpu_samples();  // the blocks the round's switches ended
     // A switch meanwhile held rounds back: the marker would belong to the new file.
     if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
       // Every record written after this marker is newer than all records before the previous

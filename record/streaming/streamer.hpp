@@ -27,6 +27,7 @@
 #include "io/perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/events/perf_event.hpp"
+#include "record/offcpu/off_cpu_recorder.hpp"
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/data_stream.hpp"
 #include "record/streaming/model_feed.hpp"
@@ -74,6 +75,11 @@ struct streamer_config {
   std::size_t staging_limit = 128 * 1024;
   std::size_t staging_buffer_bytes = 512 * 1024;
   std::size_t staging_buffers = 4;
+  // --off-cpu: the switches this thread drains go there (shared by every streaming thread,
+  // outlives the streamer), and the off-CPU samples it gives back are written before each
+  // round's marker; `thread_index` is this streamer's place among the streaming threads.
+  off_cpu_recorder* off_cpu = nullptr;
+  std::size_t thread_index = 0;
 };
 
 // What one output (a data file the streamer wrote until switch_output) holds in the end.
@@ -233,6 +239,7 @@ class streamer {
   async::task<void> run_rounds();
   async::task<void> write_external(std::span<const std::byte> bytes);
   async::task<void> write_owned(std::shared_ptr<std::vector<std::byte>> bytes);
+  async::task<void> write_off_cpu_samples();
   async::task<void> wait_for_round_acks(std::uint64_t round);
   void request_drain(ring_state& ring);
   void on_stop();
@@ -270,6 +277,7 @@ class streamer {
   std::uint64_t cut_compressed_in_ = 0;      // compressor totals of the outputs switched from
   std::uint64_t cut_compressed_out_ = 0;
   std::optional<model_feed> feed_;                // this thread's view into the shared model
+  std::vector<std::byte> off_cpu_samples_;        // encoded, not written yet; storage reused
   // Written only by the streaming thread, read by anyone (progress()).
   std::atomic<std::uint64_t> lost_{0};
   std::atomic<std::uint64_t> ring_bytes_{0};

@@ -82,6 +82,7 @@ async::task<void> streamer::switch_when_drained(std::unique_ptr<io::append_write
   for (auto& ring : rings_) request_drain(*ring);
   co_await wait_for_round_acks(round);
   if (feed_) feed_->apply_queued();  // the old file's records, before the prelude reads the model
+  if (config_.off_cpu) config_.off_cpu->thread_cut(config_.thread_index);
   if (config_.overwrite && !std::exchange(snapshot_written_early_, false)) {
     try {
       co_await write_snapshot();

@@ -40,6 +40,7 @@ struct streamer::ring_state {
   bool finished = false;
   // Where a chunk with records to mend is copied (record_scan.hpp); made on first need.
   std::unique_ptr<std::byte[]> mended;
+  off_cpu_recorder::ring_state off_cpu;  // --off-cpu: the switch this ring sampled last
 };
 
 // One data file: its stream, its zstd stream (a reader decodes a file's COMPRESSED records as

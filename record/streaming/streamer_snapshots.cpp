@@ -120,7 +120,7 @@ void streamer::take_snapshot_now() {
   }
   taken->records =
       order_by_time(copies, {config_.sample_time_offset, config_.trailer_time_from_end});
-  if (mending) mend_records(taken->records, config_.fixups);
+  if (mending) taken->records.resize(mend_records(taken->records, config_.fixups));
   if (feed_) {
     feed_->scan(ring_chunk{.pieces = {std::span<const std::byte>(taken->records), {}}});
     feed_->apply_queued();  // every ring's records up to the pause are in

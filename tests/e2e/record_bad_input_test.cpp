@@ -93,6 +93,22 @@ TEST_F(RecordBadInput, ParanoidRefusalNamesTheSysctlAndTheValueNeeded) {
   expect_one_error_line_and_no_file(run, data);
 }
 
+// A switch is sampled in kernel context: where the user may sample only user space, --off-cpu
+// would record nothing. That is said before anything is recorded, not found in an empty file.
+TEST_F(RecordBadInput, OffCpuWithoutKernelSamplesIsRefusedBeforeRecording) {
+  if (paranoid_level() < 2) GTEST_SKIP() << "perf_event_paranoid < 2 lets a user sample kernels";
+  const std::string data = dir_.file("x.data");
+  test::command_result run =
+      record_unprivileged({}, {"--off-cpu", "-o", data, "--", test_program("hot_loop"), "100"});
+  EXPECT_EQ(run.exit_code, 1) << run.describe();
+  EXPECT_NE(run.err.find("--off-cpu: kernel.perf_event_paranoid=" +
+                         std::to_string(paranoid_level()) +
+                         " forbids the kernel samples a context switch gives"),
+            std::string::npos)
+      << run.err;
+  expect_one_error_line_and_no_file(run, data);
+}
+
 TEST_F(RecordBadInput, LockedMemoryLimitNamesTheRingSize) {
   if (paranoid_level() > 2) GTEST_SKIP() << "perf_event_paranoid > 2 forbids unprivileged use";
   const std::string data = dir_.file("x.data");

@@ -54,6 +54,31 @@ TEST(Machine, ExitRemovesTheThreadButItsProcessKeepsTheMaps) {
   EXPECT_EQ(world.objects().size(), 1u) << "dsos outlive the tasks that mapped them";
 }
 
+// A reader's model keeps an exited thread, as perf's does: a sample written after its EXIT (an
+// off-CPU sum at a file's end) still finds its comm and maps, until the file ends.
+TEST(Machine, AReadersModelKeepsExitedThreadsUntilTheFileEnds) {
+  machine world{machine::exited_threads::kept};
+  world.on_comm(100, 100, "app");
+  world.on_mmap(mmap_of(100, 0x1000, 0x1000, "/usr/bin/app"));
+  world.on_exit(100, 100);
+  ASSERT_TRUE(world.tasks().find(100));
+  EXPECT_EQ(world.tasks().find(100)->comm(), "app");
+  EXPECT_TRUE(world.tasks().find(100)->address_space()->find(0x1800));
+  world.forget_exited_threads();
+  EXPECT_FALSE(world.tasks().find(100));
+}
+
+TEST(Machine, ForgettingExitedThreadsLeavesATidTakenAgain) {
+  machine world{machine::exited_threads::kept};
+  world.on_comm(100, 100, "old");
+  world.on_exit(100, 100);
+  world.on_fork(100, 1, 100, 1);  // the pid is reused
+  world.on_comm(100, 100, "new");
+  world.forget_exited_threads();
+  ASSERT_TRUE(world.tasks().find(100));
+  EXPECT_EQ(world.tasks().find(100)->comm(), "new");
+}
+
 TEST(Machine, KernelMapsGoToTheKernelAddressSpace) {
   machine world;
   mapping_event kernel = mmap_of(-1, 0xffffffff81000000, 0x1000000, "[kernel.kallsyms]_text");

@@ -71,6 +71,16 @@ TEST(OptionCombinations, OverwriteTakesNoPipeAndNoSwitchSize) {
   EXPECT_EQ(refusal(options, false), "");
 }
 
+TEST(OptionCombinations, OffCpuIsRefusedWithOverwrite) {
+  record_options options = workload("true");
+  options.attrs.off_cpu = true;
+  EXPECT_EQ(refusal(options, false), "");
+  options.attrs.overwrite = true;
+  EXPECT_EQ(refusal(options, false),
+            "--off-cpu is not available with --overwrite: off-CPU time is made from the switches "
+            "as they are drained, and an overwritable ring is drained only at its snapshots");
+}
+
 TEST(OptionCombinations, TasksAreRecordedForAWorkloadOrNamedTargetsNotForCpus) {
   EXPECT_TRUE(records_per_task(workload("true")));
   record_options system_wide = workload("true");

@@ -90,5 +90,21 @@ TEST(Summary, ANameWithoutDataSuffixGetsOneForItsConvertedFile) {
             std::string::npos);
 }
 
+// --off-cpu: the samples and time written, and the blocked switch-outs left uncounted.
+TEST(Summary, OffCpuTimeHasItsLineAndSaysWhatWasNotCounted) {
+  summary_facts facts = one_file();
+  facts.off_cpu = off_cpu_totals{.samples = 12, .blocked_ns = 1'606'000'000, .unattributed = 0};
+  EXPECT_NE(summary_text(facts).find("arec: off-CPU time: 12 samples, 1.606 s blocked\n"),
+            std::string::npos)
+      << summary_text(facts);
+  facts.off_cpu->unattributed = 3;
+  EXPECT_NE(summary_text(facts).find(
+                "arec: off-CPU time: 12 samples, 1.606 s blocked; 3 blocked switch-outs had no "
+                "sampled stack and are not counted\n"),
+            std::string::npos)
+      << summary_text(facts);
+  EXPECT_EQ(summary_text(one_file()).find("off-CPU"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace arec::record

@@ -1,0 +1,254 @@
+#include "record/offcpu/off_cpu_recorder.hpp"
+
+#include <linux/perf_event.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "io/perf_data/perf_abi.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr std::uint64_t fields_before_callchain =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+    PERF_SAMPLE_PERIOD;
+
+std::size_t bytes_of(std::uint64_t sample_type, std::uint64_t fields) {
+  return 8 * static_cast<std::size_t>(std::popcount(sample_type & fields));
+}
+
+std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
+  return chunk.load_aligned<std::uint64_t>(offset);
+}
+
+// A (u32 pid, u32 tid) pair as the kernel writes it.
+std::pair<pid_t, pid_t> read_pid_tid(const ring_chunk& chunk, std::size_t offset) {
+  std::uint64_t both = read_u64(chunk, offset);
+  return {static_cast<pid_t>(both & 0xffffffffu), static_cast<pid_t>(both >> 32)};
+}
+
+void put_u64(std::vector<std::byte>& out, std::uint64_t value) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+}  // namespace
+
+off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads)
+    : layout_(std::move(layout)),
+      callchain_offset_(bytes_of(layout_.sampler_sample_type, fields_before_callchain)),
+      id_offset_((layout_.sampler_sample_type & PERF_SAMPLE_IDENTIFIER)
+                     ? 0
+                     : bytes_of(layout_.sampler_sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                                                 PERF_SAMPLE_TIME |
+                                                                 PERF_SAMPLE_ADDR)),
+      tracker_(layout_.threshold_ns),
+      threads_(streaming_threads) {
+  if (layout_.sampler_sample_type & PERF_SAMPLE_READ)
+    throw std::invalid_argument("off_cpu_recorder: a sampler with READ has no fixed callchain");
+}
+
+void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
+  io::exclusive_lock lock(mutex_);
+  std::size_t size = chunk.size();
+  std::size_t offset = 0;
+  while (offset + sizeof(io::perf::record_header) <= size) {
+    auto header = chunk.load_aligned<io::perf::record_header>(offset);
+    if (header.size < sizeof header || offset + header.size > size) break;
+    std::size_t body = offset + sizeof header, end = offset + header.size;
+    switch (header.type) {
+      case PERF_RECORD_SAMPLE: {
+        std::uint64_t id = read_u64(chunk, body + id_offset_);
+        if (std::binary_search(layout_.sampler_ids.begin(), layout_.sampler_ids.end(), id))
+          scan_sample(chunk, body, end, ring);
+        break;
+      }
+      case PERF_RECORD_SWITCH:
+      case PERF_RECORD_SWITCH_CPU_WIDE:
+        scan_switch(chunk, end, header.misc, ring);
+        break;
+      case PERF_RECORD_EXIT: {  // u32 pid, ppid, tid, ptid; u64 time
+        pid_t tid = read_pid_tid(chunk, body + 8).first;
+        std::uint64_t time = read_u64(chunk, body + 16);
+        newest_ = std::max(newest_, time);
+        tracker_.exited(tid, time);
+        break;
+      }
+      default:
+        break;
+    }
+    offset = end;
+  }
+}
+
+// The switch sampler's sample: the stack the thread leaves, kept for the SWITCH out record
+// that follows it in this ring. Its chain holds the user frames only (exclude_callchain_kernel):
+// PERF_CONTEXT_USER, then the frames; a kernel thread's is empty.
+void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end,
+                                   ring_state& ring) {
+  std::size_t tid_at =
+      body + bytes_of(layout_.sampler_sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP);
+  auto [pid, tid] = read_pid_tid(chunk, tid_at);
+  std::size_t chain = body + callchain_offset_;
+  std::uint64_t count = read_u64(chunk, chain);
+  ring.tid = -1;
+  ring.stack.clear();
+  if (count > (end - chain) / 8 - 1) return;  // malformed
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t frame = read_u64(chunk, chain + 8 + 8 * i);
+    if (frame >= PERF_CONTEXT_MAX) continue;  // a context marker
+    if (frame == 0) break;  // the end of what the frame pointers gave, as perf trims it
+    if (ring.stack.size() < off_cpu_tracker::max_stack_depth) ring.stack.push_back(frame);
+  }
+  // A kernel thread (or a task past exit_mm) has no user stack: it is sampled, with nothing
+  // to charge, and its switch-out is left out without being counted as unattributed.
+  ring.pid = pid;
+  ring.tid = tid;
+}
+
+void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc,
+                                   ring_state& ring) {
+  std::size_t time_at = end - layout_.trailer_time_from_end;
+  std::uint64_t time = read_u64(chunk, time_at);
+  auto [pid, tid] = read_pid_tid(chunk, time_at - 8);
+  newest_ = std::max(newest_, time);
+  if (tid <= 0) return;  // the idle task
+  if (!(misc & PERF_RECORD_MISC_SWITCH_OUT)) {
+    tracker_.switched_in(tid, time);
+    return;
+  }
+  bool preempted = misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+  bool sampled = ring.tid == tid;
+  if (!preempted && !sampled && pid > 0) ++totals_.unattributed;
+  bool charged = !preempted && sampled && !ring.stack.empty() && pid > 0;
+  tracker_.switched_out(
+      pid, tid, time, charged,
+      charged ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());
+  ring.tid = -1;
+}
+
+void off_cpu_recorder::round_started(std::size_t thread) {
+  io::exclusive_lock lock(mutex_);
+  // A record older than the newest one any thread has scanned was in its ring before this
+  // round began, so the round drains it, on this thread's rings too (the FINISHED_ROUND rule).
+  threads_[thread].round_bound = newest_;
+}
+
+void off_cpu_recorder::round_finished(std::size_t thread, std::vector<std::byte>& out) {
+  io::exclusive_lock lock(mutex_);
+  threads_[thread].drained_until = threads_[thread].round_bound;
+  encode_all(settled_bound(), out, false);
+}
+
+void off_cpu_recorder::thread_cut(std::size_t thread) {
+  io::exclusive_lock lock(mutex_);
+  threads_[thread].cut_bound = newest_;
+}
+
+void off_cpu_recorder::cut(std::vector<std::byte>& out) {
+  io::exclusive_lock lock(mutex_);
+  std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();
+  for (const thread_progress& thread : threads_)
+    if (!thread.ended) bound = std::min(bound, thread.cut_bound);
+  if (bound == std::numeric_limits<std::uint64_t>::max()) bound = newest_;
+  totals added;
+  off_cpu_tracker::sink encode_one = encoder(layout_, out, added);
+  tracker_.settle(bound, encode_one);
+  tracker_.take_sums(bound, encode_one);
+  count(added);
+}
+
+bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& out) {
+  io::exclusive_lock lock(mutex_);
+  threads_[thread].ended = true;
+  if (!std::all_of(threads_.begin(), threads_.end(),
+                   [](const thread_progress& one) { return one.ended; }))
+    return false;
+  encode_all(newest_, out, true);
+  return true;
+}
+
+off_cpu_recorder::totals off_cpu_recorder::counted() {
+  io::exclusive_lock lock(mutex_);
+  return totals_;
+}
+
+off_cpu_tracker::sink off_cpu_recorder::encoder(const off_cpu_layout& layout,
+                                                std::vector<std::byte>& out, totals& added) {
+  return [&layout, &out, &added](const off_cpu_sample& sample) {
+    encode(layout, sample, out);
+    ++added.samples;
+    added.blocked_ns += sample.period_ns;
+  };
+}
+
+void off_cpu_recorder::count(const totals& added) {
+  totals_.samples += added.samples;
+  totals_.blocked_ns += added.blocked_ns;
+}
+
+// Every thread's rings are drained up to its round's bound; an ended thread holds nothing back.
+std::uint64_t off_cpu_recorder::settled_bound() const {
+  std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();
+  for (const thread_progress& thread : threads_)
+    if (!thread.ended) bound = std::min(bound, thread.drained_until);
+  return bound;
+}
+
+void off_cpu_recorder::encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish) {
+  totals added;
+  off_cpu_tracker::sink encode_one = encoder(layout_, out, added);
+  if (finish)
+    tracker_.finish(bound, encode_one);
+  else
+    tracker_.settle(bound, encode_one);
+  count(added);
+}
+
+void off_cpu_recorder::encode(const off_cpu_layout& layout, const off_cpu_sample& sample,
+                              std::vector<std::byte>& out) {
+  std::uint64_t type = layout.output_sample_type;
+  std::size_t start = out.size();
+  put_u64(out, 0);  // the header, filled in below
+  auto field = [&](std::uint64_t bit, std::uint64_t value) {
+    if (type & bit) put_u64(out, value);
+  };
+  field(PERF_SAMPLE_IDENTIFIER, layout.output_id);
+  field(PERF_SAMPLE_IP, sample.stack.empty() ? 0 : sample.stack[0]);
+  field(PERF_SAMPLE_TID, static_cast<std::uint32_t>(sample.pid) |
+                             static_cast<std::uint64_t>(static_cast<std::uint32_t>(sample.tid))
+                                 << 32);
+  field(PERF_SAMPLE_TIME, sample.time);
+  field(PERF_SAMPLE_ADDR, 0);
+  field(PERF_SAMPLE_ID, layout.output_id);
+  field(PERF_SAMPLE_STREAM_ID, layout.output_id);
+  field(PERF_SAMPLE_CPU, 0);
+  field(PERF_SAMPLE_PERIOD, sample.period_ns);
+  if (type & PERF_SAMPLE_CALLCHAIN) {
+    put_u64(out, sample.stack.size() + 1);
+    put_u64(out, PERF_CONTEXT_USER);
+    for (std::uint64_t frame : sample.stack) put_u64(out, frame);
+  }
+  if (type & PERF_SAMPLE_RAW) put_u64(out, 4);  // u32 size 4, four zero bytes: 8-aligned
+  field(PERF_SAMPLE_REGS_USER, 0);              // abi: none
+  field(PERF_SAMPLE_WEIGHT, 0);
+  field(PERF_SAMPLE_DATA_SRC, 0);
+  field(PERF_SAMPLE_TRANSACTION, 0);
+  field(PERF_SAMPLE_REGS_INTR, 0);
+  field(PERF_SAMPLE_PHYS_ADDR, 0);
+  field(PERF_SAMPLE_CGROUP, 0);
+  field(PERF_SAMPLE_DATA_PAGE_SIZE, 0);
+  field(PERF_SAMPLE_CODE_PAGE_SIZE, 0);
+  field(PERF_SAMPLE_WEIGHT_STRUCT, 0);
+  io::perf::record_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+                                 static_cast<std::uint16_t>(out.size() - start)};
+  std::memcpy(out.data() + start, &header, sizeof header);
+}
+
+}  // namespace arec::record

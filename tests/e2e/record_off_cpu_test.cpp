@@ -1,0 +1,221 @@
+// --off-cpu: perf's offcpu-time event made from context switches, read back with perf 6.1:
+// blocked time charged to the functions that blocked, in the amounts the program measured;
+// preemption left out; long blocks as samples of their own; and perf's own record_offcpu.sh
+// with arec as the recorder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// perf report's offcpu-time section: the nanoseconds charged to each leaf symbol.
+std::map<std::string, double> off_cpu_ns_by_symbol(const std::string& data) {
+  test::command_result report =
+      test::run_command({"perf", "report", "-i", data, "--stdio", "--no-children", "-g", "none",
+                         "-s", "sym", "-F", "period,sym", "--percent-limit", "0"},
+                        60s);
+  EXPECT_EQ(report.exit_code, 0) << report.describe();
+  std::map<std::string, double> by_symbol;
+  std::istringstream lines(report.out);
+  bool in_section = false;
+  static const std::regex row(R"(^\s+(\d+)\s+\[[.k]\]\s+(\S+))");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("# Samples:"))
+      in_section = line.find("'offcpu-time'") != std::string::npos;
+    std::smatch match;
+    if (in_section && std::regex_search(line, match, row))
+      by_symbol[match[2]] += std::stod(match[1]);
+  }
+  return by_symbol;
+}
+
+class RecordOffCpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  }
+  // Runs off_cpu_pair under `options`; returns what it measured: sleep and wait nanoseconds.
+  std::pair<double, double> record_pair(std::vector<std::string> options, const std::string& data) {
+    options.insert(options.end(), {"-q", "-e", "cpu-clock", "-o", data, "--",
+                                   test_program("off_cpu_pair"), "50", "30", "10"});
+    test::command_result run = test::run_command(rec_.command(options), 60s);
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+    std::smatch match;
+    static const std::regex measured(R"(sleep_ns=(\d+) wait_ns=(\d+))");
+    if (!std::regex_search(run.out, match, measured)) {
+      ADD_FAILURE() << "off_cpu_pair said: " << run.out;
+      return {0, 0};
+    }
+    return {std::stod(match[1]), std::stod(match[2])};
+  }
+
+  recorder rec_ = recorder::from_environment();
+  test::temp_dir dir_;
+};
+
+// Blocks shorter than --off-cpu-thresh (500 ms) are summed per thread and stack and written at
+// the end: the totals are the program's own measure of its sleeping and waiting.
+TEST_F(RecordOffCpu, BlockedTimeIsChargedToTheFunctionsThatBlocked) {
+  std::string data = dir_.file("pair.data");
+  auto [slept, waited] = record_pair({"--off-cpu"}, data);
+  std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
+  EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
+  EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+}
+
+// With a 10 ms threshold each 50 ms sleep is a sample of its own, written when it ends.
+TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
+  std::string data = dir_.file("direct.data");
+  auto [slept, waited] = record_pair({"--off-cpu", "--off-cpu-thresh", "10"}, data);
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "-F", "event,period,ip,sym", "-G"}, 60s);
+  ASSERT_EQ(script.exit_code, 0) << script.describe();
+  std::size_t sleeps = 0;
+  double total = 0;
+  std::istringstream lines(script.out);
+  static const std::regex sample(R"(^\s*(\d+)\s+offcpu-time:.*\bsleep_in_nanosleep\b)");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (!std::regex_search(line, match, sample)) continue;
+    ++sleeps;
+    total += std::stod(match[1]);
+  }
+  EXPECT_EQ(sleeps, 10u) << script.out.substr(0, 4000);
+  EXPECT_NEAR(total, slept, 0.2 * slept);
+}
+
+// arec export gives off-CPU time a sample type of its own, in nanoseconds, beside the CPU
+// samples: go tool pprof charges it to the functions that blocked.
+TEST_F(RecordOffCpu, ExportCarriesOffCpuTimeAsItsOwnSampleType) {
+  std::string data = dir_.file("export.data");
+  auto [slept, waited] = record_pair({"--off-cpu"}, data);
+  std::string profile = dir_.file("export.pb.gz");
+  test::command_result exported =
+      test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", profile}, 60s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  test::command_result top =
+      test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", profile}, 60s);
+  ASSERT_EQ(top.exit_code, 0) << top.describe();
+  EXPECT_NE(top.out.find("offcpu-time/nanoseconds"), std::string::npos) << top.out.substr(0, 2000);
+  EXPECT_NE(top.out.find("cpu-clock/nanoseconds"), std::string::npos) << top.out.substr(0, 2000);
+  test::command_result by_function =
+      test::run_command({"go", "tool", "pprof", "-top", "-sample_index=offcpu-time", "-unit=ms",
+                         "-symbolize=none", profile},
+                        60s);
+  ASSERT_EQ(by_function.exit_code, 0) << by_function.describe();
+  std::map<std::string, double> ms;
+  std::istringstream lines(by_function.out);
+  static const std::regex row(
+      R"(^\s*([\d.]+)ms\s+[\d.]+%\s+[\d.]+%\s+[\d.]+m?s\s+[\d.]+%\s+(\S+))");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_search(line, match, row)) ms[match[2]] = std::stod(match[1]);
+  }
+  EXPECT_NEAR(ms["sleep_in_nanosleep"] * 1e6, slept, 0.2 * slept) << by_function.out;
+  EXPECT_NEAR(ms["wait_on_pipe"] * 1e6, waited, 0.2 * waited) << by_function.out;
+}
+
+// Each file of a rotated recording holds the off-CPU time that ended in it: the blocks written
+// as they end, and the sums of short blocks at each cut. Together they are the whole, once.
+TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
+  std::string data = dir_.file("rotated.data");
+  std::vector<std::string> options{"--off-cpu", "--switch-output=1s"};
+  options.insert(options.end(), {"-q", "-e", "cpu-clock", "-o", data, "--",
+                                 test_program("off_cpu_pair"), "50", "30", "30"});
+  test::command_result run = test::run_command(rec_.command(options), 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.out, match, std::regex(R"(sleep_ns=(\d+) wait_ns=(\d+))")))
+      << run.out;
+  double slept = std::stod(match[1]), waited = std::stod(match[2]);
+  double sleep_total = 0, wait_total = 0;
+  std::size_t files = 0, with_time = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    if (!entry.path().filename().string().starts_with("rotated.data.")) continue;
+    ++files;
+    std::map<std::string, double> charged = off_cpu_ns_by_symbol(entry.path());
+    if (charged["sleep_in_nanosleep"] > 0) ++with_time;
+    sleep_total += charged["sleep_in_nanosleep"];
+    wait_total += charged["wait_on_pipe"];
+  }
+  EXPECT_GE(files, 2u);
+  EXPECT_GE(with_time, 2u) << "the time is not split between the files";
+  EXPECT_NEAR(sleep_total, slept, 0.2 * slept);
+  EXPECT_NEAR(wait_total, waited, 0.2 * waited);
+}
+
+// A switch flood overflows small rings: the kernel's LOST records then carry the switch
+// sampler's ids, so its attr is in the file (its samples are not) and perf reads the file
+// (without it perf 6.1 stopped: "failed to process type: 2").
+TEST_F(RecordOffCpu, LossesInASwitchFloodLeaveAFilePerfReads) {
+  std::string data = dir_.file("flood.data");
+  test::command_result run =
+      test::run_command(rec_.command({"-q", "--off-cpu", "-g", "-m", "2", "-e", "cpu-clock", "-o",
+                                      data, "--", "perf", "bench", "sched", "pipe", "-l", "50000"}),
+                        120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  test::command_result stats = test::run_command({"perf", "report", "-i", data, "--stats"}, 60s);
+  ASSERT_EQ(stats.exit_code, 0) << stats.describe();
+  EXPECT_EQ(stats.err.find("failed to process"), std::string::npos) << stats.err;
+  EXPECT_NE(stats.out.find("LOST events"), std::string::npos)
+      << "two-page rings lost nothing in a switch flood: the test did not test losses\n"
+      << stats.out;
+  test::command_result report = test::run_command({"perf", "report", "-i", data, "--stdio"}, 60s);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("of event 'offcpu-time'"), std::string::npos)
+      << report.out.substr(0, 2000);
+}
+
+// A thread that is preempted (runnable, waiting for a cpu) is not off the cpu in perf's sense:
+// a spinner sharing the cpus with two others gets (almost) no off-CPU time.
+TEST_F(RecordOffCpu, PreemptionIsNotOffCpuTime) {
+  std::vector<test::child_process> spinners;
+  for (int i = 0; i < 2; ++i)
+    spinners.push_back(test::child_process::spawn({test_program("hot_loop"), "100000"}));
+  std::string data = dir_.file("spin.data");
+  test::command_result run =
+      test::run_command(rec_.command({"-q", "--off-cpu", "-e", "cpu-clock", "-o", data, "--",
+                                      test_program("hot_loop"), "500"}),
+                        60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
+  EXPECT_LT(charged["hot_function"], 0.05 * 500e6) << "preempted time was counted as blocked";
+}
+
+// tools/perf/tests/shell/record_offcpu.sh, as Debian's linux-perf installs it, with arec as
+// `perf record` (perf 6.1 itself skips it: it was built without BPF).
+TEST_F(RecordOffCpu, PerfsOwnOffCpuTestPassesWithArecAsTheRecorder) {
+  const std::string script = "/usr/lib/perf-core/tests/shell/record_offcpu.sh";
+  ASSERT_TRUE(std::ifstream{script}) << script << " is missing (linux-perf)";
+  std::string bin = dir_.file("bin");
+  test::run_command({"mkdir", "-p", bin});
+  std::vector<std::string> recorder = rec_.command({});
+  std::string record;
+  for (const std::string& part : recorder) record += "'" + part + "' ";
+  std::ofstream{bin + "/perf"} << "#!/bin/sh\n"
+                               << "if [ \"$1\" = record ]; then shift; exec " << record
+                               << "\"$@\"; fi\nexec /usr/bin/perf \"$@\"\n";
+  test::run_command({"chmod", "+x", bin + "/perf"});
+  test::command_result run = test::run_command(
+      {"env", "PATH=" + bin + ":/usr/sbin:/usr/bin:/sbin:/bin", "sh", script}, 120s);
+  EXPECT_EQ(run.exit_code, 0) << run.describe() << "\n" << run.out;
+  EXPECT_NE(run.out.find("Basic off-cpu test [Success]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("Child task off-cpu test [Success]"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace arec::e2e

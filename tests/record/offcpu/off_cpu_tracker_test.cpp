@@ -1,0 +1,161 @@
+// off_cpu_tracker: blocks are measured from a blocked switch-out to the next switch-in, charged
+// to the stack of the switch-out; long ones go out at once, short ones summed per thread and
+// stack until a cut; preemption is not off-CPU time; the stop ends every open block.
+#include "record/offcpu/off_cpu_tracker.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "support/allocation_counter.hpp"
+
+namespace arec::record {
+namespace {
+
+constexpr std::uint64_t ms = 1'000'000;
+
+struct taken {
+  pid_t pid, tid;
+  std::uint64_t time, period;
+  std::vector<std::uint64_t> stack;
+  bool operator==(const taken&) const = default;
+};
+
+class OffCpuTracker : public ::testing::Test {
+ protected:
+  off_cpu_tracker tracker_{500 * ms};
+  std::vector<taken> out_;
+  off_cpu_tracker::sink sink_ = [this](const off_cpu_sample& sample) {
+    out_.push_back({sample.pid,
+                    sample.tid,
+                    sample.time,
+                    sample.period_ns,
+                    {sample.stack.begin(), sample.stack.end()}});
+  };
+  const std::vector<std::uint64_t> sleeping_{0x1000, 0x2000}, reading_{0x3000, 0x2000};
+};
+
+TEST_F(OffCpuTracker, ABlockAtLeastTheThresholdLongIsOneSampleAtItsEnd) {
+  tracker_.switched_out(10, 11, 100 * ms, true, sleeping_);
+  tracker_.switched_in(11, 700 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 700 * ms, 600 * ms, sleeping_}}));
+}
+
+TEST_F(OffCpuTracker, ShortBlocksAreSummedPerThreadAndStackUntilACut) {
+  for (std::uint64_t start : {0, 100, 200}) {
+    tracker_.switched_out(10, 11, start * ms, true, sleeping_);
+    tracker_.switched_in(11, (start + 30) * ms);
+  }
+  tracker_.switched_out(10, 11, 300 * ms, true, reading_);
+  tracker_.switched_in(11, 310 * ms);
+  tracker_.switched_out(10, 12, 300 * ms, true, sleeping_);
+  tracker_.switched_in(12, 320 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  EXPECT_TRUE(out_.empty());
+  tracker_.take_sums(400 * ms, sink_);
+  std::sort(out_.begin(), out_.end(), [](const taken& a, const taken& b) {
+    return std::tie(a.tid, a.stack) < std::tie(b.tid, b.stack);
+  });
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 400 * ms, 90 * ms, sleeping_},
+                                      {10, 11, 400 * ms, 10 * ms, reading_},
+                                      {10, 12, 400 * ms, 20 * ms, sleeping_}}));
+  out_.clear();
+  tracker_.take_sums(500 * ms, sink_);
+  EXPECT_TRUE(out_.empty()) << "a sum given out at a cut starts again from zero";
+}
+
+TEST_F(OffCpuTracker, PreemptionIsNotOffCpuTime) {
+  tracker_.switched_out(10, 11, 0, false, sleeping_);
+  tracker_.switched_in(11, 900 * ms);
+  tracker_.finish(1000 * ms, sink_);
+  EXPECT_TRUE(out_.empty());
+}
+
+TEST_F(OffCpuTracker, ASwitchInWithoutASwitchOutEndsNothing) {
+  tracker_.switched_in(11, 900 * ms);
+  tracker_.switched_out(10, 11, 1000 * ms, true, sleeping_);
+  tracker_.switched_in(11, 1600 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_EQ(out_[0].period, 600 * ms);
+}
+
+TEST_F(OffCpuTracker, TheStopEndsEveryOpenBlockThenGivesTheSums) {
+  tracker_.switched_out(10, 11, 0, true, sleeping_);        // still blocked: 900 ms at the stop
+  tracker_.switched_out(10, 12, 800 * ms, true, reading_);  // still blocked: 100 ms
+  tracker_.finish(900 * ms, sink_);
+  std::sort(out_.begin(), out_.end(), [](const taken& a, const taken& b) { return a.tid < b.tid; });
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 900 * ms, 900 * ms, sleeping_},
+                                      {10, 12, 900 * ms, 100 * ms, reading_}}));
+}
+
+TEST_F(OffCpuTracker, AThreadThatExitedIsForgotten) {
+  tracker_.switched_out(10, 11, 0, true, sleeping_);
+  tracker_.exited(11, 10 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  EXPECT_EQ(tracker_.threads(), 0u);
+  tracker_.finish(900 * ms, sink_);
+  EXPECT_TRUE(out_.empty());
+}
+
+TEST_F(OffCpuTracker, DeepStacksAreCutToTheLimit) {
+  std::vector<std::uint64_t> deep(300, 0x1234);
+  tracker_.switched_out(10, 11, 0, true, deep);
+  tracker_.switched_in(11, 600 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  ASSERT_EQ(out_.size(), 1u);
+  EXPECT_EQ(out_[0].stack.size(), off_cpu_tracker::max_stack_depth);
+}
+
+// The switch-in is often drained (from another cpu's ring) before the switch-out it ends, and a
+// preempted switch-out may come between: switches are applied in time order, up to the bound.
+TEST_F(OffCpuTracker, SwitchesDrainedOutOfOrderArePairedByTime) {
+  tracker_.switched_in(11, 700 * ms);                  // cpu 1's ring, drained first
+  tracker_.switched_out(10, 11, 800 * ms, false, {});  // preempted again on cpu 1
+  tracker_.switched_in(11, 810 * ms);
+  tracker_.switched_out(10, 11, 100 * ms, true, sleeping_);  // cpu 0's ring, drained last
+  tracker_.settle(750 * ms, sink_);
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 700 * ms, 600 * ms, sleeping_}}));
+  EXPECT_EQ(tracker_.queued(), 2u) << "switches at or after the bound wait for the next round";
+  tracker_.finish(900 * ms, sink_);
+  EXPECT_EQ(out_.size(), 1u) << "a preemption is not off-CPU time";
+}
+
+TEST_F(OffCpuTracker, QueuedStacksSurviveASettleThatKeepsThem) {
+  tracker_.switched_out(10, 11, 0, true, sleeping_);
+  tracker_.switched_out(10, 12, 200 * ms, true, reading_);
+  tracker_.switched_in(11, 600 * ms);
+  tracker_.settle(100 * ms, sink_);  // 11's switch-out applied; 12's kept with its stack
+  tracker_.switched_in(12, 900 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 600 * ms, 600 * ms, sleeping_},
+                                      {10, 12, 900 * ms, 700 * ms, reading_}}));
+}
+
+// Every context switch of the machine goes through here: once its threads, stacks and queues
+// are warm, a switch-out, a switch-in, a settle and adding to a sum allocate nothing.
+TEST_F(OffCpuTracker, WarmSwitchingAllocatesNothing) {
+  ASSERT_TRUE(test::counting_works()) << "the test allocator is not in this binary";
+  std::uint64_t now = 0;
+  auto round = [&] {
+    for (pid_t tid : {11, 12, 13}) {
+      tracker_.switched_out(10, tid, now, true, tid == 12 ? reading_ : sleeping_);
+      tracker_.switched_in(tid, now + (tid == 13 ? 600 : 20) * ms);  // long and short blocks
+    }
+    now += 700 * ms;
+    tracker_.settle(now, sink_);
+  };
+  off_cpu_tracker::sink discard = [](const off_cpu_sample&) {};
+  sink_ = discard;
+  round();
+  round();
+  auto before = test::allocations();
+  for (int i = 0; i < 100; ++i) round();
+  EXPECT_EQ(test::allocations() - before, 0u);
+}
+
+}  // namespace
+}  // namespace arec::record
