@@ -158,15 +158,16 @@ TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
   EXPECT_NEAR(wait_total, waited, 0.2 * waited);
 }
 
-// A switch flood overflows small rings: the kernel's LOST records then carry the switch
-// sampler's ids, so its attr is in the file (its samples are not) and perf reads the file
-// (without it perf 6.1 stopped: "failed to process type: 2").
+// A switch flood (both ends of a pipe on one cpu: a switch per message) overflows small rings: the
+// kernel's LOST records then carry the switch sampler's ids, so its attr is in the file (its
+// samples are not) and perf reads the file (without it perf 6.1 stopped: "failed to process type:
+// 2").
 TEST_F(RecordOffCpu, LossesInASwitchFloodLeaveAFilePerfReads) {
   std::string data = dir_.file("flood.data");
-  test::command_result run =
-      test::run_command(rec_.command({"-q", "--off-cpu", "-g", "-m", "2", "-e", "cpu-clock", "-o",
-                                      data, "--", "perf", "bench", "sched", "pipe", "-l", "50000"}),
-                        120s);
+  test::command_result run = test::run_command(
+      rec_.command({"-q", "--off-cpu", "-g", "-m", "2", "-e", "cpu-clock", "-o", data, "--",
+                    "taskset", "-c", "0", "perf", "bench", "sched", "pipe", "-l", "100000"}),
+      120s);
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   test::command_result stats = test::run_command({"perf", "report", "-i", data, "--stats"}, 60s);
   ASSERT_EQ(stats.exit_code, 0) << stats.describe();
