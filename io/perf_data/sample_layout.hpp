@@ -31,6 +31,23 @@ constexpr std::size_t sample_tid_offset(std::uint64_t sample_type) {
          field_bytes(sample_type, PERF_SAMPLE_IP);
 }
 
+// Offset of ID (or IDENTIFIER, which comes first) in a SAMPLE's body; meaningful only when
+// one of them is set.
+constexpr std::size_t sample_id_offset(std::uint64_t sample_type) {
+  if (sample_type & PERF_SAMPLE_IDENTIFIER) return 0;
+  return sample_time_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_TIME) +
+         field_bytes(sample_type, PERF_SAMPLE_ADDR);
+}
+
+// Offset of CALLCHAIN's count in a SAMPLE's body, for a sample_type without READ (whose size
+// varies); meaningful only when PERF_SAMPLE_CALLCHAIN is set.
+constexpr std::size_t sample_callchain_offset(std::uint64_t sample_type) {
+  return sample_time_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_TIME) +
+         field_bytes(sample_type, PERF_SAMPLE_ADDR) + field_bytes(sample_type, PERF_SAMPLE_ID) +
+         field_bytes(sample_type, PERF_SAMPLE_STREAM_ID) +
+         field_bytes(sample_type, PERF_SAMPLE_CPU) + field_bytes(sample_type, PERF_SAMPLE_PERIOD);
+}
+
 // The sample_id trailer's fields that follow TIME: ID, STREAM_ID, CPU, IDENTIFIER.
 constexpr std::size_t trailer_bytes_after_time(std::uint64_t sample_type) {
   return field_bytes(sample_type, PERF_SAMPLE_ID) +

@@ -3,25 +3,16 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
 
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/sample_layout.hpp"
 
 namespace arec::record {
 namespace {
-
-constexpr std::uint64_t fields_before_callchain =
-    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-    PERF_SAMPLE_PERIOD;
-
-std::size_t bytes_of(std::uint64_t sample_type, std::uint64_t fields) {
-  return 8 * static_cast<std::size_t>(std::popcount(sample_type & fields));
-}
 
 std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
   return chunk.load_aligned<std::uint64_t>(offset);
@@ -42,12 +33,8 @@ void put_u64(std::vector<std::byte>& out, std::uint64_t value) {
 
 off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads)
     : layout_(std::move(layout)),
-      callchain_offset_(bytes_of(layout_.sampler_sample_type, fields_before_callchain)),
-      id_offset_((layout_.sampler_sample_type & PERF_SAMPLE_IDENTIFIER)
-                     ? 0
-                     : bytes_of(layout_.sampler_sample_type, PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-                                                                 PERF_SAMPLE_TIME |
-                                                                 PERF_SAMPLE_ADDR)),
+      callchain_offset_(io::perf::sample_callchain_offset(layout_.sampler_sample_type)),
+      id_offset_(io::perf::sample_id_offset(layout_.sampler_sample_type)),
       tracker_(layout_.threshold_ns),
       threads_(streaming_threads) {
   if (layout_.sampler_sample_type & PERF_SAMPLE_READ)
@@ -92,8 +79,7 @@ void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
 // PERF_CONTEXT_USER, then the frames; a kernel thread's is empty.
 void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end,
                                    ring_state& ring) {
-  std::size_t tid_at =
-      body + bytes_of(layout_.sampler_sample_type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP);
+  std::size_t tid_at = body + io::perf::sample_tid_offset(layout_.sampler_sample_type);
   auto [pid, tid] = read_pid_tid(chunk, tid_at);
   std::size_t chain = body + callchain_offset_;
   std::uint64_t count = read_u64(chunk, chain);
@@ -153,9 +139,7 @@ void off_cpu_recorder::thread_cut(std::size_t thread) {
 
 void off_cpu_recorder::cut(std::vector<std::byte>& out) {
   io::exclusive_lock lock(mutex_);
-  std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();
-  for (const thread_progress& thread : threads_)
-    if (!thread.ended) bound = std::min(bound, thread.cut_bound);
+  std::uint64_t bound = lowest_live(&thread_progress::cut_bound);
   if (bound == std::numeric_limits<std::uint64_t>::max()) bound = newest_;
   totals added;
   off_cpu_tracker::sink encode_one = encoder(layout_, out, added);
@@ -195,10 +179,15 @@ void off_cpu_recorder::count(const totals& added) {
 
 // Every thread's rings are drained up to its round's bound; an ended thread holds nothing back.
 std::uint64_t off_cpu_recorder::settled_bound() const {
-  std::uint64_t bound = std::numeric_limits<std::uint64_t>::max();
+  return lowest_live(&thread_progress::drained_until);
+}
+
+// The lowest `bound` of the threads still draining; an ended thread holds nothing back.
+std::uint64_t off_cpu_recorder::lowest_live(std::uint64_t thread_progress::*bound) const {
+  std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
   for (const thread_progress& thread : threads_)
-    if (!thread.ended) bound = std::min(bound, thread.drained_until);
-  return bound;
+    if (!thread.ended) lowest = std::min(lowest, thread.*bound);
+  return lowest;
 }
 
 void off_cpu_recorder::encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish) {

@@ -90,6 +90,7 @@ class off_cpu_recorder {
   void scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc, ring_state& ring)
       AREC_REQUIRES(mutex_);
   std::uint64_t settled_bound() const AREC_REQUIRES(mutex_);
+  std::uint64_t lowest_live(std::uint64_t thread_progress::*bound) const AREC_REQUIRES(mutex_);
   void encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish)
       AREC_REQUIRES(mutex_);
   // A sink that encodes each sample into `out` and counts it in `added`.

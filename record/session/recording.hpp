@@ -105,6 +105,7 @@ class recording {
   // recording_setup.cpp: the events, the rings, the first output and what already runs
   void open_events();
   void make_off_cpu_recorder();
+  std::size_t trailer_time_from_end() const;
   static std::vector<pid_t> user_processes(const std::string& user);
   static std::vector<io::unique_fd> open_cgroups(std::span<const event_spec> specs);
   void create_output();

@@ -219,10 +219,14 @@ void recording::make_off_cpu_recorder() {
     }
   }
   std::sort(layout.sampler_ids.begin(), layout.sampler_ids.end());
-  layout.trailer_time_from_end =
-      io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
+  layout.trailer_time_from_end = trailer_time_from_end();
   layout.threshold_ns = options_.off_cpu_thresh_ms * 1'000'000;
   off_cpu_.emplace(std::move(layout), layout_.threads.size());
+}
+
+// Where a side-band record keeps its TIME: this many bytes before its end (sample_id_all).
+std::size_t recording::trailer_time_from_end() const {
+  return io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
 }
 
 streamer_config recording::stream_config(std::size_t thread_index) {
@@ -237,8 +241,7 @@ streamer_config recording::stream_config(std::size_t thread_index) {
   config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
   config.meter = meter_ ? &*meter_ : nullptr;
   config.overwrite = options_.attrs.overwrite;
-  config.trailer_time_from_end =
-      io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
+  config.trailer_time_from_end = trailer_time_from_end();
   config.samples = sample_fields();  // for the cache, and for JIT code's perf maps
   if (off_cpu_) {
     config.off_cpu = &*off_cpu_;
