@@ -5,12 +5,51 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "io/system_error.hpp"
 
 namespace arec::io {
+
+namespace {
+
+#if defined(__SANITIZE_THREAD__)
+#define AREC_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define AREC_UNDER_TSAN 1
+#endif
+#endif
+
+#ifdef AREC_UNDER_TSAN
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+
+// ThreadSanitizer cannot judge accesses to the ring memory: the kernel's side of each is
+// invisible to it, and liburing maps the rings with raw system calls it does not intercept, so
+// its shadow there is stale. TSan's munmap forgets only whole pages: the tail of a file another
+// thread mapped there before (libelf's) read as that thread's write, and the ring's first access
+// was reported as a race with it (LLVM 14). The ring's accesses are hidden from it instead.
+class ring_memory_access {
+ public:
+#ifdef AREC_UNDER_TSAN
+  ring_memory_access() noexcept {
+    __tsan_ignore_thread_begin();
+  }
+  ~ring_memory_access() {
+    __tsan_ignore_thread_end();
+  }
+#else
+  ring_memory_access() noexcept = default;
+#endif
+  ring_memory_access(const ring_memory_access&) = delete;
+  ring_memory_access& operator=(const ring_memory_access&) = delete;
+};
+
+}  // namespace
 
 uring_queue::uring_queue(unsigned entries) {
   // TASKRUN_FLAG shows deferred work in the shared flags: liburing's peek then takes it (one
@@ -32,18 +71,44 @@ uring_queue::~uring_queue() {
 
 void uring_queue::settle() noexcept {
   while (in_kernel_ > 0) {
-    io_uring_cqe* cqe = nullptr;
-    int result = io_uring_wait_cqe(&ring_, &cqe);
+    int result = wait();
     if (result == -EINTR) continue;
     if (result < 0) break;  // cannot wait any longer; nothing better to do
-    seen(cqe);
+    take();
   }
 }
 
-io_uring_sqe* uring_queue::next_sqe() {
+int uring_queue::wait() noexcept {
+  ring_memory_access access;
+  io_uring_cqe* cqe = nullptr;
+  return io_uring_wait_cqe(&ring_, &cqe);
+}
+
+std::optional<uring_completion> uring_queue::take() noexcept {
+  std::optional<uring_completion> completion = peek_and_consume();
+  if (completion) --in_kernel_;
+  return completion;
+}
+
+std::optional<uring_completion> uring_queue::peek_and_consume() noexcept {
+  ring_memory_access access;
+  io_uring_cqe* cqe = nullptr;
+  // peek_batch enters the kernel at most once to take deferred work; liburing 2.3's
+  // io_uring_peek_cqe enters again for as long as IORING_SQ_TASKRUN is set, which on 6.18 can
+  // be for ever (seen: a test spinning in it, its io-wq worker asleep).
+  if (io_uring_peek_batch_cqe(&ring_, &cqe, 1) != 1) return std::nullopt;
+  uring_completion completion{io_uring_cqe_get_data64(cqe), cqe->res};
+  io_uring_cqe_seen(&ring_, cqe);
+  return completion;
+}
+
+void uring_queue::prepare_writev(int fd, std::span<const iovec> iov, std::uint64_t offset,
+                                 std::uint64_t user_data) {
+  ring_memory_access access;
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   if (sqe == nullptr) throw std::logic_error("uring_queue: submission queue full");
-  return sqe;
+  io_uring_prep_writev(sqe, fd, iov.data(), static_cast<unsigned>(iov.size()), offset);
+  io_uring_sqe_set_data64(sqe, user_data);
 }
 
 void uring_queue::submit(std::string_view object) {
@@ -66,13 +131,14 @@ void uring_queue::become_issuer(std::string_view object) {
   issuer_ = ::gettid();
 }
 
-void uring_queue::seen(io_uring_cqe* cqe) noexcept {
-  io_uring_cqe_seen(&ring_, cqe);
-  --in_kernel_;
+bool uring_queue::work_deferred() const noexcept {
+  ring_memory_access access;
+  return defers_ && (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0;
 }
 
-bool uring_queue::work_deferred() const noexcept {
-  return defers_ && (IO_URING_READ_ONCE(*ring_.sq.kflags) & IORING_SQ_TASKRUN) != 0;
+bool uring_queue::signal_event_fd(bool on) noexcept {
+  ring_memory_access access;
+  return io_uring_cq_eventfd_toggle(&ring_, on) == 0;
 }
 
 namespace {
@@ -107,19 +173,16 @@ void uring_writer::submit(std::span<const std::span<const std::byte>> pieces,
 
 void uring_writer::prepare_write(std::uint32_t slot) {
   const write_request& request = slots_[slot];
-  auto iov = request.remaining();
-  io_uring_sqe* sqe = ring_.next_sqe();
   // The iovecs live in the slot until the request finishes, so they outlive the submission
   // even on kernels without IORING_FEAT_SUBMIT_STABLE.
-  io_uring_prep_writev(sqe, fd_, iov.data(), static_cast<unsigned>(iov.size()), request.offset);
-  io_uring_sqe_set_data64(sqe, slot);
+  ring_.prepare_writev(fd_, request.remaining(), request.offset, slot);
 }
 
 void uring_writer::signal_completions(bool on) {
   if (on == signalling_) return;
   // Fails only where the kernel has no CQ ring flags (before 5.8): it then signals every
   // completion, which is what `on` asks for and merely wasteful for `off`.
-  if (io_uring_cq_eventfd_toggle(ring_.get(), on) == 0) signalling_ = on;
+  if (ring_.signal_event_fd(on)) signalling_ = on;
 }
 
 std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
@@ -150,8 +213,7 @@ std::size_t uring_writer::reap(std::span<std::uint64_t> done) {
 void uring_writer::wait_one() {
   // A short write's completion finishes nothing, so wait until something has finished.
   while (!slots_.has_finished() && ring_.in_kernel() > 0) {
-    io_uring_cqe* cqe = nullptr;
-    int result = io_uring_wait_cqe(ring_.get(), &cqe);
+    int result = ring_.wait();
     if (result == -EINTR) continue;
     if (result < 0) throw_system_error(-result, "io_uring_wait_cqe", path_);
     collect_completions();
@@ -160,14 +222,9 @@ void uring_writer::wait_one() {
 
 void uring_writer::collect_completions() {
   bool resubmitted = false;
-  io_uring_cqe* cqe = nullptr;
-  // peek_batch enters the kernel at most once to take deferred work; liburing 2.3's
-  // io_uring_peek_cqe enters again for as long as IORING_SQ_TASKRUN is set, which on 6.18 can
-  // be for ever (seen: a test spinning in it, its io-wq worker asleep).
-  while (io_uring_peek_batch_cqe(ring_.get(), &cqe, 1) == 1) {
-    auto slot = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
-    int result = cqe->res;
-    ring_.seen(cqe);
+  while (std::optional<uring_completion> completion = ring_.take()) {
+    auto slot = static_cast<std::uint32_t>(completion->user_data);
+    int result = completion->result;
     write_request& request = slots_[slot];
     if (result == -EAGAIN || result == -EINTR) {
       prepare_write(slot);  // nothing was written; try the same again

@@ -5,9 +5,12 @@
 
 #include <liburing.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,6 +18,12 @@
 #include "io/unique_fd.hpp"
 
 namespace arec::io {
+
+// A completion's tag and result (bytes written or -errno).
+struct uring_completion {
+  std::uint64_t user_data = 0;
+  int result = 0;
+};
 
 // Owns one io_uring instance and counts the requests the kernel holds. The destructor waits
 // for those before io_uring_queue_exit: the kernel may still read buffers the caller frees
@@ -36,18 +45,24 @@ class uring_queue {
   ~uring_queue();
 
   io_uring* get() noexcept { return &ring_; }
-  // A free submission entry. Throws std::logic_error if the queue is full (a caller bug: the
-  // writer never prepares more entries than it has slots).
-  io_uring_sqe* next_sqe();
+  // Prepares a writev of iov at offset, tagged with user_data. Throws std::logic_error if the
+  // submission queue is full (a caller bug: the writer never prepares more entries than it has
+  // slots).
+  void prepare_writev(int fd, std::span<const iovec> iov, std::uint64_t offset,
+                      std::uint64_t user_data);
   // Submits the prepared entries; throws std::system_error "io_uring_submit OBJECT". The first
   // call makes this thread the ring's issuer.
   void submit(std::string_view object);
+  // The next completion, consumed (one peek; it may take deferred work), or none yet.
+  std::optional<uring_completion> take() noexcept;
+  // Waits until a completion is there, without consuming it: 0 or -errno.
+  int wait() noexcept;
   // Completions the kernel deferred to the issuer and has not posted yet (a peek posts them).
   bool work_deferred() const noexcept;
+  // Signals the registered eventfd on completions, or not; false where the kernel cannot choose.
+  bool signal_event_fd(bool on) noexcept;
   // Waits for every request in the kernel and drops its completion. On the issuer only.
   void settle() noexcept;
-  // Marks a completion consumed.
-  void seen(io_uring_cqe* cqe) noexcept;
   // Submitted requests whose completion has not been consumed.
   unsigned in_kernel() const noexcept { return in_kernel_; }
   // Completions are deferred to the issuer (false on kernels before 6.1).
@@ -55,6 +70,7 @@ class uring_queue {
 
  private:
   void become_issuer(std::string_view object);
+  std::optional<uring_completion> peek_and_consume() noexcept;
 
   io_uring ring_{};
   unsigned in_kernel_ = 0;
