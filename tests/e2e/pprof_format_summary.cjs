@@ -3,7 +3,8 @@
 // compare: the sample types, the total of the "*_samples" values, and those totals per comm and
 // per tid label, and the profile's window (timeNanos, durationNanos: strings, as 64-bit values
 // do not fit a JSON number), as one JSON object. With LEAF, also the samples whose leaf frame's
-// function name contains it (leafMatches).
+// function name contains it (leafMatches) and, per sample type, the sum of their values
+// (leafTotals: "offcpu-time/nanoseconds" -> N).
 'use strict';
 const fs = require('fs');
 const zlib = require('zlib');
@@ -16,7 +17,7 @@ const counted = types.map((t) => t.split('/')[0].endsWith('_samples'));
 const summary = {
   types, samples: 0, byComm: {}, byTid: {}, locations: profile.location.length,
   timeNanos: String(profile.timeNanos), durationNanos: String(profile.durationNanos),
-  leafMatches: 0,
+  leafMatches: 0, leafTotals: {},
 };
 const leaf = process.argv[3];
 const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
@@ -31,7 +32,10 @@ for (const sample of profile.sample) {
   let count = 0;
   sample.value.forEach((v, i) => { if (counted[i]) count += Number(v); });
   summary.samples += count;
-  if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) summary.leafMatches += count;
+  if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) {
+    summary.leafMatches += count;
+    sample.value.forEach((v, i) => { summary.leafTotals[types[i]] = (summary.leafTotals[types[i]] || 0) + Number(v); });
+  }
   for (const label of sample.label) {
     const key = strings[Number(label.key)];
     if (key === 'comm') {

@@ -1,9 +1,10 @@
 // --off-cpu: perf's offcpu-time event made from context switches, read back with perf 6.1:
 // blocked time charged to the functions that blocked, in the amounts the program measured;
-// preemption left out; long blocks as samples of their own; and perf's own record_offcpu.sh
-// with arec as the recorder.
+// preemption left out; long blocks as samples of their own; the time split between rotated
+// files and pushed windows; and perf's own record_offcpu.sh with arec as the recorder.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
+#include "stand_in/stand_in_server.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -154,6 +157,44 @@ TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {
   }
   EXPECT_GE(files, 2u);
   EXPECT_GE(with_time, 2u) << "the time is not split between the files";
+  EXPECT_NEAR(sleep_total, slept, 0.2 * slept);
+  EXPECT_NEAR(wait_total, waited, 0.2 * waited);
+}
+
+// --push: every window's profile carries the off-CPU time that ended in it as its own sample
+// type (decoded with npm's pprof-format); over the windows it adds up to what the program
+// measured, charged to the functions that blocked.
+TEST_F(RecordOffCpu, PushedWindowsCarryTheOffCpuTimeThatEndedInThem) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "--push is arec's own";
+  test::stand_in_server server;
+  test::command_result run = test::run_command(
+      {arec_binary(), "--off-cpu", "-e", "cpu-clock", "--push", server.url(), "--push-interval",
+       "1s", "--", test_program("off_cpu_pair"), "100", "100", "15"},
+      60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(run.out, match, std::regex(R"(sleep_ns=(\d+) wait_ns=(\d+))")))
+      << run.out;
+  double slept = std::stod(match[1]), waited = std::stod(match[2]);
+  std::vector<test::received_push> received = server.received();
+  ASSERT_GE(received.size(), 2u) << run.describe();
+  const std::string type = "offcpu-time/nanoseconds", scratch = dir_.file("window.pb.gz");
+  double sleep_total = 0, wait_total = 0;
+  std::size_t with_time = 0;
+  for (const test::received_push& push : received) {
+    ASSERT_EQ(push.profiles.size(), 1u);
+    std::ofstream(scratch, std::ios::binary) << push.profiles.front();
+    test::command_result sleeps = npm_pprof_summary(scratch, "sleep_in_nanosleep");
+    test::command_result waits = npm_pprof_summary(scratch, "wait_on_pipe");
+    ASSERT_EQ(sleeps.exit_code, 0) << sleeps.describe();
+    ASSERT_EQ(waits.exit_code, 0) << waits.describe();
+    EXPECT_NE(sleeps.out.find("\"" + type + "\""), std::string::npos) << sleeps.out;
+    long long slept_here = std::max(0LL, json_number(sleeps.out, type));
+    if (slept_here > 0) ++with_time;
+    sleep_total += static_cast<double>(slept_here);
+    wait_total += static_cast<double>(std::max(0LL, json_number(waits.out, type)));
+  }
+  EXPECT_GE(with_time, 2u) << "the off-CPU time is not split between the windows";
   EXPECT_NEAR(sleep_total, slept, 0.2 * slept);
   EXPECT_NEAR(wait_total, waited, 0.2 * waited);
 }
