@@ -14,7 +14,9 @@
 namespace arec::cli {
 namespace {
 
-double megabytes(std::uint64_t bytes) { return static_cast<double>(bytes) / 1e6; }
+double megabytes(std::uint64_t bytes) {
+  return static_cast<double>(bytes) / 1e6;
+}
 
 }  // namespace
 
@@ -37,7 +39,8 @@ int run_convert_command(std::span<const char* const> args) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (options.quiet) return 0;
 
-  for (const std::string& note : report.notes) std::fprintf(stderr, "arec: salvage: %s\n", note.c_str());
+  for (const std::string& note : report.notes)
+    std::fprintf(stderr, "arec: salvage: %s\n", note.c_str());
   if (options.salvage)
     std::fprintf(stderr, "arec: salvage: kept %llu records, dropped %llu bytes of damaged data\n",
                  static_cast<unsigned long long>(report.records),
@@ -68,6 +71,11 @@ int run_convert_command(std::span<const char* const> args) {
                static_cast<unsigned long long>(report.samples), report.files,
                report.files == 1 ? "" : "s", megabytes(report.input_bytes), seconds,
                seconds > 0 ? megabytes(report.input_bytes) / seconds : 0.0, options.output.c_str());
+  if (report.off_cpu_blocks)
+    std::fprintf(stderr,
+                 "arec: off-CPU time: %llu offcpu-time samples also written as sched:sched_switch "
+                 "samples and SWITCH records, for hotspot's off-CPU view\n",
+                 static_cast<unsigned long long>(report.off_cpu_blocks));
   if (options.verbose)
     std::fprintf(stderr,
                  "arec: %llu COMPRESSED records expanded; output data %llu bytes (%llu before "

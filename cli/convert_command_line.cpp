@@ -45,6 +45,11 @@ constexpr std::array convert_table{
     convert_spec{"salvage", 0, none, "",
                  "recover what can be read from a truncated or damaged recording", "", output,
                  [](convert_state& s, const option_use&) { s.options.salvage = true; }},
+    convert_spec{"no-off-cpu-switches", 0, none, "",
+                 "do not add hotspot's form of off-CPU time (sched:sched_switch samples and "
+                 "SWITCH records) for the recording's offcpu-time samples",
+                 "added", output,
+                 [](convert_state& s, const option_use&) { s.options.off_cpu_switches = false; }},
     convert_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                  [](convert_state& s, const option_use&) { s.options.quiet = true; }},
     convert_spec{"verbose", 'v', none, "", "print more details; repeat for more (-vv)", "", output,

@@ -14,7 +14,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   --push --push-interval --push-label --push-tenant --push-token-file --push-spool -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
-  --compression-level --salvage -q --quiet -v --verbose -h --help'
+  --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'
 _arec_archive_options='-i --input -o --output -q --quiet -h --help'
 _arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
 

@@ -84,8 +84,7 @@ void add_directory_ranges(convert_input& input, bool salvage) {
     if (!salvage) throw error;
     input.salvage_notes.push_back(error.what());
   };
-  if (numbers.empty())
-    missing(0, "the directory holds no data.N file, so it has no samples");
+  if (numbers.empty()) missing(0, "the directory holds no data.N file, so it has no samples");
   unsigned expected = 0;
   for (unsigned number : numbers) {
     for (; expected < number; ++expected)
@@ -142,7 +141,8 @@ convert_input open_convert_input(const std::string& path, bool salvage,
   input.header = read.header;
   input.events = std::move(read.events);
   input.features = std::move(read.features);
-  for (const std::string& note : read.salvage_notes) input.salvage_notes.push_back(input.as_given(note));
+  for (const std::string& note : read.salvage_notes)
+    input.salvage_notes.push_back(input.as_given(note));
   const io::perf::file_header& header = input.header;
   if (std::string problem = attrs_problem(input.events); !problem.empty())
     throw format_error(input.spool ? path : input.header_path, header.attrs.offset, problem);

@@ -41,8 +41,8 @@ void convert_output::write_batch() {
   if (compressor_) {
     std::array<std::span<const std::byte>, 1> input{plain};
     std::size_t size = compressor_->compress(input, compressed_);
-    std::array<std::span<const std::byte>, 2> pieces{std::span<const std::byte>{compressed_.data(), size},
-                                                     round_bytes()};
+    std::array<std::span<const std::byte>, 2> pieces{
+        std::span<const std::byte>{compressed_.data(), size}, round_bytes()};
     write(pieces);
   } else {
     std::array<std::span<const std::byte>, 2> pieces{plain, round_bytes()};

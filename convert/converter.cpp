@@ -8,17 +8,18 @@
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
 #include "convert/jit_mappings.hpp"
+#include "convert/off_cpu_switches.hpp"
 #include "convert/record_check.hpp"
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
-#include "symbols/build_id_cache_layout.hpp"
 #include "io/file_status.hpp"
 #include "io/perf_data/format_error.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/perf_abi.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/perf_data/record_walker.hpp"
 #include "io/record_sink.hpp"
 #include "io/usage_error.hpp"
+#include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::convert {
 namespace {
@@ -42,27 +43,29 @@ struct stream {
 
   io::perf::record_walker source;
   reorder_window window;
-  std::uint64_t last_time = 0;   // of the last record read; records without a time inherit it
-  std::uint64_t max_time = 0;    // largest time read so far
-  std::uint64_t round_max = 0;   // largest time read before the last FINISHED_ROUND
-  std::uint64_t safe_time = 0;   // records up to this time cannot be preceded by later reads
-  std::uint64_t released = 0;    // time of the last record that left the window
+  std::uint64_t last_time = 0;  // of the last record read; records without a time inherit it
+  std::uint64_t max_time = 0;   // largest time read so far
+  std::uint64_t round_max = 0;  // largest time read before the last FINISHED_ROUND
+  std::uint64_t safe_time = 0;  // records up to this time cannot be preceded by later reads
+  std::uint64_t released = 0;   // time of the last record that left the window
   bool exhausted = false;
 
   // The earliest buffered record can leave: nothing earlier can still come (end of input, or
-  // the FINISHED_ROUND rule of docs/perf-data-format.md, "Ordering and FINISHED_ROUND"), or the window is full (the assumption
-  // that a stream is never more out of order than its window: docs/convert.md).
+  // the FINISHED_ROUND rule of docs/perf-data-format.md, "Ordering and FINISHED_ROUND"), or the
+  // window is full (the assumption that a stream is never more out of order than its window:
+  // docs/convert.md).
   bool ready() const {
-    return !window.empty() &&
-           (exhausted || window.top_time() <= safe_time || window.over_budget());
+    return !window.empty() && (exhausted || window.top_time() <= safe_time || window.over_budget());
   }
 };
 
 class merger {
  public:
   merger(const convert_input& input, bool salvage, io::record_sink& output,
-         const convert_settings& settings, convert_report& report)
+         const convert_settings& settings, convert_report& report,
+         const off_cpu_switches* switches = nullptr)
       : input_(input),
+        switches_(switches),
         salvage_(salvage),
         output_(output),
         settings_(settings),
@@ -77,6 +80,7 @@ class merger {
       if (!streams_[i]->window.empty()) push(i);
     }
     while (!heap_.empty()) {
+      emit_switches_until(heap_.front().time);
       std::pop_heap(heap_.begin(), heap_.end(), later{});
       std::size_t index = heap_.back().index;
       heap_.pop_back();
@@ -86,6 +90,7 @@ class merger {
       if (!from.window.empty()) push(index);
       if (++since_progress_ == progress_every) report_progress();
     }
+    emit_switches_until(~std::uint64_t{0});
     for (const auto& s : streams_) {
       report_.compressed_in += s->source.compressed_records();
       if (const auto& damage = s->source.damage()) {
@@ -116,8 +121,8 @@ class merger {
 
   void open_streams() {
     std::size_t count = input_.ranges.size();
-    std::size_t fixed = count * (read_buffer_bytes + decompression_allowance) +
-                        2 * convert_output::batch_bytes;
+    std::size_t fixed =
+        count * (read_buffer_bytes + decompression_allowance) + 2 * convert_output::batch_bytes;
     std::size_t left = settings_.memory_budget > fixed ? settings_.memory_budget - fixed : 0;
     std::size_t window = std::max(min_window_bytes, left / count);
     for (const io::perf::data_range& range : input_.ranges)
@@ -176,7 +181,8 @@ class merger {
     auto same = std::find_if(rejected.begin(), rejected.end(),
                              [&](const rejected_records& r) { return r.problem == problem; });
     if (same == rejected.end())
-      same = rejected.insert(rejected.end(), {problem, 0, path + ": offset " + std::to_string(offset)});
+      same = rejected.insert(rejected.end(),
+                             {problem, 0, path + ": offset " + std::to_string(offset)});
     ++same->count;
   }
 
@@ -197,6 +203,14 @@ class merger {
     s.window.pop();
   }
 
+  // The records made for off-CPU blocks, in time order, before the input's at the same time.
+  void emit_switches_until(std::uint64_t time) {
+    if (switches_ == nullptr) return;
+    std::span<const off_cpu_switches::entry> entries = switches_->entries();
+    for (; next_switch_ < entries.size() && entries[next_switch_].time <= time; ++next_switch_)
+      output_.write(switches_->bytes_of(entries[next_switch_]));
+  }
+
   void report_progress() {
     since_progress_ = 0;
     if (!settings_.progress) return;
@@ -214,6 +228,8 @@ class merger {
 
  private:
   const convert_input& input_;
+  const off_cpu_switches* switches_;
+  std::size_t next_switch_ = 0;
   bool salvage_;
   io::record_sink& output_;
   const convert_settings& settings_;
@@ -274,8 +290,8 @@ int output_level(const convert_options& options, const convert_input& input) {
 
 convert_report convert(const convert_options& options, const convert_settings& settings) {
   if (options.output.empty()) throw io::usage_error("the output file name is empty");
-  convert_input input = open_convert_input(options.input, options.salvage,
-                                           spool_directory(options.output));
+  convert_input input =
+      open_convert_input(options.input, options.salvage, spool_directory(options.output));
   if (options.output == options.input || io::same_file(options.output, input.header_path) ||
       io::same_file(options.output, options.input))
     throw io::usage_error("-o " + options.output + ": the output would overwrite the input");
@@ -286,19 +302,31 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.notes = input.salvage_notes;
   report.compression_level = output_level(options, input);
 
-  convert_output output(options.output, input.events, report.compression_level);
+  std::optional<off_cpu_switches> switches;
+  std::vector<io::perf::event_entry> events = input.events;
+  try {
+    if (options.off_cpu_switches) switches = off_cpu_switches::read(input, options.salvage);
+  } catch (const io::perf::format_error& error) {
+    input.rethrow_as_given(error);
+  }
+  if (switches) {
+    events.push_back(switches->event());
+    report.off_cpu_blocks = switches->blocks();
+  }
+  convert_output output(options.output, events, report.compression_level);
   jit_mappings jit(captured_perf_maps(input, report), settings.build_id_dir.empty()
                                                           ? symbols::default_build_id_dir()
                                                           : settings.build_id_dir);
   output_sink sink(output, jit);
-  merger merge(input, options.salvage, sink, settings, report);
+  merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr);
   try {
     merge.run();
   } catch (const io::perf::format_error& error) {
     input.rethrow_as_given(error);
   }
   for (std::string& note : report.notes) note = input.as_given(note);
-  for (rejected_records& rejected : report.rejected) rejected.first = input.as_given(rejected.first);
+  for (rejected_records& rejected : report.rejected)
+    rejected.first = input.as_given(rejected.first);
 
   io::perf::feature_set features;
   for (const auto& [bit, payload] : input.features) {
@@ -313,13 +341,14 @@ convert_report convert(const convert_options& options, const convert_settings& s
     }
     features.set(bit, payload);
   }
+  if (switches) features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(events));
   report.jit_mappings = jit.rewritten();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
   if (std::vector<io::perf::build_id_entry> entries = jit.build_ids(); !entries.empty()) {
     const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);
-    features.set(io::perf::feature_build_id,
-                 with_build_ids(own ? std::span<const std::byte>{*own} : std::span<const std::byte>{},
-                                entries));
+    features.set(io::perf::feature_build_id, with_build_ids(own ? std::span<const std::byte>{*own}
+                                                                : std::span<const std::byte>{},
+                                                            entries));
   }
   if (auto times = merge.sample_times())
     features.set(io::perf::feature_sample_time,

@@ -40,16 +40,16 @@ struct rejected_records {
 };
 
 struct convert_report {
-  std::size_t files = 0;              // data ranges read (header file's data section included)
-  std::uint64_t input_bytes = 0;      // bytes of those ranges
-  std::uint64_t records = 0;          // records written (FINISHED_ROUND excluded)
-  std::uint64_t samples = 0;          // of which SAMPLE records
-  std::uint64_t record_bytes = 0;     // their bytes, uncompressed
-  std::uint64_t output_bytes = 0;     // data section written (after compression)
-  std::uint64_t compressed_in = 0;    // COMPRESSED records read and expanded
-  int compression_level = 0;          // of the output; 0 = plain records
-  std::uint64_t late_records = 0;     // records that left the reorder window too late (out of order)
-  std::uint64_t unknown_records = 0;  // records of types perf 6.1 does not know, dropped
+  std::size_t files = 0;            // data ranges read (header file's data section included)
+  std::uint64_t input_bytes = 0;    // bytes of those ranges
+  std::uint64_t records = 0;        // records written (FINISHED_ROUND excluded)
+  std::uint64_t samples = 0;        // of which SAMPLE records
+  std::uint64_t record_bytes = 0;   // their bytes, uncompressed
+  std::uint64_t output_bytes = 0;   // data section written (after compression)
+  std::uint64_t compressed_in = 0;  // COMPRESSED records read and expanded
+  int compression_level = 0;        // of the output; 0 = plain records
+  std::uint64_t late_records = 0;   // records that left the reorder window too late (out of order)
+  std::uint64_t unknown_records = 0;       // records of types perf 6.1 does not know, dropped
   std::vector<rejected_records> rejected;  // records perf 6.1 could not read, dropped
   // Features perf 6.1 could not read, dropped: what is wrong with each (feature_problem).
   std::vector<std::string> dropped_features;
@@ -58,6 +58,9 @@ struct convert_report {
   std::size_t peak_window_bytes = 0;  // largest reorder-window memory, all streams together
   std::uint64_t jit_mappings = 0;     // anonymous code mappings that now name a JIT map's ELF
   std::vector<std::string> warnings;  // what was not done, one line each (JIT maps)
+  // offcpu-time samples also written in hotspot's form (convert/off_cpu_switches.hpp); the
+  // records made for them are not in `records`.
+  std::uint64_t off_cpu_blocks = 0;
 };
 
 // Converts options.input into options.output (see the contract in docs/convert.md).

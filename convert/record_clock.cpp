@@ -52,10 +52,10 @@ record_clock::record_clock(std::span<const io::perf::event_entry> events) {
 
 const record_clock::time_layout& record_clock::layout_for(std::span<const std::byte> record,
                                                           bool sample) const {
-  int id_position = sample ? sample_id_offset_
-                           : (trailer_id_from_end_ < 0
-                                  ? -1
-                                  : static_cast<int>(record.size()) - trailer_id_from_end_);
+  int id_position =
+      sample ? sample_id_offset_
+             : (trailer_id_from_end_ < 0 ? -1
+                                         : static_cast<int>(record.size()) - trailer_id_from_end_);
   if (id_position < header_bytes || static_cast<std::size_t>(id_position) + 8 > record.size())
     return layouts_.front();
   std::uint64_t id = load_u64(record, static_cast<std::size_t>(id_position));

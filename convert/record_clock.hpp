@@ -31,14 +31,14 @@ class record_clock {
  private:
   // Byte positions of the time in one attr's records; -1 when absent.
   struct time_layout {
-    int sample_offset = -1;    // from the record start in SAMPLE records
+    int sample_offset = -1;     // from the record start in SAMPLE records
     int trailer_from_end = -1;  // distance from the record end in other kernel records
   };
 
   const time_layout& layout_for(std::span<const std::byte> record, bool sample) const;
 
-  std::vector<time_layout> layouts_;                           // per attr, file order
-  std::vector<std::pair<std::uint64_t, std::size_t>> ids_;     // (id, attr index), sorted
+  std::vector<time_layout> layouts_;                        // per attr, file order
+  std::vector<std::pair<std::uint64_t, std::size_t>> ids_;  // (id, attr index), sorted
   int sample_id_offset_ = -1;     // from the start of SAMPLE records; -1: no id there
   int trailer_id_from_end_ = -1;  // from the end of other records; -1: no id there
 };

@@ -39,13 +39,21 @@ constexpr std::size_t sample_id_offset(std::uint64_t sample_type) {
          field_bytes(sample_type, PERF_SAMPLE_ADDR);
 }
 
+// Offsets of CPU's (u32 cpu, u32 res) pair and of PERIOD in a SAMPLE's body; meaningful only
+// when PERF_SAMPLE_CPU, respectively PERF_SAMPLE_PERIOD, is set.
+constexpr std::size_t sample_cpu_offset(std::uint64_t sample_type) {
+  return sample_time_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_TIME) +
+         field_bytes(sample_type, PERF_SAMPLE_ADDR) + field_bytes(sample_type, PERF_SAMPLE_ID) +
+         field_bytes(sample_type, PERF_SAMPLE_STREAM_ID);
+}
+constexpr std::size_t sample_period_offset(std::uint64_t sample_type) {
+  return sample_cpu_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_CPU);
+}
+
 // Offset of CALLCHAIN's count in a SAMPLE's body, for a sample_type without READ (whose size
 // varies); meaningful only when PERF_SAMPLE_CALLCHAIN is set.
 constexpr std::size_t sample_callchain_offset(std::uint64_t sample_type) {
-  return sample_time_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_TIME) +
-         field_bytes(sample_type, PERF_SAMPLE_ADDR) + field_bytes(sample_type, PERF_SAMPLE_ID) +
-         field_bytes(sample_type, PERF_SAMPLE_STREAM_ID) +
-         field_bytes(sample_type, PERF_SAMPLE_CPU) + field_bytes(sample_type, PERF_SAMPLE_PERIOD);
+  return sample_period_offset(sample_type) + field_bytes(sample_type, PERF_SAMPLE_PERIOD);
 }
 
 // The sample_id trailer's fields that follow TIME: ID, STREAM_ID, CPU, IDENTIFIER.
