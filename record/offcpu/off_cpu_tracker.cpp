@@ -50,7 +50,11 @@ void off_cpu_tracker::settle(std::uint64_t bound, const sink& out) {
 
 void off_cpu_tracker::apply(const queued_switch& change, const sink& out) {
   if (change.what == queued_switch::kind::exit) {
-    threads_.erase(change.tid);
+    if (auto found = threads_.find(change.tid); found != threads_.end()) {
+      take_thread_sums(change.tid, found->second,
+                       change.time - std::min<std::uint64_t>(change.time, 1), out);
+      threads_.erase(found);
+    }
     return;
   }
   if (change.what == queued_switch::kind::in) {
@@ -77,15 +81,28 @@ void off_cpu_tracker::end_block(pid_t tid, thread_state& thread, std::uint64_t t
     return;
   }
   auto found = sums_.find(sum_view{tid, thread.stack});
-  if (found == sums_.end())
+  if (found == sums_.end()) {
     found = sums_.emplace(sum_key{tid, thread.stack}, sum{thread.pid}).first;
+    thread.sums.push_back(&*found);
+  }
   found->second.period_ns += period;
+}
+
+void off_cpu_tracker::take_thread_sums(pid_t tid, thread_state& thread, std::uint64_t time,
+                                       const sink& out) {
+  for (sum_map::value_type* entry : thread.sums) {
+    if (entry->second.period_ns > 0)
+      out({entry->second.pid, tid, time, entry->second.period_ns, entry->first.stack});
+    sums_.erase(sums_.find(sum_view{tid, entry->first.stack}));
+  }
+  thread.sums.clear();
 }
 
 void off_cpu_tracker::take_sums(std::uint64_t time, const sink& out) {
   for (auto& [key, total] : sums_)
     if (total.period_ns > 0) out({total.pid, key.tid, time, total.period_ns, key.stack});
   sums_.clear();
+  for (auto& [tid, thread] : threads_) thread.sums.clear();
 }
 
 void off_cpu_tracker::finish(std::uint64_t time, const sink& out) {

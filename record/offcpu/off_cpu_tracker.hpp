@@ -60,7 +60,9 @@ class off_cpu_tracker {
   std::size_t queued() const noexcept { return queue_.size(); }
 
   // `tid` exited at `time`: from then on it is no longer followed (a reused tid starts afresh;
-  // a block it was in when it exited is not off-CPU time). Queued until settle().
+  // a block it was in when it exited is not off-CPU time). Its sums go out then, 1 ns before
+  // the exit: a reader that forgets a process at its EXIT (hotspot) still names their frames.
+  // Queued until settle().
   void exited(pid_t tid, std::uint64_t time);
   // Threads being followed (for tests and the summary).
   std::size_t threads() const noexcept { return threads_.size(); }
@@ -68,12 +70,6 @@ class off_cpu_tracker {
   static constexpr std::size_t max_stack_depth = 127;  // as perf's --max-stack default
 
  private:
-  struct thread_state {
-    pid_t pid = 0;
-    bool blocked = false;
-    std::uint64_t since = 0;
-    std::vector<std::uint64_t> stack;  // of the current block; its capacity is reused
-  };
   // A sum's key: a thread and its stack (compared whole: two stacks are never summed together,
   // whatever their hashes). Looked up by a view, so that adding to a sum allocates nothing.
   struct sum_key {
@@ -106,6 +102,16 @@ class off_cpu_tracker {
     pid_t pid = 0;
     std::uint64_t period_ns = 0;
   };
+  using sum_map = std::unordered_map<sum_key, sum, sum_hash, sum_equal>;
+
+  struct thread_state {
+    pid_t pid = 0;
+    bool blocked = false;
+    std::uint64_t since = 0;
+    std::vector<std::uint64_t> stack;  // of the current block; its capacity is reused
+    // Its entries in sums_ (elements of an unordered_map stay where they are until erased).
+    std::vector<sum_map::value_type*> sums;
+  };
 
   struct queued_switch {
     std::uint64_t time = 0;
@@ -120,6 +126,7 @@ class off_cpu_tracker {
 
   void apply(const queued_switch& change, const sink& out);
   void end_block(pid_t tid, thread_state& thread, std::uint64_t time, const sink& out);
+  void take_thread_sums(pid_t tid, thread_state& thread, std::uint64_t time, const sink& out);
 
   std::uint64_t threshold_ns_;
   std::uint64_t sequence_ = 0;
@@ -128,7 +135,7 @@ class off_cpu_tracker {
   std::vector<std::uint64_t> stacks_;  // the queued switch-outs' stacks
   std::vector<std::uint64_t> kept_stacks_;
   std::unordered_map<pid_t, thread_state> threads_;
-  std::unordered_map<sum_key, sum, sum_hash, sum_equal> sums_;
+  sum_map sums_;
 };
 
 }  // namespace arec::record

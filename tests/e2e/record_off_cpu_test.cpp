@@ -1,18 +1,23 @@
 // --off-cpu: perf's offcpu-time event made from context switches, read back with perf 6.1:
 // blocked time charged to the functions that blocked, in the amounts the program measured;
 // preemption left out; long blocks as samples of their own; the time split between rotated
-// files and pushed windows; and perf's own record_offcpu.sh with arec as the recorder.
+// files and pushed windows; hotspot's views of the converted file; and perf's own
+// record_offcpu.sh with arec as the recorder.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <span>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "hotspot_stream.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -99,6 +104,44 @@ TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
   }
   EXPECT_EQ(sleeps, 10u) << script.out.substr(0, 4000);
   EXPECT_NEAR(total, slept, 0.2 * slept);
+}
+
+// hotspot 1.3 through arec convert: its parser (hotspot-perfparser) turns the converted file
+// into the stream hotspot's GUI reads; decoded here, the offcpu-time cost and the "off-CPU
+// Time" hotspot derives from switches (computed as its GUI does) both charge the program's
+// measured sleeping and waiting to the functions that blocked.
+TEST_F(RecordOffCpu, HotspotShowsTheOffCpuTimeOfTheConvertedFile) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "convert is arec's own command";
+  const std::string parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
+  ASSERT_TRUE(std::ifstream{parser}) << parser << " is missing (hotspot)";
+  std::string data = dir_.file("hotspot.data"), converted = dir_.file("hotspot.perf"),
+              stream = dir_.file("hotspot.stream");
+  auto [slept, waited] = record_pair({"--off-cpu"}, data);
+  test::command_result convert =
+      test::run_command({arec_binary(), "convert", "-i", data, "-o", converted}, 60s);
+  ASSERT_EQ(convert.exit_code, 0) << convert.describe();
+  EXPECT_NE(convert.err.find("samples also written as sched:sched_switch"), std::string::npos)
+      << convert.err;
+  test::command_result parsed =
+      test::run_command({parser, "--input", converted, "--output", stream}, 60s);
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
+  std::ifstream in(stream, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  std::optional<test::perfparser_totals> totals =
+      test::read_perfparser_stream(std::as_bytes(std::span{bytes}), error);
+  ASSERT_TRUE(totals) << error;
+  for (const char* cost : {"offcpu-time", test::off_cpu_time_name}) {
+    SCOPED_TRACE(cost);
+    auto self = [&](const char* symbol) {
+      auto found = totals->symbols.find({cost, symbol});
+      return found == totals->symbols.end() ? 0.0 : static_cast<double>(found->second.self_cost);
+    };
+    EXPECT_NEAR(self("sleep_in_nanosleep"), slept, 0.2 * slept);
+    EXPECT_NEAR(self("wait_on_pipe"), waited, 0.2 * waited);
+  }
+  EXPECT_EQ(totals->events[test::off_cpu_time_name].cost, totals->events["offcpu-time"].cost)
+      << "every block's time is in hotspot's off-CPU Time, once";
 }
 
 // arec export gives off-CPU time a sample type of its own, in nanoseconds, beside the CPU

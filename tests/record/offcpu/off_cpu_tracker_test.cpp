@@ -101,6 +101,26 @@ TEST_F(OffCpuTracker, AThreadThatExitedIsForgotten) {
   EXPECT_TRUE(out_.empty());
 }
 
+// hotspot forgets a process at its EXIT: sums written at the end would name no frame there.
+TEST_F(OffCpuTracker, AnExitingThreadsSumsGoOutJustBeforeItsExit) {
+  tracker_.switched_out(10, 11, 0, true, sleeping_);
+  tracker_.switched_in(11, 30 * ms);
+  tracker_.switched_out(10, 12, 0, true, reading_);
+  tracker_.switched_in(12, 40 * ms);
+  tracker_.exited(11, 100 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  EXPECT_EQ(out_, (std::vector<taken>{{10, 11, 100 * ms - 1, 30 * ms, sleeping_}}));
+  out_.clear();
+  // A reused tid starts afresh: its first block is not added to the old thread's sum.
+  tracker_.switched_out(20, 11, 200 * ms, true, sleeping_);
+  tracker_.switched_in(11, 210 * ms);
+  tracker_.settle(UINT64_MAX, sink_);
+  tracker_.take_sums(300 * ms, sink_);
+  std::sort(out_.begin(), out_.end(), [](const taken& a, const taken& b) { return a.tid < b.tid; });
+  EXPECT_EQ(out_, (std::vector<taken>{{20, 11, 300 * ms, 10 * ms, sleeping_},
+                                      {10, 12, 300 * ms, 40 * ms, reading_}}));
+}
+
 TEST_F(OffCpuTracker, DeepStacksAreCutToTheLimit) {
   std::vector<std::uint64_t> deep(300, 0x1234);
   tracker_.switched_out(10, 11, 0, true, deep);
