@@ -9,6 +9,7 @@
 
 #include "io/perf_data/per_process.hpp"
 #include "io/perf_data/perf_abi.hpp"
+#include "io/unaligned.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/jit_elf.hpp"
 
@@ -21,18 +22,6 @@ constexpr std::size_t mmap_name_at = 40;
 constexpr std::size_t mmap2_name_at = 72;
 constexpr std::size_t mmap2_prot_at = 64;
 constexpr std::size_t mmap2_flags_at = 68;
-
-template <typename T>
-T load(std::span<const std::byte> bytes, std::size_t at) {
-  T value{};
-  std::memcpy(&value, bytes.data() + at, sizeof value);
-  return value;
-}
-
-template <typename T>
-void store(std::span<std::byte> bytes, std::size_t at, T value) {
-  std::memcpy(bytes.data() + at, &value, sizeof value);
-}
 
 std::size_t padded(std::size_t size) {
   return (size + 7) & ~std::size_t{7};
@@ -50,16 +39,16 @@ struct anonymous_code {
 };
 
 std::optional<anonymous_code> anonymous_code_of(std::span<const std::byte> record) {
-  auto type = load<std::uint32_t>(record, 0);
-  auto misc = load<std::uint16_t>(record, 4);
+  auto type = io::load<std::uint32_t>(record, 0);
+  auto misc = io::load<std::uint16_t>(record, 4);
   bool mmap2 = type == PERF_RECORD_MMAP2;
   if (!mmap2 && type != PERF_RECORD_MMAP) return std::nullopt;
   std::size_t name_at = mmap2 ? mmap2_name_at : mmap_name_at;
   if (record.size() <= name_at) return std::nullopt;
   // As perf decides: MMAP2 by its prot, MMAP by the data bit.
-  bool executable = mmap2 ? (load<std::uint32_t>(record, mmap2_prot_at) & PROT_EXEC) != 0
+  bool executable = mmap2 ? (io::load<std::uint32_t>(record, mmap2_prot_at) & PROT_EXEC) != 0
                           : (misc & PERF_RECORD_MISC_MMAP_DATA) == 0;
-  std::uint32_t flags = mmap2 ? load<std::uint32_t>(record, mmap2_flags_at) : 0;
+  std::uint32_t flags = mmap2 ? io::load<std::uint32_t>(record, mmap2_flags_at) : 0;
   const char* name = reinterpret_cast<const char*>(record.data() + name_at);
   const void* end = std::memchr(name, 0, record.size() - name_at);
   if (!executable || !end) return std::nullopt;
@@ -122,7 +111,7 @@ std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> reco
   if (processes_.empty() || record.size() < mmap_name_at) return record;
   std::optional<anonymous_code> code = anonymous_code_of(record);
   if (!code) return record;
-  auto pid = static_cast<pid_t>(load<std::uint32_t>(record, 8));
+  auto pid = static_cast<pid_t>(io::load<std::uint32_t>(record, 8));
   if (!elf_of(pid)) return record;
 
   std::string name = elf_name(pid);
@@ -130,22 +119,23 @@ std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> reco
   std::size_t size = mmap2_name_at + padded(name.size() + 1) + trailer.size();
   buffer_.assign(size, std::byte{0});
   std::span<std::byte> out{buffer_};
-  bool mmap2 = load<std::uint32_t>(record, 0) == PERF_RECORD_MMAP2;
+  bool mmap2 = io::load<std::uint32_t>(record, 0) == PERF_RECORD_MMAP2;
   // pid, tid, start, len as they were; the rest is the ELF's mapping.
   std::memcpy(out.data() + 8, record.data() + 8, 24);
-  auto misc =
-      static_cast<std::uint16_t>(load<std::uint16_t>(record, 4) & ~PERF_RECORD_MISC_MMAP_BUILD_ID);
-  store<std::uint32_t>(out, 0, PERF_RECORD_MMAP2);
-  store<std::uint16_t>(out, 4, misc);
-  store<std::uint16_t>(out, 6, static_cast<std::uint16_t>(size));
+  auto misc = static_cast<std::uint16_t>(io::load<std::uint16_t>(record, 4) &
+                                         ~PERF_RECORD_MISC_MMAP_BUILD_ID);
+  io::store<std::uint32_t>(out, 0, PERF_RECORD_MMAP2);
+  io::store<std::uint16_t>(out, 4, misc);
+  io::store<std::uint16_t>(out, 6, static_cast<std::uint16_t>(size));
   // perf's map_ip(ip) = ip - start + pgoff: the run-time address, which the ELF's symbols hold.
-  store<std::uint64_t>(out, 32, load<std::uint64_t>(record, 16));
+  io::store<std::uint64_t>(out, 32, io::load<std::uint64_t>(record, 16));
   // maj, min, ino, ino_generation stay 0: the dso is found by name, and the BUILD_ID entry made
   // for that name (no id) must be the one the mapping joins.
-  store<std::uint32_t>(out, mmap2_prot_at,
-                       mmap2 ? load<std::uint32_t>(record, mmap2_prot_at) : PROT_READ | PROT_EXEC);
-  store<std::uint32_t>(out, mmap2_flags_at,
-                       mmap2 ? load<std::uint32_t>(record, mmap2_flags_at) : MAP_PRIVATE);
+  io::store<std::uint32_t>(
+      out, mmap2_prot_at,
+      mmap2 ? io::load<std::uint32_t>(record, mmap2_prot_at) : PROT_READ | PROT_EXEC);
+  io::store<std::uint32_t>(out, mmap2_flags_at,
+                           mmap2 ? io::load<std::uint32_t>(record, mmap2_flags_at) : MAP_PRIVATE);
   std::memcpy(out.data() + mmap2_name_at, name.data(), name.size());
   std::memcpy(out.data() + size - trailer.size(), trailer.data(), trailer.size());
   ++rewritten_;

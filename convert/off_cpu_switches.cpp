@@ -8,6 +8,7 @@
 
 #include "io/perf_data/record_walker.hpp"
 #include "io/perf_data/sample_layout.hpp"
+#include "io/unaligned.hpp"
 
 namespace arec::convert {
 namespace {
@@ -17,18 +18,6 @@ constexpr std::size_t read_buffer_bytes = 512 * 1024;
 // Every field the records need: who, when, where, how long; and a trailer on SWITCH records.
 constexpr std::uint64_t needed_fields =
     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-
-template <typename T>
-T load(std::span<const std::byte> bytes, std::size_t offset) {
-  T value{};
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-template <typename T>
-void store(std::span<std::byte> bytes, std::size_t offset, T value) {
-  std::memcpy(bytes.data() + offset, &value, sizeof value);
-}
 
 const io::perf::event_entry* off_cpu_event(std::span<const io::perf::event_entry> events) {
   for (const io::perf::event_entry& event : events)
@@ -69,7 +58,7 @@ std::optional<off_cpu_switches> off_cpu_switches::read(const convert_input& inpu
     while (std::optional<io::perf::walked_record> record = walker.next()) {
       if (record->header.type != PERF_RECORD_SAMPLE) continue;
       if (record->bytes.size() < static_cast<std::size_t>(id_at) + sizeof(std::uint64_t)) continue;
-      auto id = load<std::uint64_t>(record->bytes, static_cast<std::size_t>(id_at));
+      auto id = io::load<std::uint64_t>(record->bytes, static_cast<std::size_t>(id_at));
       if (std::find(source->ids.begin(), source->ids.end(), id) != source->ids.end())
         made.add(record->bytes);
     }
@@ -87,25 +76,25 @@ void off_cpu_switches::add(std::span<const std::byte> sample) {
   if (sample.size() < period_at + sizeof(std::uint64_t)) return;
   block b;
   std::size_t tid_at = header_bytes + io::perf::sample_tid_offset(type);
-  b.pid = load<std::uint32_t>(sample, tid_at);
-  b.tid = load<std::uint32_t>(sample, tid_at + sizeof(std::uint32_t));
-  b.end = load<std::uint64_t>(sample, header_bytes + io::perf::sample_time_offset(type));
-  b.cpu = load<std::uint32_t>(sample, header_bytes + io::perf::sample_cpu_offset(type));
-  b.period = load<std::uint64_t>(sample, period_at);
+  b.pid = io::load<std::uint32_t>(sample, tid_at);
+  b.tid = io::load<std::uint32_t>(sample, tid_at + sizeof(std::uint32_t));
+  b.end = io::load<std::uint64_t>(sample, header_bytes + io::perf::sample_time_offset(type));
+  b.cpu = io::load<std::uint32_t>(sample, header_bytes + io::perf::sample_cpu_offset(type));
+  b.period = io::load<std::uint64_t>(sample, period_at);
   if (b.period == 0) return;
   b.sample_offset = bytes_.size();
   b.sample_size = sample.size();
   bytes_.insert(bytes_.end(), sample.begin(), sample.end());
   std::span<std::byte> copy = std::span<std::byte>{bytes_}.subspan(b.sample_offset, b.sample_size);
   std::uint64_t id = event_.ids.front();
-  if (type & PERF_SAMPLE_IDENTIFIER) store(copy, header_bytes, id);
+  if (type & PERF_SAMPLE_IDENTIFIER) io::store(copy, header_bytes, id);
   if (type & PERF_SAMPLE_ID)  // after TIME and ADDR
-    store(copy,
-          header_bytes + io::perf::sample_time_offset(type) +
-              io::perf::field_bytes(type, PERF_SAMPLE_TIME) +
-              io::perf::field_bytes(type, PERF_SAMPLE_ADDR),
-          id);
-  store(copy, period_at, std::uint64_t{1});
+    io::store(copy,
+              header_bytes + io::perf::sample_time_offset(type) +
+                  io::perf::field_bytes(type, PERF_SAMPLE_TIME) +
+                  io::perf::field_bytes(type, PERF_SAMPLE_ADDR),
+              id);
+  io::store(copy, period_at, std::uint64_t{1});
   blocks_read_.push_back(b);
 }
 
@@ -130,7 +119,7 @@ void off_cpu_switches::lay_out() {
     if (same_thread && end >= later_start)
       end = later_start - std::min<std::uint64_t>(later_start, 1);
     std::uint64_t start = end - std::min(end, b.period);
-    store(std::span<std::byte>{bytes_}.subspan(b.sample_offset, b.sample_size), time_at, start);
+    io::store(std::span<std::byte>{bytes_}.subspan(b.sample_offset, b.sample_size), time_at, start);
     entries_.push_back({start, b.sample_offset, b.sample_size});
     append_switch(b, start, true);
     append_switch(b, end, false);
@@ -157,7 +146,7 @@ void off_cpu_switches::append_switch(const block& b, std::uint64_t time, bool ou
   std::size_t at = header_bytes;
   auto put = [&](std::uint64_t bit, auto value) {
     if (!(type & bit)) return;
-    store(record, at, value);
+    io::store(record, at, value);
     at += sizeof(std::uint64_t);
   };
   std::uint64_t id = event_.ids.front();

@@ -11,6 +11,7 @@
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_cursor.hpp"
 #include "io/perf_data/sample_layout.hpp"
+#include "io/unaligned.hpp"
 
 namespace arec::convert {
 namespace {
@@ -20,18 +21,6 @@ constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
 constexpr std::uint64_t known_sample_bits = (std::uint64_t{1} << 25) - 1;
 constexpr std::size_t comm_length = 16;     // a THREAD_MAP entry's comm (TASK_COMM_LEN)
 constexpr std::size_t build_id_bytes = 20;  // perf's BUILD_ID_SIZE
-
-std::uint64_t load_u64(std::span<const std::byte> bytes, std::size_t offset) {
-  std::uint64_t value = 0;
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-std::uint16_t load_u16(std::span<const std::byte> bytes, std::size_t offset) {
-  std::uint16_t value = 0;
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
 
 int words(std::uint64_t sample_type, std::uint64_t bits) {
   return std::popcount(sample_type & bits);
@@ -78,11 +67,11 @@ bool has_nul(std::span<const std::byte> record, std::size_t from, std::size_t to
 bool cpu_map_fits(std::span<const std::byte> record, std::size_t at) {
   if (record.size() < at + 4) return false;
   std::size_t body = record.size() - at;
-  std::uint16_t kind = load_u16(record, at);
-  std::uint64_t count = load_u16(record, at + 2);
+  std::uint16_t kind = io::load<std::uint16_t>(record, at);
+  std::uint64_t count = io::load<std::uint16_t>(record, at + 2);
   if (kind == 0) return 4 + 2 * count <= body;
   if (kind == 1 && body >= 8) {
-    std::uint16_t long_size = load_u16(record, at + 4);
+    std::uint16_t long_size = io::load<std::uint16_t>(record, at + 4);
     // Mask words start at byte 6 or, 8-aligned, at 8: the larger bound covers both layouts.
     return (long_size == 4 || long_size == 8) && 8 + count * long_size <= body;
   }
@@ -201,7 +190,8 @@ int record_check::attr_of(std::span<const std::byte> record, bool sample) const 
   auto count = static_cast<int>((record.size() - header_bytes) / 8);
   int word = sample ? sample_id_word_ : count - trailer_id_word_;
   if (sample_id_word_ < 0 || word < 0 || word >= count) return -1;
-  std::uint64_t id = load_u64(record, header_bytes + 8 * static_cast<std::size_t>(word));
+  std::uint64_t id =
+      io::load<std::uint64_t>(record, header_bytes + 8 * static_cast<std::size_t>(word));
   if (id == 0) return 0;  // synthesized records: perf reads them with the first attr
   if (!owns(id)) return -1;
   return static_cast<int>(
@@ -262,14 +252,15 @@ const char* record_check::kernel_record_problem(std::span<const std::byte> recor
     return "record whose name (file, comm, symbol or cgroup path) has no NUL inside it";
   std::uint64_t array_bytes = 0;
   if (type == PERF_RECORD_NAMESPACES) {
-    std::uint64_t count = load_u64(record, header_bytes + 8);
+    std::uint64_t count = io::load<std::uint64_t>(record, header_bytes + 8);
     if (count > (body_end - fixed_end) / 16)
       return "NAMESPACES record with more entries than it holds";
   } else if (type == PERF_RECORD_TEXT_POKE) {
-    array_bytes =
-        std::uint64_t{load_u16(record, header_bytes + 8)} + load_u16(record, header_bytes + 10);
+    array_bytes = std::uint64_t{io::load<std::uint16_t>(record, header_bytes + 8)} +
+                  io::load<std::uint16_t>(record, header_bytes + 10);
     if (array_bytes > body_end - fixed_end) return "TEXT_POKE record with more bytes than it holds";
-  } else if (type == PERF_RECORD_MMAP2 && (load_u16(record, 4) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+  } else if (type == PERF_RECORD_MMAP2 &&
+             (io::load<std::uint16_t>(record, 4) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
              std::to_integer<std::size_t>(record[header_bytes + 32]) > build_id_bytes) {
     return "MMAP2 record with a build-id longer than 20 bytes";
   }
@@ -282,7 +273,7 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
   switch (type) {
     case io::perf::record_thread_map: {  // u64 nr, then nr × {u64 pid; char comm[16]}
       if (body < 8) return "THREAD_MAP record too short for its count";
-      std::uint64_t count = load_u64(record, header_bytes);
+      std::uint64_t count = io::load<std::uint64_t>(record, header_bytes);
       if (count > (body - 8) / (8 + comm_length))
         return "THREAD_MAP record with more entries than it holds";
       for (std::uint64_t i = 0; i < count; ++i) {
@@ -298,20 +289,21 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
                  : "CPU_MAP record of an unknown kind or with more cpus than it holds";
     case io::perf::record_id_index: {  // u64 nr, then nr × {u64 id, idx, cpu, tid}
       if (body < 8) return "ID_INDEX record too short for its count";
-      std::uint64_t count = load_u64(record, header_bytes);
+      std::uint64_t count = io::load<std::uint64_t>(record, header_bytes);
       if (count > (body - 8) / 32) return "ID_INDEX record with more entries than it holds";
       for (std::uint64_t i = 0; i < count; ++i)
-        if (!owns(load_u64(record, header_bytes + 8 + static_cast<std::size_t>(i) * 32)))
+        if (!owns(io::load<std::uint64_t>(record,
+                                          header_bytes + 8 + static_cast<std::size_t>(i) * 32)))
           return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
       return nullptr;
     }
     case io::perf::record_event_update: {  // u64 type, u64 id, then unit, scale, name or cpus
       if (body < 16) return "EVENT_UPDATE record too short for its kind and id";
       // perf reads it with the first attr when there is one attr or the id is 0.
-      std::uint64_t id = load_u64(record, header_bytes + 8);
+      std::uint64_t id = io::load<std::uint64_t>(record, header_bytes + 8);
       if (attrs_.size() != 1 && id != 0 && !owns(id))
         return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
-      std::uint64_t kind = load_u64(record, header_bytes);
+      std::uint64_t kind = io::load<std::uint64_t>(record, header_bytes);
       constexpr std::size_t data = header_bytes + 16;
       bool fits = (kind == 0 || kind == 2) ? has_nul(record, data, record.size())  // unit, name
                   : kind == 1              ? body >= 24                            // scale
@@ -324,7 +316,7 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
       constexpr std::size_t name_at = header_bytes + 4 + 24;
       if (!has_nul(record, name_at, record.size()))
         return "HEADER_BUILD_ID record whose file name has no NUL inside it";
-      if ((load_u16(record, 4) & io::perf::misc_build_id_size) &&
+      if ((io::load<std::uint16_t>(record, 4) & io::perf::misc_build_id_size) &&
           std::to_integer<std::size_t>(record[header_bytes + 4 + 20]) > build_id_bytes)
         return "HEADER_BUILD_ID record with a build-id longer than 20 bytes";
       return nullptr;

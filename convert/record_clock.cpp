@@ -5,6 +5,7 @@
 
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/sample_layout.hpp"
+#include "io/unaligned.hpp"
 
 namespace arec::convert {
 namespace {
@@ -14,12 +15,6 @@ constexpr std::uint32_t last_kernel_type = 21;  // PERF_RECORD_AUX_OUTPUT_HW_ID,
 
 int has(std::uint64_t sample_type, std::uint64_t bit) {
   return static_cast<int>(io::perf::field_bytes(sample_type, bit));
-}
-
-std::uint64_t load_u64(std::span<const std::byte> record, std::size_t offset) {
-  std::uint64_t value = 0;
-  std::memcpy(&value, record.data() + offset, sizeof value);
-  return value;
 }
 
 }  // namespace
@@ -58,7 +53,7 @@ const record_clock::time_layout& record_clock::layout_for(std::span<const std::b
                                          : static_cast<int>(record.size()) - trailer_id_from_end_);
   if (id_position < header_bytes || static_cast<std::size_t>(id_position) + 8 > record.size())
     return layouts_.front();
-  std::uint64_t id = load_u64(record, static_cast<std::size_t>(id_position));
+  std::uint64_t id = io::load<std::uint64_t>(record, static_cast<std::size_t>(id_position));
   auto found = std::lower_bound(ids_.begin(), ids_.end(), std::pair{id, std::size_t{0}});
   if (found == ids_.end() || found->first != id) return layouts_.front();
   return layouts_[found->second];
@@ -82,7 +77,7 @@ std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> re
     offset = record.size() - static_cast<std::size_t>(layout.trailer_from_end);
   }
   if (offset + 8 > record.size()) return std::nullopt;
-  std::uint64_t time = load_u64(record, offset);
+  std::uint64_t time = io::load<std::uint64_t>(record, offset);
   if (time == 0 || time == ~std::uint64_t{0}) return std::nullopt;
   return time;
 }

@@ -6,18 +6,10 @@
 
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/format_error.hpp"
+#include "io/unaligned.hpp"
 
 namespace arec::exporting {
-namespace {
-
-template <typename T>
-T load(std::span<const std::byte> bytes, std::size_t offset) {
-  T value{};
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::unordered_map<std::string, io::build_id> recorded_build_ids(
     const io::perf::feature_set& features) {
@@ -35,8 +27,7 @@ std::unordered_map<std::string, io::build_id> recorded_build_ids(
   return ids;
 }
 
-std::vector<io::perf::captured_perf_map> recorded_perf_maps(
-    const io::perf::feature_set& features) {
+std::vector<io::perf::captured_perf_map> recorded_perf_maps(const io::perf::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
   if (!payload) return {};
   try {
@@ -60,17 +51,16 @@ std::vector<io::perf::process_container> recorded_containers(
 std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(io::perf::feature_clock_data);
   if (!payload || payload->size() < 24) return std::nullopt;
-  auto wall = load<std::uint64_t>(*payload, 8);
-  auto clock = load<std::uint64_t>(*payload, 16);
+  auto wall = io::load<std::uint64_t>(*payload, 8);
+  auto clock = io::load<std::uint64_t>(*payload, 16);
   return static_cast<std::int64_t>(wall - clock);
 }
 
 std::pair<std::int64_t, std::int64_t> sample_wall_window(std::uint64_t first, std::uint64_t last,
-                                                        std::optional<std::int64_t> offset,
-                                                        std::int64_t file_end_ns) {
+                                                         std::optional<std::int64_t> offset,
+                                                         std::int64_t file_end_ns) {
   std::int64_t start = 0, end = 0;
-  if (offset && first != 0 && first <= last &&
-      !__builtin_add_overflow(first, *offset, &start) &&
+  if (offset && first != 0 && first <= last && !__builtin_add_overflow(first, *offset, &start) &&
       !__builtin_add_overflow(last, *offset, &end))
     return {start, end};
   std::uint64_t span = last > first ? last - first : 0;
