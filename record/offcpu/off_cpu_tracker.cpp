@@ -14,38 +14,78 @@ std::size_t off_cpu_tracker::sum_hash::operator()(const sum_view& key) const noe
 void off_cpu_tracker::switched_out(pid_t pid, pid_t tid, std::uint64_t time, bool blocked,
                                    std::span<const std::uint64_t> stack) {
   stack = blocked ? stack.first(std::min(stack.size(), max_stack_depth)) : stack.first(0);
-  queue_.push_back({time, sequence_++, pid, tid, queued_switch::kind::out, blocked, stacks_.size(),
-                    stack.size()});
+  enqueue({time, sequence_++, pid, tid, queued_switch::kind::out, blocked, stacks_.size(),
+           stack.size()});
   stacks_.insert(stacks_.end(), stack.begin(), stack.end());
 }
 
 void off_cpu_tracker::switched_in(pid_t tid, std::uint64_t time) {
-  queue_.push_back({time, sequence_++, 0, tid, queued_switch::kind::in, false, 0, 0});
+  enqueue({time, sequence_++, 0, tid, queued_switch::kind::in, false, 0, 0});
 }
 
 void off_cpu_tracker::exited(pid_t tid, std::uint64_t time) {
-  queue_.push_back({time, sequence_++, 0, tid, queued_switch::kind::exit, false, 0, 0});
+  enqueue({time, sequence_++, 0, tid, queued_switch::kind::exit, false, 0, 0});
 }
 
+// Switches arrive in runs: each drained chunk of a ring is in time order, and the rings take
+// turns. A switch earlier than the one before it starts a new run.
+void off_cpu_tracker::enqueue(const queued_switch& change) {
+  if (queue_.empty() || earlier(change, queue_.back())) run_starts_.push_back(queue_.size());
+  queue_.push_back(change);
+}
+
+// Applies the ready prefix of every run (its switches older than `bound`) in time order by a
+// k-way merge: a sort of the whole queue had been half of a switch flood's drain time. The
+// runs' rests move to the front of the storage, runs still.
 void off_cpu_tracker::settle(std::uint64_t bound, const sink& out) {
-  auto ready = std::partition(queue_.begin(), queue_.end(),
-                              [bound](const queued_switch& change) { return change.time < bound; });
-  std::sort(queue_.begin(), ready, [](const queued_switch& a, const queued_switch& b) {
-    return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
-  });
-  for (auto change = queue_.begin(); change != ready; ++change) apply(*change, out);
-  // The switches left keep their stacks, moved to the front of the storage.
+  merge_.clear();
+  kept_runs_.clear();
   kept_.clear();
   kept_stacks_.clear();
-  for (auto change = ready; change != queue_.end(); ++change) {
+  // A cursor is (next switch, end of the run's ready prefix); the heap's top is the earliest.
+  auto later = [this](const merge_cursor& a, const merge_cursor& b) {
+    return earlier(queue_[b.first], queue_[a.first]);
+  };
+  std::vector<merge_cursor>& heap = merge_;
+  for (std::size_t run = 0; run < run_starts_.size(); ++run) {
+    auto begin = queue_.begin() + static_cast<std::ptrdiff_t>(run_starts_[run]);
+    auto end = run + 1 < run_starts_.size()
+                   ? queue_.begin() + static_cast<std::ptrdiff_t>(run_starts_[run + 1])
+                   : queue_.end();
+    auto ready = std::partition_point(
+        begin, end, [bound](const queued_switch& change) { return change.time < bound; });
+    if (ready != begin) {
+      heap.push_back({static_cast<std::size_t>(begin - queue_.begin()),
+                      static_cast<std::size_t>(ready - queue_.begin())});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+    if (ready != end) keep(ready, end);
+  }
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    merge_cursor& next = heap.back();
+    apply(queue_[next.first], out);
+    if (++next.first == next.second)
+      heap.pop_back();
+    else
+      std::push_heap(heap.begin(), heap.end(), later);
+  }
+  queue_.swap(kept_);
+  stacks_.swap(kept_stacks_);
+  run_starts_.swap(kept_runs_);
+}
+
+// The switches of [from, to), one run, left queued: copied with their stacks to the front.
+void off_cpu_tracker::keep(std::vector<queued_switch>::const_iterator from,
+                           std::vector<queued_switch>::const_iterator to) {
+  kept_runs_.push_back(kept_.size());
+  for (auto change = from; change != to; ++change) {
     queued_switch moved = *change;
     moved.stack_at = kept_stacks_.size();
     kept_stacks_.insert(kept_stacks_.end(), stacks_.begin() + change->stack_at,
                         stacks_.begin() + change->stack_at + change->stack_size);
     kept_.push_back(moved);
   }
-  queue_.swap(kept_);
-  stacks_.swap(kept_stacks_);
 }
 
 void off_cpu_tracker::apply(const queued_switch& change, const sink& out) {

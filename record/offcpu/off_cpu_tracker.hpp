@@ -20,6 +20,7 @@
 #include <functional>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace arec::record {
@@ -124,15 +125,26 @@ class off_cpu_tracker {
     std::size_t stack_size = 0;
   };
 
+  // Switches in time order; the sequence (arrival) orders those of the same time.
+  static bool earlier(const queued_switch& a, const queued_switch& b) noexcept {
+    return a.time != b.time ? a.time < b.time : a.sequence < b.sequence;
+  }
+  void enqueue(const queued_switch& change);
+  void keep(std::vector<queued_switch>::const_iterator from,
+            std::vector<queued_switch>::const_iterator to);
   void apply(const queued_switch& change, const sink& out);
   void end_block(pid_t tid, thread_state& thread, std::uint64_t time, const sink& out);
   void take_thread_sums(pid_t tid, thread_state& thread, std::uint64_t time, const sink& out);
 
   std::uint64_t threshold_ns_;
   std::uint64_t sequence_ = 0;
-  std::vector<queued_switch> queue_;   // storage reused: nothing allocated per switch
-  std::vector<queued_switch> kept_;    // those left queued, while settling
-  std::vector<std::uint64_t> stacks_;  // the queued switch-outs' stacks
+  std::vector<queued_switch> queue_;     // storage reused: nothing allocated per switch
+  std::vector<queued_switch> kept_;      // those left queued, while settling
+  std::vector<std::size_t> run_starts_;  // queue_ is runs in time order; where each begins
+  std::vector<std::size_t> kept_runs_;
+  using merge_cursor = std::pair<std::size_t, std::size_t>;  // (next switch, ready prefix end)
+  std::vector<merge_cursor> merge_;                          // settle's heap, reused
+  std::vector<std::uint64_t> stacks_;                        // the queued switch-outs' stacks
   std::vector<std::uint64_t> kept_stacks_;
   std::unordered_map<pid_t, thread_state> threads_;
   sum_map sums_;
