@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <tuple>
 #include <vector>
 
@@ -157,6 +158,80 @@ TEST_F(OffCpuTracker, QueuedStacksSurviveASettleThatKeepsThem) {
 
 // Every context switch of the machine goes through here: once its threads, stacks and queues
 // are warm, a switch-out, a switch-in, a settle and adding to a sum allocate nothing.
+// Three rings' switches, drained in interleaved chunks and settled in rounds at rising bounds,
+// give exactly what one pass over all of them in time order gives (threads migrate: a block's
+// switch-in is often in another ring than its switch-out). Many seeds.
+TEST_F(OffCpuTracker, SettlingChunksInRoundsGivesWhatOneOrderedPassGives) {
+  struct change {
+    std::uint64_t time;
+    pid_t tid;
+    int what;  // 0 blocked out, 1 preempted out, 2 in
+    int ring;
+  };
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937 random(seed);
+    std::vector<change> all;
+    for (pid_t tid = 11; tid <= 14; ++tid) {
+      std::uint64_t now = random() % (5 * ms);
+      for (int block = 0; block < 30; ++block) {
+        all.push_back({now, tid, static_cast<int>(random() % 2), static_cast<int>(random() % 3)});
+        now += 1 + random() % (40 * ms);
+        all.push_back({now, tid, 2, static_cast<int>(random() % 3)});
+        now += 1 + random() % (3 * ms);
+      }
+    }
+    auto feed = [&](off_cpu_tracker& tracker, const change& c) {
+      if (c.what == 2)
+        tracker.switched_in(c.tid, c.time);
+      else
+        tracker.switched_out(10, c.tid, c.time, c.what == 0, c.tid % 2 ? sleeping_ : reading_);
+    };
+    std::sort(all.begin(), all.end(), [](const change& a, const change& b) {
+      return std::tie(a.time, a.tid) < std::tie(b.time, b.tid);
+    });
+    off_cpu_tracker reference{500 * ms};
+    std::vector<taken> expected;
+    off_cpu_tracker::sink keep_expected = [&](const off_cpu_sample& sample) {
+      expected.push_back({sample.pid,
+                          sample.tid,
+                          sample.time,
+                          sample.period_ns,
+                          {sample.stack.begin(), sample.stack.end()}});
+    };
+    for (const change& c : all) feed(reference, c);
+    reference.finish(2000 * ms, keep_expected);
+
+    // Each ring's switches in time order, drained a chunk of 1-8 at a time from a random ring;
+    // a round settles up to the oldest switch any ring still holds.
+    std::vector<std::vector<change>> rings(3);
+    for (const change& c : all) rings[c.ring].push_back(c);
+    std::vector<std::size_t> drained(3, 0);
+    auto left = [&] {
+      return drained[0] < rings[0].size() || drained[1] < rings[1].size() ||
+             drained[2] < rings[2].size();
+    };
+    while (left()) {
+      std::size_t ring = random() % 3;
+      for (std::size_t n = 1 + random() % 8; n > 0 && drained[ring] < rings[ring].size(); --n)
+        feed(tracker_, rings[ring][drained[ring]++]);
+      std::uint64_t bound = UINT64_MAX;
+      for (std::size_t r = 0; r < 3; ++r)
+        if (drained[r] < rings[r].size()) bound = std::min(bound, rings[r][drained[r]].time);
+      if (random() % 3 == 0) tracker_.settle(bound, sink_);
+    }
+    tracker_.finish(2000 * ms, sink_);
+    auto order = [](const taken& a, const taken& b) {
+      return std::tie(a.tid, a.time, a.period, a.stack) <
+             std::tie(b.tid, b.time, b.period, b.stack);
+    };
+    std::sort(expected.begin(), expected.end(), order);
+    std::sort(out_.begin(), out_.end(), order);
+    ASSERT_EQ(out_, expected);
+    out_.clear();
+  }
+}
+
 TEST_F(OffCpuTracker, WarmSwitchingAllocatesNothing) {
   ASSERT_TRUE(test::counting_works()) << "the test allocator is not in this binary";
   std::uint64_t now = 0;
