@@ -60,6 +60,7 @@ enum user_record_type : std::uint32_t {
   record_header_feature = 80,
   record_compressed = 81,
   record_finished_init = 82,
+  record_compressed2 = 83,  // perf 6.16+: docs/perf-data-format.md, "COMPRESSED2"
 };
 
 // Bits of the header's feature bitmap.

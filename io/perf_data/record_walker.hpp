@@ -35,13 +35,16 @@ struct walk_damage {
 // One record as read: valid until the next call to next().
 struct walked_record {
   record_header header;
-  std::span<const std::byte> bytes;  // the whole record, header included
-  std::uint64_t offset;              // its file offset, or its COMPRESSED record's
+  // The whole record, header included. Its size is header.size but for a COMPRESSED2 record
+  // handed out unexpanded, whose size field perf's writer may have let wrap (and which has
+  // no padding then): bytes.size() is what it takes in the file.
+  std::span<const std::byte> bytes;
+  std::uint64_t offset;  // its file offset, or its COMPRESSED record's
 };
 
 struct walk_options {
   bool salvage = false;                // end the walk at damage instead of throwing (damage())
-  bool expand_compressed = true;       // hand out what COMPRESSED records hold, not the records
+  bool expand_compressed = true;       // hand out what COMPRESSED(2) records hold, not the records
   std::size_t buffer_bytes = 1 << 20;  // the read buffer; at least two maximal records
 };
 
@@ -92,6 +95,7 @@ class record_walker {
 
   std::optional<decompressor> zstd_;  // created at the first COMPRESSED record
   std::vector<std::byte> plain_;      // decompressed bytes not handed out yet, from plain_pos_
+  std::vector<std::span<const std::byte>> pieces_;  // a COMPRESSED(2) record's zstd data
   std::size_t plain_pos_ = 0;
   std::uint64_t plain_origin_ = 0;  // offset of the COMPRESSED record plain_ came from
   std::uint64_t compressed_records_ = 0;

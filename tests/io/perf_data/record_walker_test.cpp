@@ -1,5 +1,5 @@
-// record_walker: the framing checks, COMPRESSED expansion, salvage and the fixed read buffer of
-// the one record reader that the converter, salvage and perf_file_reader share.
+// record_walker: the framing checks, COMPRESSED and COMPRESSED2 expansion, salvage and the fixed
+// read buffer of the one record reader that the converter, salvage and perf_file_reader share.
 #include "io/perf_data/record_walker.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -116,8 +117,9 @@ TEST(RecordWalker, FramingErrorsNameFileOffsetAndProblem) {
   data_file cut(joined({record(3, 8), record(9, 8)}));
   cut.range.end -= 4;
   EXPECT_EQ(walk_error(cut.range),
-            cut.range.path + ": offset 24: record header truncated: 4 bytes left in the data"
-                             "; cut short? --salvage keeps the records before it");
+            cut.range.path +
+                ": offset 24: record header truncated: 4 bytes left in the data"
+                "; cut short? --salvage keeps the records before it");
 }
 
 TEST(RecordWalker, SalvageEndsAtTheDamageAndSaysWhatWasDropped) {
@@ -160,6 +162,108 @@ TEST(RecordWalker, CorruptCompressedDataIsAFormatError) {
   EXPECT_NE(walk_error(file.range).find(": offset 16: corrupt COMPRESSED record: "),
             std::string::npos)
       << walk_error(file.range);
+}
+
+// The continuous zstd stream the COMPRESSED records of `plain` carry, without their headers.
+bytes zstd_stream(const bytes& plain) {
+  bytes packed = compressed(plain), stream;
+  for (std::size_t at = 0; at < packed.size();) {
+    record_header header{};
+    std::memcpy(&header, packed.data() + at, sizeof header);
+    stream.insert(stream.end(), packed.begin() + static_cast<std::ptrdiff_t>(at + 8),
+                  packed.begin() + static_cast<std::ptrdiff_t>(at + header.size));
+    at += header.size;
+  }
+  return stream;
+}
+
+// A COMPRESSED2 record as perf 6.16 writes it: `size` in the header (align8(16 + data) unless
+// the test says otherwise), data_size, the data, and `padding` zero bytes.
+bytes compressed2(std::uint16_t size, std::uint64_t data_size, std::span<const std::byte> data,
+                  std::size_t padding) {
+  bytes out(16);
+  record_header header{record_compressed2, 0, size};
+  std::memcpy(out.data(), &header, sizeof header);
+  std::memcpy(out.data() + 8, &data_size, sizeof data_size);
+  out.insert(out.end(), data.begin(), data.end());
+  out.resize(out.size() + padding);
+  return out;
+}
+
+// `data` as 8-aligned COMPRESSED2 records of up to 40,000 bytes each, appended to `out`.
+void append_aligned_compressed2(bytes& out, std::span<const std::byte> data) {
+  for (std::size_t at = 0; at < data.size(); at += 40000) {
+    std::span<const std::byte> chunk =
+        data.subspan(at, std::min<std::size_t>(40000, data.size() - at));
+    std::size_t aligned = (16 + chunk.size() + 7) & ~std::size_t{7};
+    append(out, compressed2(static_cast<std::uint16_t>(aligned), chunk.size(), chunk,
+                            aligned - 16 - chunk.size()));
+  }
+}
+
+// Records that zstd cannot shrink much: a few hundred KiB of them make zstd chunks of 64 KiB.
+bytes incompressible_records(std::size_t count) {
+  std::mt19937_64 random(7);
+  bytes plain;
+  for (std::size_t i = 0; i < count; ++i) {
+    bytes one = record(9, 64);
+    for (std::size_t at = 8; at < 64; at += 8) {
+      std::uint64_t word = random();
+      std::memcpy(one.data() + at, &word, sizeof word);
+    }
+    append(plain, one);
+  }
+  return plain;
+}
+
+// perf 6.16's -z files: COMPRESSED2 records, 8-aligned with data_size; and the two forms its
+// writer leaves when the u16 size wraps at 64 KiB (no padding then): one zstd chunk of
+// 65,513-65,519 bytes (size 0), and several chunks written as one record, the later ones with
+// headers of their own inside the data. Each expands to the records compressed.
+TEST(RecordWalker, ExpandsCompressed2InEveryFormPerfWrites) {
+  bytes plain = incompressible_records(6000);  // 384 KiB
+  bytes stream = zstd_stream(plain);
+  ASSERT_GT(stream.size(), 3u * 65536);
+  std::span<const std::byte> z{stream};
+
+  bytes aligned;
+  append_aligned_compressed2(aligned, z);
+
+  bytes single_wrap = compressed2(0, 65515, z.first(65515), 0);  // align8(16 + 65515) = 65536
+  append_aligned_compressed2(single_wrap, z.subspan(65515));
+
+  // Two chunks in one record: 65,519 bytes, then a header {83, 0, 16 + rest} whose data_size
+  // perf leaves unset, then the rest; the first header has the totals, its size wrapped.
+  std::size_t first = 65519, rest = z.size() - first;
+  bytes inner = compressed2(static_cast<std::uint16_t>(16 + std::min<std::size_t>(rest, 40000)),
+                            0xdeadbeef, z.subspan(first, std::min<std::size_t>(rest, 40000)), 0);
+  bytes data(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(first));
+  append(data, inner);
+  std::size_t total = data.size();
+  bytes multi_wrap = compressed2(
+      static_cast<std::uint16_t>(((16 + total + 7) & ~std::size_t{7}) & 0xffff), total, data, 0);
+  append_aligned_compressed2(multi_wrap, z.subspan(first + std::min<std::size_t>(rest, 40000)));
+
+  for (const bytes* form : {&aligned, &single_wrap, &multi_wrap}) {
+    SCOPED_TRACE(form == &aligned       ? "aligned"
+                 : form == &single_wrap ? "single wrap"
+                                        : "multi wrap");
+    data_file file(joined({record(3, 16), *form, record(68, 8)}));
+    record_walker walker = record_walker::open(file.range);
+    walked w = walk(walker);
+    ASSERT_EQ(w.types.size(), 6002u);
+    EXPECT_EQ(w.types.back(), 68u);
+    EXPECT_EQ(bytes(w.payload.begin() + 16, w.payload.end() - 8), plain);
+    EXPECT_FALSE(walker.damage());
+  }
+}
+
+TEST(RecordWalker, Compressed2WhoseSizesDisagreeIsAFormatError) {
+  bytes data(1000, std::byte{1});
+  data_file file(compressed2(64, data.size(), data, 0));
+  EXPECT_EQ(
+      walk_error(file.range),
+      file.range.path + ": offset 16: COMPRESSED2 record: data_size 1000 does not fit its size 64");
 }
 
 TEST(RecordWalker, RecordsSpanningBufferRefillsAreWhole) {
