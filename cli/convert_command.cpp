@@ -50,9 +50,14 @@ int run_convert_command(std::span<const char* const> args) {
                  "arec: warning: %llu records arrived later than the reorder window allows and "
                  "are out of time order in the output\n",
                  static_cast<unsigned long long>(report.late_records));
-  if (report.unknown_records)
-    std::fprintf(stderr, "arec: warning: dropped %llu records of types perf 6.1 does not know\n",
-                 static_cast<unsigned long long>(report.unknown_records));
+  if (!report.unknown_records.empty()) {
+    std::uint64_t dropped = 0;
+    for (const auto& [type, count] : report.unknown_records) dropped += count;
+    std::fprintf(stderr,
+                 "arec: warning: dropped %llu records of types perf 6.1 does not know: %s\n",
+                 static_cast<unsigned long long>(dropped),
+                 convert::describe_unknown_records(report.unknown_records).c_str());
+  }
   for (const std::string& feature : report.dropped_features)
     std::fprintf(stderr, "arec: warning: dropped a feature perf 6.1 cannot read: %s\n",
                  feature.c_str());

@@ -36,6 +36,38 @@ bool known_to_perf_6_1(std::uint32_t type) {
   return (type >= 1 && type <= 21) || (type >= 64 && type <= 82);
 }
 
+// Names of the record types newer perfs write and perf 6.1 does not know (perf's event.h).
+const char* newer_record_name(std::uint32_t type) {
+  switch (type) {
+    case 22:
+      return "CALLCHAIN_DEFERRED";
+    case 83:
+      return "COMPRESSED2";
+    case 84:
+      return "BPF_METADATA";
+    case 85:
+      return "SCHEDSTAT_CPU";
+    case 86:
+      return "SCHEDSTAT_DOMAIN";
+    default:
+      return nullptr;
+  }
+}
+
+// Names of the header features newer perfs write, above perf 6.1's last (util/header.h).
+std::string feature_name(unsigned bit) {
+  switch (bit) {
+    case 32:
+      return "CPU_DOMAIN_INFO (32)";
+    case 33:
+      return "E_MACHINE (33)";
+    case 34:
+      return "CLN_SIZE (34)";
+    default:
+      return "feature " + std::to_string(bit);
+  }
+}
+
 // One data range being merged: its reader, its reorder window and the FINISHED_ROUND state.
 struct stream {
   stream(io::perf::record_walker source, std::size_t window_budget)
@@ -161,7 +193,7 @@ class merger {
       // anyway, and hotspot 1.3 reports it as an "unhandled event type".
       if (type == io::perf::record_finished_init) continue;
       if (!known_to_perf_6_1(type)) {
-        ++report_.unknown_records;
+        ++report_.unknown_records[type];
         continue;
       }
       if (const char* problem = check_.problem(record->bytes)) {
@@ -335,6 +367,12 @@ convert_report convert(const convert_options& options, const convert_settings& s
     if (bit == io::perf::feature_dir_format || bit == io::perf::feature_compressed ||
         bit == io::perf::feature_sample_time)
       continue;
+    // perf 6.1 skips the features it does not know (arec's own, far above, it skips quietly);
+    // other readers may not: the converted file is one perf 6.1 reads as written.
+    if (bit >= io::perf::feature_last_known && bit < io::perf::feature_arec_container_ids) {
+      report.dropped_features.push_back(feature_name(bit) + ", newer than perf 6.1");
+      continue;
+    }
     if (std::string problem = feature_problem(bit, payload); !problem.empty()) {
       report.dropped_features.push_back(std::move(problem));
       continue;
@@ -358,6 +396,17 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.output_bytes = output.data_bytes();
   report.peak_window_bytes = merge.peak_window_bytes();
   return report;
+}
+
+std::string describe_unknown_records(const std::map<std::uint32_t, std::uint64_t>& counts) {
+  std::string text;
+  for (const auto& [type, count] : counts) {
+    if (!text.empty()) text += ", ";
+    text += std::to_string(type);
+    if (const char* name = newer_record_name(type)) text += std::string(" ") + name;
+    text += " (" + std::to_string(count) + ")";
+  }
+  return text;
 }
 
 convert_report merge_in_time_order(const convert_input& input, bool salvage, io::record_sink& sink,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,8 @@ struct convert_report {
   std::uint64_t compressed_in = 0;  // COMPRESSED records read and expanded
   int compression_level = 0;        // of the output; 0 = plain records
   std::uint64_t late_records = 0;   // records that left the reorder window too late (out of order)
-  std::uint64_t unknown_records = 0;       // records of types perf 6.1 does not know, dropped
+  // Records of types perf 6.1 does not know, dropped: how many of each type.
+  std::map<std::uint32_t, std::uint64_t> unknown_records;
   std::vector<rejected_records> rejected;  // records perf 6.1 could not read, dropped
   // Features perf 6.1 could not read, dropped: what is wrong with each (feature_problem).
   std::vector<std::string> dropped_features;
@@ -62,6 +64,10 @@ struct convert_report {
   // records made for them are not in `records`.
   std::uint64_t off_cpu_blocks = 0;
 };
+
+// "84 BPF_METADATA (3), 85 SCHEDSTAT_CPU (9)": the dropped record types, named where perf names
+// them, with their counts.
+std::string describe_unknown_records(const std::map<std::uint32_t, std::uint64_t>& counts);
 
 // Converts options.input into options.output (see the contract in docs/convert.md).
 // Throws io::perf::format_error "FILE: offset N: PROBLEM" for malformed input (nothing is left

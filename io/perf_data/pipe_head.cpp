@@ -110,15 +110,16 @@ class head_reader {
     if (!event.ids.empty()) std::memcpy(event.ids.data(), body.data() + size, event.ids.size() * 8);
   }
 
-  // u64 feature bit, then the payload as a file's feature section holds it; bit 32 (perf 6.1's
-  // HEADER_LAST_FEATURE) ends the list.
+  // u64 feature bit, then the payload as a file's feature section holds it; a record of the
+  // writer's HEADER_LAST_FEATURE without payload ends the list (32 in perf 6.1, higher in newer
+  // perfs, whose bits from 32 on are features of their own).
   void add_feature(std::span<const std::byte> body, std::uint64_t offset) {
     if (body.size() < 8) file_.fail(offset, "HEADER_FEATURE without its feature bit");
     auto bit = load<std::uint64_t>(body, 0);
     if (bit == 0 || bit >= 256)
       file_.fail(offset, "HEADER_FEATURE for feature bit " + std::to_string(bit));
-    if (bit == feature_last_known) return;
     auto payload = body.subspan(8);
+    if (bit >= feature_last_known && payload.empty()) return;
     input_.features.set(static_cast<feature>(bit), {payload.begin(), payload.end()});
   }
 

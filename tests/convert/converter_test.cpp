@@ -93,17 +93,18 @@ class ConvertBadInput : public ::testing::TestWithParam<bad_input> {};
 
 TEST_P(ConvertBadInput, NamesFileOffsetAndProblemAndLeavesNoOutput) {
   test::temp_dir dir;
-  EXPECT_EQ(convert_error(fixture(GetParam().file), dir),
-            fixture("") + GetParam().message);
+  EXPECT_EQ(convert_error(fixture(GetParam().file), dir), fixture("") + GetParam().message);
   EXPECT_TRUE(entries(dir).empty()) << entries(dir).front();
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, ConvertBadInput,
     ::testing::Values(
-        bad_input{"bad_magic.data", "bad_magic.data: offset 0: bad magic: not a perf.data file (no PERFILE2)"},
-        bad_input{"short_header.data",
-                  "short_header.data: offset 0: header truncated: the file has 50 of its 104 bytes"},
+        bad_input{"bad_magic.data",
+                  "bad_magic.data: offset 0: bad magic: not a perf.data file (no PERFILE2)"},
+        bad_input{
+            "short_header.data",
+            "short_header.data: offset 0: header truncated: the file has 50 of its 104 bytes"},
         bad_input{"attrs_outside.data",
                   "attrs_outside.data: offset 24: attrs section runs past the end of the file "
                   "(offset 1048576 + size 144 > 752 bytes)"},
@@ -117,9 +118,10 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{"truncated.data",
                   "truncated.data: offset 40: data section runs past the end of the file (offset "
                   "248 + size 504 > 492 bytes); cut short? --salvage keeps its complete records"},
-        bad_input{"unfinished.data",
-                  "unfinished.data: offset 48: data size is 0 but 348 bytes follow the header: the "
-                  "recording was not finished (arec killed?); --salvage keeps its complete records"},
+        bad_input{
+            "unfinished.data",
+            "unfinished.data: offset 48: data size is 0 but 348 bytes follow the header: the "
+            "recording was not finished (arec killed?); --salvage keeps its complete records"},
         bad_input{"corrupt_zstd.dir",
                   "corrupt_zstd.dir/data.0: offset 0: corrupt COMPRESSED record: zstd "
                   "decompression failed: Data corruption detected"},
@@ -147,8 +149,8 @@ TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
   EXPECT_FALSE(file.feature(io::perf::feature_compressed));
   ASSERT_TRUE(file.feature(io::perf::feature_sample_time));
   read_back back = read_output(options.output);
-  EXPECT_EQ(back.sample_times, (std::vector<std::uint64_t>{1000, 1010, 1020, 1030, 1040, 1050,
-                                                           1060, 1070}));
+  EXPECT_EQ(back.sample_times,
+            (std::vector<std::uint64_t>{1000, 1010, 1020, 1030, 1040, 1050, 1060, 1070}));
   EXPECT_EQ(back.types.front(), static_cast<std::uint32_t>(PERF_RECORD_COMM));
   EXPECT_EQ(back.types.back(), io::perf::record_finished_round);
   EXPECT_EQ(back.compressed, 0u);
@@ -267,12 +269,14 @@ TEST_P(ConvertDamagedInput, PerfReadsTheOutputWhole) {
   EXPECT_FALSE(report.rejected.empty() && report.dropped_features.empty());
 
   auto [report_status, report_out] = run("perf report --stdio -i " + options.output);
-  EXPECT_TRUE(WIFEXITED(report_status)) << "perf report ended by signal " << WTERMSIG(report_status);
+  EXPECT_TRUE(WIFEXITED(report_status))
+      << "perf report ended by signal " << WTERMSIG(report_status);
   EXPECT_EQ(WEXITSTATUS(report_status), 0);
   EXPECT_NE(report_out.find("# Samples: " + std::to_string(report.samples)), std::string::npos)
       << report_out.substr(0, 600);
   auto [script_status, script_out] = run("perf script -F pid -i " + options.output);
-  EXPECT_TRUE(WIFEXITED(script_status)) << "perf script ended by signal " << WTERMSIG(script_status);
+  EXPECT_TRUE(WIFEXITED(script_status))
+      << "perf script ended by signal " << WTERMSIG(script_status);
   EXPECT_EQ(WEXITSTATUS(script_status), 0);
   EXPECT_EQ(static_cast<std::uint64_t>(std::count(script_out.begin(), script_out.end(), '\n')),
             report.samples);
@@ -282,9 +286,10 @@ INSTANTIATE_TEST_SUITE_P(
     Reproducers, ConvertDamagedInput,
     ::testing::Values(damaged_input{"sample_cpu.data", false, 4},  // a SAMPLE's cpu 0xe0000000
                       damaged_input{"sample_cpu.data", true, 4},
-                      damaged_input{"pipe_sample_cpu.data", false, 4},  // the same, in a pipe stream
-                      damaged_input{"callchain_cpu.data", false, 4},    // -g: cpu, cut callchain
-                      damaged_input{"build_id_size.data", false, 5},    // a build-id of 160 bytes
+                      damaged_input{"pipe_sample_cpu.data", false,
+                                    4},                               // the same, in a pipe stream
+                      damaged_input{"callchain_cpu.data", false, 4},  // -g: cpu, cut callchain
+                      damaged_input{"build_id_size.data", false, 5},  // a build-id of 160 bytes
                       damaged_input{"event_desc_salvage.data", true, 4}));  // broken EVENT_DESC
 
 // Its attrs disagree on where the sample id is: perf says "non matching sample_type".
@@ -322,6 +327,40 @@ TEST(Convert, DropsRecordsPerfCannotReadCountingEachProblem) {
   EXPECT_EQ(read_output(options.output).sample_times, (std::vector<std::uint64_t>{100, 130}));
 }
 
+// perf 6.16-7.x write record types and header features perf 6.1 does not know: the converted
+// file leaves them out and the report names each with its count.
+TEST(Convert, DropsNewerRecordTypesAndFeaturesNamingEach) {
+  test::temp_dir dir;
+  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  constexpr std::uint64_t pid_tid = 0x0000000700000007;
+  io::perf::feature_set features;
+  features.set(io::perf::feature_hostname, std::vector<std::byte>(16, std::byte{0}));
+  features.set(static_cast<io::perf::feature>(32), std::vector<std::byte>(24, std::byte{1}));
+  features.set(static_cast<io::perf::feature>(34), std::vector<std::byte>(8, std::byte{2}));
+  write_recording(dir.file("in.perf"), events,
+                  {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1), record(84, 0, 0),
+                   record(85, 1, 100), record(85, 1, 100), record(22, 1, 2, 3),
+                   record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 130, 0, 1)},
+                  features);
+  convert_options options;
+  options.input = dir.file("in.perf");
+  options.output = dir.file("out.perf");
+  convert_report report = convert(options);
+  EXPECT_EQ(report.samples, 2u);
+  EXPECT_EQ(describe_unknown_records(report.unknown_records),
+            "22 CALLCHAIN_DEFERRED (1), 84 BPF_METADATA (1), 85 SCHEDSTAT_CPU (2)");
+  EXPECT_EQ(report.dropped_features,
+            (std::vector<std::string>{"CPU_DOMAIN_INFO (32), newer than perf 6.1",
+                                      "CLN_SIZE (34), newer than perf 6.1"}));
+  auto file = io::perf::perf_file_reader::open(options.output);
+  EXPECT_TRUE(file.feature(io::perf::feature_hostname));
+  EXPECT_FALSE(file.feature(static_cast<io::perf::feature>(32)));
+  EXPECT_FALSE(file.feature(static_cast<io::perf::feature>(34)));
+  EXPECT_EQ(read_output(options.output).types,
+            (std::vector<std::uint32_t>{PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE,
+                                        io::perf::record_finished_round}));
+}
+
 // AUXTRACE's trace data follows the record, outside the size its header gives: no walk of the
 // data section can step over it, so the conversion stops and says why.
 TEST(Convert, RefusesAuxTraceDataNamingTheRecordType) {
@@ -355,7 +394,8 @@ TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
   EXPECT_EQ(report.dropped_features,
             std::vector<std::string>{"byte 0 of the BUILD_ID feature: a BUILD_ID entry whose "
                                      "filename takes 5056 bytes, more than 4096"});
-  EXPECT_FALSE(io::perf::perf_file_reader::open(options.output).feature(io::perf::feature_build_id));
+  EXPECT_FALSE(
+      io::perf::perf_file_reader::open(options.output).feature(io::perf::feature_build_id));
 }
 
 // A pipe stream (arec -o -) of `samples` samples, its one attr with `ids`.
@@ -422,7 +462,8 @@ TEST(Convert, ReadsAPipeStreamWhoseAttrHasNoIds) {
   std::vector<std::byte> stream = pipe_stream(2, {});
   std::string input = dir.file("pipe.perf");
   std::ofstream(input, std::ios::binary)
-      .write(reinterpret_cast<const char*>(stream.data()), static_cast<std::streamsize>(stream.size()));
+      .write(reinterpret_cast<const char*>(stream.data()),
+             static_cast<std::streamsize>(stream.size()));
   convert_options options;
   options.input = input;
   options.output = dir.file("out.perf");
