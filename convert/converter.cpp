@@ -8,6 +8,7 @@
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
 #include "convert/jit_mappings.hpp"
+#include "convert/mmap_build_ids.hpp"
 #include "convert/off_cpu_switches.hpp"
 #include "convert/record_check.hpp"
 #include "convert/record_clock.hpp"
@@ -275,15 +276,21 @@ class merger {
   std::uint64_t last_sample_ = 0;
 };
 
-// convert_output as the merge's destination, JIT code mappings rewritten on the way.
+// convert_output as the merge's destination, JIT code mappings rewritten on the way and the
+// build-ids of MMAP2 records noted.
 class output_sink final : public io::record_sink {
  public:
-  output_sink(convert_output& output, jit_mappings& jit) : output_(output), jit_(jit) {}
-  void write(std::span<const std::byte> record) override { output_.append(jit_.rewrite(record)); }
+  output_sink(convert_output& output, jit_mappings& jit, mmap_build_ids& ids)
+      : output_(output), jit_(jit), ids_(ids) {}
+  void write(std::span<const std::byte> record) override {
+    ids_.note(record);
+    output_.append(jit_.rewrite(record));
+  }
 
  private:
   convert_output& output_;
   jit_mappings& jit_;
+  mmap_build_ids& ids_;
 };
 
 // The perf maps the recording captured; a damaged feature costs only the JIT names, said so.
@@ -349,7 +356,8 @@ convert_report convert(const convert_options& options, const convert_settings& s
   jit_mappings jit(captured_perf_maps(input, report), settings.build_id_dir.empty()
                                                           ? symbols::default_build_id_dir()
                                                           : settings.build_id_dir);
-  output_sink sink(output, jit);
+  mmap_build_ids mmap_ids;
+  output_sink sink(output, jit, mmap_ids);
   merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr);
   try {
     merge.run();
@@ -382,12 +390,15 @@ convert_report convert(const convert_options& options, const convert_settings& s
   if (switches) features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(events));
   report.jit_mappings = jit.rewritten();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
-  if (std::vector<io::perf::build_id_entry> entries = jit.build_ids(); !entries.empty()) {
-    const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);
-    features.set(io::perf::feature_build_id, with_build_ids(own ? std::span<const std::byte>{*own}
-                                                                : std::span<const std::byte>{},
-                                                            entries));
-  }
+  const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);
+  std::span<const std::byte> own_entries =
+      own ? std::span<const std::byte>{*own} : std::span<const std::byte>{};
+  std::vector<io::perf::build_id_entry> entries = mmap_ids.missing_from(own_entries);
+  report.mmap_build_ids = entries.size();
+  std::vector<io::perf::build_id_entry> jit_entries = jit.build_ids();
+  entries.insert(entries.end(), jit_entries.begin(), jit_entries.end());
+  if (!entries.empty())
+    features.set(io::perf::feature_build_id, with_build_ids(own_entries, entries));
   if (auto times = merge.sample_times())
     features.set(io::perf::feature_sample_time,
                  io::perf::sample_time_payload(times->first, times->second));

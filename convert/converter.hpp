@@ -63,6 +63,8 @@ struct convert_report {
   // offcpu-time samples also written in hotspot's form (convert/off_cpu_switches.hpp); the
   // records made for them are not in `records`.
   std::uint64_t off_cpu_blocks = 0;
+  // BUILD_ID entries added for files whose build-id only MMAP2 records carried (perf 6.17+).
+  std::uint64_t mmap_build_ids = 0;
 };
 
 // "84 BPF_METADATA (3), 85 SCHEDSTAT_CPU (9)": the dropped record types, named where perf names

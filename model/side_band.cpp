@@ -4,43 +4,31 @@
 
 #include <cstring>
 #include <optional>
-#include <utility>
 #include <string_view>
+#include <utility>
 
+#include "io/perf_data/mapping_record.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_cursor.hpp"
 
 namespace arec::model {
 namespace {
 
-// The MMAP or MMAP2 record whose body `fields` reads; nullopt when it is malformed. The name
-// views the record.
-std::optional<mapping_event> parse_mapping(const io::perf::record_header& header,
-                                           io::perf::record_cursor& fields) {
+// The MMAP or MMAP2 record `whole` (header included) is, as the model takes it; nullopt when it is
+// malformed. The name views the record.
+std::optional<mapping_event> parse_mapping(std::span<const std::byte> whole) {
+  auto record = io::perf::parse_mapping_record(whole);
+  if (!record) return std::nullopt;
   mapping_event event;
-  event.pid = fields.get<std::int32_t>();
-  event.tid = fields.get<std::int32_t>();
-  event.start = fields.get<std::uint64_t>();
-  event.len = fields.get<std::uint64_t>();
-  event.pgoff = fields.get<std::uint64_t>();
-  if (header.type == PERF_RECORD_MMAP2) {
-    if (header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-      auto size = fields.get<std::uint8_t>();
-      fields.take(3);  // reserved
-      auto bytes = fields.take(io::build_id::max_size);
-      if (size > 0 && size <= bytes.size())
-        event.id.build_id = io::build_id::from(bytes.first(size));
-    } else {
-      event.id.major = fields.get<std::uint32_t>();
-      event.id.minor = fields.get<std::uint32_t>();
-      event.id.inode = fields.get<std::uint64_t>();
-      event.id.inode_generation = fields.get<std::uint64_t>();
-    }
-    event.prot = fields.get<std::uint32_t>();
-    event.flags = fields.get<std::uint32_t>();
-  }
-  event.name = fields.string();
-  if (!fields.ok()) return std::nullopt;
+  event.pid = record->pid;
+  event.tid = record->tid;
+  event.start = record->start;
+  event.len = record->len;
+  event.pgoff = record->pgoff;
+  event.id = {record->major, record->minor, record->inode, record->inode_generation, record->id};
+  event.prot = record->prot;
+  event.flags = record->flags;
+  event.name = record->name;
   return event;
 }
 
@@ -61,8 +49,7 @@ void note_mapped_file(machine& target, std::span<const std::byte> record) {
   if (!whole) return;
   auto [header, body] = *whole;
   if (header.type != PERF_RECORD_MMAP && header.type != PERF_RECORD_MMAP2) return;
-  io::perf::record_cursor fields{body};
-  if (auto event = parse_mapping(header, fields)) target.on_mapped_file(*event);
+  if (auto event = parse_mapping(body)) target.on_mapped_file(*event);
 }
 
 void apply_side_band(machine& target, std::span<const std::byte> record) {
@@ -92,7 +79,7 @@ void apply_side_band(machine& target, std::span<const std::byte> record) {
     }
     case PERF_RECORD_MMAP:
     case PERF_RECORD_MMAP2:
-      if (auto event = parse_mapping(header, fields)) target.on_mmap(*event);
+      if (auto event = parse_mapping(body)) target.on_mmap(*event);
       break;
     default:
       break;

@@ -6,10 +6,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -359,6 +361,63 @@ TEST(Convert, DropsNewerRecordTypesAndFeaturesNamingEach) {
   EXPECT_EQ(read_output(options.output).types,
             (std::vector<std::uint32_t>{PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE,
                                         io::perf::record_finished_round}));
+}
+
+// An MMAP2 record carrying the build-id of `name` (PERF_RECORD_MISC_MMAP_BUILD_ID), as perf
+// 6.17+ writes them by default; its trailer: TID, TIME, CPU, IDENTIFIER.
+std::vector<std::byte> mmap2_with_build_id(const std::string& name, std::uint8_t first_byte,
+                                           std::uint64_t time) {
+  std::vector<std::uint64_t> words{0x0000000700000007, 0x400000, 0x1000, 0};
+  std::array<std::uint8_t, 24> id{20};  // size 20, 3 reserved, the 20 bytes
+  for (std::size_t i = 4; i < id.size(); ++i) id[i] = static_cast<std::uint8_t>(first_byte + i);
+  std::uint64_t id_words[3];
+  std::memcpy(id_words, id.data(), sizeof id_words);
+  words.insert(words.end(), std::begin(id_words), std::end(id_words));
+  words.push_back(PROT_READ | PROT_EXEC);  // prot, flags 0
+  for (std::uint64_t word : string_words(name)) words.push_back(word);
+  words.insert(words.end(), {0x0000000700000007, time, 0, 1});
+  std::vector<std::byte> out = record_of(PERF_RECORD_MMAP2, words);
+  std::uint16_t misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
+  std::memcpy(out.data() + 4, &misc, sizeof misc);
+  return out;
+}
+
+// perf 6.17+ puts build-ids in MMAP2 records and writes no BUILD_ID feature; hotspot's parser
+// finds them only there: the converted file's feature gets an entry for each file the records
+// name and the recording's own entries do not.
+TEST(Convert, AddsTheBuildIdsOfMmap2RecordsToTheBuildIdFeature) {
+  test::temp_dir dir;
+  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  io::perf::build_id_entry known{
+      PERF_RECORD_MISC_USER,
+      io::build_id::from(std::as_bytes(std::span{"0123456789abcdefghij", 20})),
+      "/usr/lib/known.so"};
+  io::perf::feature_set features;
+  features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&known, 1}));
+  write_recording(dir.file("in.perf"), events,
+                  {mmap2_with_build_id("/usr/bin/app", 0x10, 90),
+                   mmap2_with_build_id("/usr/lib/known.so", 0x30, 91),
+                   mmap2_with_build_id("/usr/bin/app", 0x10, 92),   // the same again
+                   mmap2_with_build_id("/usr/bin/app", 0x50, 93)},  // replaced by a deploy
+                  features);
+  convert_options options;
+  options.input = dir.file("in.perf");
+  options.output = dir.file("out.perf");
+  convert_report report = convert(options);
+  EXPECT_EQ(report.mmap_build_ids, 2u);
+  auto file = io::perf::perf_file_reader::open(options.output);
+  auto payload = file.feature(io::perf::feature_build_id);
+  ASSERT_TRUE(payload);
+  std::vector<io::perf::build_id_entry> entries =
+      io::perf::parse_build_id_payload(*payload, 0, "BUILD_ID");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].filename, "/usr/lib/known.so");
+  EXPECT_EQ(entries[0].id, known.id);
+  EXPECT_EQ(entries[1].filename, "/usr/bin/app");
+  EXPECT_EQ(entries[1].id.hex().substr(0, 4), "1415");
+  EXPECT_EQ(entries[2].filename, "/usr/bin/app");
+  EXPECT_EQ(entries[2].id.hex().substr(0, 4), "5455");
+  EXPECT_EQ(entries[1].cpumode, PERF_RECORD_MISC_USER);
 }
 
 // AUXTRACE's trace data follows the record, outside the size its header gives: no walk of the
