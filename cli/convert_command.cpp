@@ -76,6 +76,12 @@ int run_convert_command(std::span<const char* const> args) {
                static_cast<unsigned long long>(report.samples), report.files,
                report.files == 1 ? "" : "s", megabytes(report.input_bytes), seconds,
                seconds > 0 ? megabytes(report.input_bytes) / seconds : 0.0, options.output.c_str());
+  if (report.deferred_stitched || report.deferred_unmatched)
+    std::fprintf(stderr,
+                 "arec: %llu samples given their deferred user stacks (CALLCHAIN_DEFERRED); %llu "
+                 "whose user stack never came keep their kernel frames\n",
+                 static_cast<unsigned long long>(report.deferred_stitched),
+                 static_cast<unsigned long long>(report.deferred_unmatched));
   if (report.off_cpu_blocks)
     std::fprintf(stderr,
                  "arec: off-CPU time: %llu offcpu-time samples also written as sched:sched_switch "

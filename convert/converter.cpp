@@ -7,6 +7,7 @@
 
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
+#include "convert/deferred_callchains.hpp"
 #include "convert/jit_mappings.hpp"
 #include "convert/mmap_build_ids.hpp"
 #include "convert/off_cpu_switches.hpp"
@@ -96,9 +97,10 @@ class merger {
  public:
   merger(const convert_input& input, bool salvage, io::record_sink& output,
          const convert_settings& settings, convert_report& report,
-         const off_cpu_switches* switches = nullptr)
+         const off_cpu_switches* switches = nullptr, deferred_callchains* deferred = nullptr)
       : input_(input),
         switches_(switches),
+        deferred_(deferred),
         salvage_(salvage),
         output_(output),
         settings_(settings),
@@ -193,6 +195,8 @@ class merger {
       // FINISHED_INIT only marks the end of the synthesized records, which the merge keeps first
       // anyway, and hotspot 1.3 reports it as an "unhandled event type".
       if (type == io::perf::record_finished_init) continue;
+      // Stitched into the samples that wait for them (read before the merge).
+      if (type == record_callchain_deferred && deferred_) continue;
       if (!known_to_perf_6_1(type)) {
         ++report_.unknown_records[type];
         continue;
@@ -231,7 +235,7 @@ class merger {
       ++report_.samples;
     }
     ++report_.records;
-    output_.write(record);
+    output_.write(deferred_ ? deferred_->rewrite(record) : record);
     s.released = std::max(s.released, time);
     s.window.pop();
   }
@@ -262,6 +266,7 @@ class merger {
  private:
   const convert_input& input_;
   const off_cpu_switches* switches_;
+  deferred_callchains* deferred_;
   std::size_t next_switch_ = 0;
   bool salvage_;
   io::record_sink& output_;
@@ -342,9 +347,11 @@ convert_report convert(const convert_options& options, const convert_settings& s
   report.compression_level = output_level(options, input);
 
   std::optional<off_cpu_switches> switches;
+  std::optional<deferred_callchains> deferred;
   std::vector<io::perf::event_entry> events = input.events;
   try {
     if (options.off_cpu_switches) switches = off_cpu_switches::read(input, options.salvage);
+    deferred = deferred_callchains::read(input, options.salvage);
   } catch (const io::perf::format_error& error) {
     input.rethrow_as_given(error);
   }
@@ -358,7 +365,8 @@ convert_report convert(const convert_options& options, const convert_settings& s
                                                           : settings.build_id_dir);
   mmap_build_ids mmap_ids;
   output_sink sink(output, jit, mmap_ids);
-  merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr);
+  merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr,
+               deferred ? &*deferred : nullptr);
   try {
     merge.run();
   } catch (const io::perf::format_error& error) {
@@ -406,6 +414,10 @@ convert_report convert(const convert_options& options, const convert_settings& s
   output.commit(std::move(features));
   report.output_bytes = output.data_bytes();
   report.peak_window_bytes = merge.peak_window_bytes();
+  if (deferred) {
+    report.deferred_stitched = deferred->stitched();
+    report.deferred_unmatched = deferred->unmatched();
+  }
   return report;
 }
 
@@ -426,8 +438,13 @@ convert_report merge_in_time_order(const convert_input& input, bool salvage, io:
   report.files = input.ranges.size();
   report.input_bytes = input.total_bytes();
   report.notes = input.salvage_notes;
-  merger merge(input, salvage, sink, settings, report);
+  std::optional<deferred_callchains> deferred = deferred_callchains::read(input, salvage);
+  merger merge(input, salvage, sink, settings, report, nullptr, deferred ? &*deferred : nullptr);
   merge.run();
+  if (deferred) {
+    report.deferred_stitched = deferred->stitched();
+    report.deferred_unmatched = deferred->unmatched();
+  }
   report.peak_window_bytes = merge.peak_window_bytes();
   return report;
 }

@@ -65,6 +65,10 @@ struct convert_report {
   std::uint64_t off_cpu_blocks = 0;
   // BUILD_ID entries added for files whose build-id only MMAP2 records carried (perf 6.17+).
   std::uint64_t mmap_build_ids = 0;
+  // Samples given their deferred user stack (perf 7.x --call-graph fp,defer), and those whose
+  // stack never came (kept with their own frames).
+  std::uint64_t deferred_stitched = 0;
+  std::uint64_t deferred_unmatched = 0;
 };
 
 // "84 BPF_METADATA (3), 85 SCHEDSTAT_CPU (9)": the dropped record types, named where perf names
