@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -144,62 +142,6 @@ INSTANTIATE_TEST_SUITE_P(
                       convert_case{"PipeStream", {"-g"}, true},
                       convert_case{"CompressedPipeStream", {"-z"}, true}),
     [](const auto& info) { return std::string(info.param.name); });
-
-// perf 6.17 and later keep build-ids in MMAP2 records and write no BUILD_ID table; perf 6.1's
-// --buildid-mmap writes that very form. The converted file has the table hotspot's parser reads
-// (the program's own build-id in it), and perf reports the same dsos and symbols from both.
-TEST(ConvertNewerForms, BuildIdsOnlyInMmap2RecordsReachTheBuildIdTable) {
-  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
-  test::temp_dir dir;
-  const std::string data = dir.file("mmap2.data"), out = dir.file("mmap2.perf");
-  const std::string program = test_program("hot_loop");
-  test::command_result recorded =
-      test::run_command({"perf", "record", "-q", "--buildid-mmap", "-e", "cpu-clock", "-o", data,
-                         "--", program, "300"});
-  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
-  test::command_result header = test::run_command({"perf", "report", "--header-only", "-i", data});
-  ASSERT_NE(header.out.find("missing features: TRACING_DATA BUILD_ID"), std::string::npos)
-      << "perf did not leave the BUILD_ID table out:\n"
-      << header.out;
-
-  test::command_result converted =
-      test::run_command({arec_binary(), "convert", "-q", "-i", data, "-o", out});
-  ASSERT_EQ(converted.exit_code, 0) << converted.describe();
-  test::command_result own = test::run_command({"perf", "buildid-list", "-i", program});
-  ASSERT_EQ(own.exit_code, 0) << own.describe();
-  std::string id = own.out.substr(0, own.out.find_first_of(" \n"));
-  ASSERT_EQ(id.size(), 40u) << own.out;
-  // The table itself (perf buildid-list also lists what it gathers from the records).
-  auto file = io::perf::perf_file_reader::open(out);
-  auto table = file.feature(io::perf::feature_build_id);
-  ASSERT_TRUE(table) << "no BUILD_ID table in the converted file";
-  bool listed = false;
-  for (const io::perf::build_id_entry& entry :
-       io::perf::parse_build_id_payload(*table, 0, "BUILD_ID"))
-    listed = listed || (entry.filename == program && entry.id.hex() == id);
-  EXPECT_TRUE(listed) << program << " " << id << " is not in the BUILD_ID table";
-
-  auto by_dso_and_symbol = [](const std::string& file) {
-    return test::run_command({"perf", "report", "-i", file, "--stdio", "--sort", "dso,sym",
-                              "--percent-limit", "1"})
-        .out;
-  };
-  std::string before = by_dso_and_symbol(data), after = by_dso_and_symbol(out);
-  EXPECT_NE(before.find("hot_function"), std::string::npos) << before;
-  auto rows = [](const std::string& report) {
-    std::string kept;
-    std::istringstream lines(report);
-    for (std::string line; std::getline(lines, line);)
-      if (!line.empty() && line[0] != '#') kept += line + "\n";
-    return kept;
-  };
-  EXPECT_EQ(rows(after), rows(before));
-
-  if (!exists(hotspot_parser)) GTEST_SKIP() << hotspot_parser << " is not installed";
-  test::command_result parsed =
-      test::run_command({hotspot_parser, "--input", out, "--print-stats"});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
-}
 
 TEST(ConvertCommand, BadInputExitsOneWithOneLineAndNoOutput) {
   test::temp_dir dir;
