@@ -69,6 +69,14 @@ std::string samples_with_stacks(const std::string& file) {
   return script.out;
 }
 
+// arec export's collapsed stacks of `file`: the shares a fleet store would show.
+std::string folded(const std::string& file) {
+  test::command_result run = test::run_command(
+      {arec_binary(), "export", "-q", "--format", "folded", "-i", file, "-o", "-"}, 60s);
+  EXPECT_EQ(run.exit_code, 0) << run.describe();
+  return run.out;
+}
+
 long hotspot_samples(const std::string& file) {
   test::command_result parsed =
       test::run_command({hotspot_parser, "--input", file, "--print-stats"}, 60s);
@@ -130,6 +138,7 @@ TEST_F(ConvertNewerForms, Compressed2RecordsReadAsTheCompressedOnesTheyReplace) 
   EXPECT_NE(expected.find("hot_function"), std::string::npos) << expected.substr(0, 2000);
   EXPECT_EQ(samples_with_stacks(converted), expected);
   EXPECT_EQ(hotspot_samples(converted), hotspot_samples(convert(data, "again.perf")));
+  EXPECT_EQ(folded(newer), folded(data)) << "arec export reads the newer form as the original";
 }
 
 // perf 7.x's --call-graph fp,defer: each sample's chain ends at PERF_CONTEXT_USER_DEFERRED and a
@@ -187,6 +196,9 @@ TEST_F(ConvertNewerForms, DeferredUserStacksAreStitchedBackIntoTheirSamples) {
   std::string converted = convert(newer, "stitched.perf");
   EXPECT_NE(expected.find("caller_function"), std::string::npos) << expected.substr(0, 2000);
   EXPECT_EQ(samples_with_stacks(converted), expected);
+  std::string stacks = folded(data);
+  EXPECT_NE(stacks.find("caller_function;hot_function"), std::string::npos) << stacks;
+  EXPECT_EQ(folded(newer), stacks) << "arec export stitches the deferred stacks too";
 }
 
 // perf 6.17 and later keep build-ids in MMAP2 records and write no BUILD_ID table; perf 6.1's
