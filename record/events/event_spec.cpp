@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 #include <linux/perf_event.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -150,7 +151,9 @@ bool is_tracepoint_part(std::string_view part, bool glob = false) {
 }
 
 // perf takes a part for a pattern only when it holds '*' or '?' ("[...]" alone is literal).
-bool is_glob(std::string_view part) { return part.find_first_of("*?") != std::string_view::npos; }
+bool is_glob(std::string_view part) {
+  return part.find_first_of("*?") != std::string_view::npos;
+}
 
 std::string tracefs_root() {
   try {
@@ -223,14 +226,53 @@ event_spec parse_pmu_syntax(std::string_view name) {
   return event;
 }
 
+// "SYSTEM:EVENT/TERMS/MODIFIERS": a tracepoint with the terms perf 6.1 takes for one (its
+// config_term_tracepoint: call graphs and inheritance; its overwrite terms arec does not offer
+// for any event), named without them, as perf names it; nullopt when the part before the first
+// '/' is not a tracepoint's name.
+std::optional<event_spec> parse_tracepoint_with_terms(std::string_view name) {
+  auto first = name.find('/'), last = name.rfind('/');
+  std::string_view head = name.substr(0, first);
+  auto colon = head.find(':');
+  if (colon == std::string_view::npos || !is_tracepoint_part(head.substr(0, colon)) ||
+      !is_tracepoint_part(head.substr(colon + 1)))
+    return std::nullopt;
+  auto syntax_error = [&](const std::string& problem) {
+    throw io::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
+  };
+  if (first == last) syntax_error("parser error");
+  std::string_view terms = name.substr(first + 1, last - first - 1);
+  static constexpr std::array<std::string_view, 7> allowed{"call-graph",  "stack-size", "max-stack",
+                                                           "inherit",     "no-inherit", "overwrite",
+                                                           "no-overwrite"};
+  for (std::size_t at = 0; at < terms.size();) {
+    std::size_t end = std::min(terms.find(',', at), terms.size());
+    std::string_view term = terms.substr(at, end - at);
+    std::string_view key = term.substr(0, term.find('='));
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      syntax_error("unknown term '" + std::string(key) +
+                   "' for a tracepoint (valid terms: call-graph,stack-size,max-stack,inherit,"
+                   "no-inherit)");
+    at = end + 1;
+  }
+  event_spec event = make_tracepoint(tracefs_root(), head.substr(0, colon), head.substr(colon + 1));
+  event.name = std::string(head);
+  apply_event_terms(event, terms, {}, name);
+  if (std::string_view modifiers = name.substr(last + 1); !modifiers.empty())
+    apply_modifiers(event, modifiers, name, false);
+  return event;
+}
+
 }  // namespace
 
 event_spec parse_event_spec(std::string_view name) {
   if (name.empty()) throw io::usage_error("empty event name");
-  // A ':' before the first '/' is no PMU syntax ("sched:../x" is an unknown tracepoint).
-  if (auto slash = name.find('/');
-      slash != std::string_view::npos && name.substr(0, slash).find(':') == std::string_view::npos)
-    return parse_pmu_syntax(name);
+  // A ':' before the first '/' is no PMU syntax: a tracepoint with terms
+  // ("sched:sched_switch/call-graph=fp/"), or an unknown event ("sched:../x").
+  if (auto slash = name.find('/'); slash != std::string_view::npos) {
+    if (name.substr(0, slash).find(':') == std::string_view::npos) return parse_pmu_syntax(name);
+    if (auto tracepoint = parse_tracepoint_with_terms(name)) return *tracepoint;
+  }
   auto colon = name.rfind(':');
   std::string_view base = name.substr(0, colon);
   std::optional<event_spec> event = find_symbolic_event(base);

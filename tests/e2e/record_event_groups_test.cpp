@@ -53,7 +53,8 @@ std::map<std::string, std::set<std::string>> event_fields(const std::string& dat
   static const std::regex later_bits(R"(\b(CALLCHAIN|READ|REGS_USER|STACK_USER)\b)");
   std::map<std::string, std::set<std::string>> events;
   for (const std::string& line : lines_of(evlist.out)) {
-    if (is_tracking_line(line)) continue;
+    // perf's tips ("# Tip: ...") follow the events.
+    if (is_tracking_line(line) || line.empty() || line[0] == '#') continue;
     std::string name = line.substr(0, line.find(": type:"));
     std::set<std::string>& fields = events[name];
     for (std::sregex_iterator it(line.begin(), line.end(), field), end; it != end; ++it)
@@ -180,6 +181,40 @@ TEST_F(RecordEventTerms, TermsSetTheirEventsAttrAsPerfSetsIt) {
   for (const auto& args : cases) {
     SCOPED_TRACE(::testing::PrintToString(args));
     expect_same_events(args);
+  }
+}
+
+// A tracepoint takes perf's call-graph, stack and inheritance terms (perf's own
+// record+probe_libc_inet_pton.sh writes `probe_libc:inet_pton/max-stack=3/`), keeps its name
+// without them, and takes modifiers after them.
+TEST_F(RecordEventTerms, TracepointTermsSetTheirAttrsAsPerfSetsThem) {
+  if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
+  own_mounts_ = true;
+  for (const char* event :
+       {"sched:sched_switch/call-graph=fp/", "sched:sched_switch/max-stack=3/",
+        "sched:sched_switch/call-graph=dwarf,stack-size=4096/", "sched:sched_switch/no-inherit/",
+        "sched:sched_switch/call-graph=fp/u"}) {
+    SCOPED_TRACE(event);
+    record(rec_, {"-e", event, "-a"}, ours_, {"sleep", "0.1"});
+    record(perf_, {"-e", event, "-a"}, theirs_, {"sleep", "0.1"});
+    auto ours = event_fields(ours_);
+    EXPECT_EQ(ours.count("sched:sched_switch"), 1u) << "named without its terms";
+    EXPECT_EQ(ours, event_fields(theirs_));
+  }
+}
+
+TEST_F(RecordEventTerms, TracepointTermsPerfRefusesAreRefusedInItsWords) {
+  if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
+  own_mounts_ = true;
+  for (const char* event : {"sched:sched_switch/period=2/", "sched:sched_switch/call-graph=fp"}) {
+    SCOPED_TRACE(event);
+    test::command_result ours =
+        test::run_command({"unshare", "--mount", "--propagation", "private", arec_binary(), "-e",
+                           event, "-o", ours_, "--", "true"});
+    EXPECT_EQ(ours.exit_code, rec_.usage_error_status()) << ours.describe();
+    EXPECT_NE(ours.err.find("event syntax error: '" + std::string(event) + "': "),
+              std::string::npos)
+        << ours.err;
   }
 }
 

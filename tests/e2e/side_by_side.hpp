@@ -25,10 +25,15 @@ class side_by_side_test : public ::testing::Test {
               std::vector<std::string> workload = {"true"}) {
     args.insert(args.end(), {"-q", "-o", data, "--"});
     args.insert(args.end(), workload.begin(), workload.end());
-    test::command_result run = test::run_command(who.command(args), std::chrono::seconds(60));
+    std::vector<std::string> command = who.command(args);
+    // perf mounts tracefs on the host for a tracepoint and leaves it there.
+    if (own_mounts_)
+      command.insert(command.begin(), {"unshare", "--mount", "--propagation", "private"});
+    test::command_result run = test::run_command(command, std::chrono::seconds(60));
     ASSERT_EQ(run.exit_code, 0) << who.describe() << ": " << run.describe();
   }
 
+  bool own_mounts_ = false;  // record in a mount namespace of the recording's own
   recorder rec_ = recorder::from_environment();
   recorder perf_ = recorder::reference_perf();
   test::temp_dir dir_;
