@@ -11,6 +11,7 @@ packages=(
   liburing-dev libzstd-dev libelf-dev libarchive-dev libasio-dev libgtest-dev libbenchmark-dev
   libcurl4-openssl-dev libprotobuf-dev protobuf-compiler  # fleet/ and export/ (docs/fleet.md)
   linux-perf hotspot zstd util-linux python3
+  iputils-ping  # perf's probe test workload: a probe on libc's inet_pton under ping -6 ::1
   # arec export (docs/export.md, "Dependencies"): profile.proto, gzip, ELF/DWARF, and the two
   # pprof readers the tests check the output with (Go's pprof, npm's pprof-format).
   zlib1g-dev libdw-dev golang-go nodejs

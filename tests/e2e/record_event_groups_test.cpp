@@ -203,6 +203,33 @@ TEST_F(RecordEventTerms, TracepointTermsSetTheirAttrsAsPerfSetsThem) {
   }
 }
 
+// perf's own record+probe_libc_inet_pton.sh form: a uprobe on libc's inet_pton with
+// max-stack=3, under `ping -6 -c 1 ::1`. arec's recording gives the stacks perf script shows for
+// perf's. The probe (kernel-wide) is made and removed within each run, in a mount namespace of
+// the run's own.
+TEST_F(RecordEventTerms, AProbeWithTermsRecordsTheStacksPerfRecords) {
+  if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
+  const std::string script =
+      "libc=$(ldd \"$(command -v ping)\" | awk '/libc.so/ {print $3}'); "
+      "perf probe -q -f -x \"$libc\" -a inet_pton || exit 77; "
+      "trap 'perf probe -q -d probe_libc:inet_pton' EXIT; "
+      "\"$@\" -e probe_libc:inet_pton/max-stack=3/ -o \"$0\" ping -6 -c 1 ::1 > /dev/null";
+  auto stacks = [&](const recorder& who, const std::string& data) {
+    std::vector<std::string> command{"unshare", "--mount", "--propagation", "private",
+                                     "sh",      "-c",      script,          data};
+    for (const std::string& word : who.command({"-q"})) command.push_back(word);
+    test::command_result run = test::run_command(command, 60s);
+    EXPECT_EQ(run.exit_code, 0) << who.describe() << ": " << run.describe();
+    test::command_result lines =
+        test::run_command({"perf", "script", "-i", data, "-F", "ip,sym,dso"}, 60s);
+    EXPECT_EQ(lines.exit_code, 0) << lines.describe();
+    return lines.out;
+  };
+  std::string ours = stacks(rec_, ours_), theirs = stacks(perf_, theirs_);
+  EXPECT_NE(ours.find("inet_pton"), std::string::npos) << ours;
+  EXPECT_EQ(ours, theirs);
+}
+
 TEST_F(RecordEventTerms, TracepointTermsPerfRefusesAreRefusedInItsWords) {
   if (auto why = missing_prerequisite(perf_scope::tracepoint)) GTEST_SKIP() << *why;
   own_mounts_ = true;
