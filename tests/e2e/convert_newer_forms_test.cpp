@@ -42,10 +42,10 @@ void put(bytes& out, std::uint64_t word) {
   out.insert(out.end(), raw, raw + sizeof word);
 }
 
-// `from` (a perf 6.1 file) written again as `to`: the same attrs and features, each record
-// replaced by what `change` appends for it.
-void rewrite_recording(const std::string& from, const std::string& to,
-                       const record_change& change) {
+// `from` (a perf 6.1 file) written again as `to`: the same attrs and features (and `added`),
+// each record replaced by what `change` appends for it.
+void rewrite_recording(const std::string& from, const std::string& to, const record_change& change,
+                       const io::perf::feature_set& added = {}) {
   auto source = io::perf::perf_file_reader::open(from);
   bytes data;
   source.for_each_record([&](const io::perf::record_header&, std::span<const std::byte> record,
@@ -54,6 +54,7 @@ void rewrite_recording(const std::string& from, const std::string& to,
   for (unsigned bit = 1; bit < 256; ++bit)
     if (auto payload = source.feature(static_cast<io::perf::feature>(bit)))
       features.set(static_cast<io::perf::feature>(bit), {payload->begin(), payload->end()});
+  for (const auto& [bit, payload] : added) features.set(bit, payload);
   io::unique_fd fd = io::unique_fd::open(to.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   io::perf::perf_file_writer writer(fd.get(), to);
   std::uint64_t offset = writer.write_prologue(source.events());
@@ -141,6 +142,46 @@ TEST_F(ConvertNewerForms, Compressed2RecordsReadAsTheCompressedOnesTheyReplace) 
   EXPECT_EQ(folded(newer), folded(data)) << "arec export reads the newer form as the original";
 }
 
+// perf 6.16-7.x write record types (84 BPF_METADATA, 85 SCHEDSTAT_CPU) and header features
+// (32 CPU_DOMAIN_INFO, 34 CLN_SIZE) perf 6.1 does not know: the converted file leaves them out,
+// names each in one warning, and reads as the original does.
+TEST_F(ConvertNewerForms, NewerRecordTypesAndFeaturesAreLeftOutAndNamed) {
+  std::string data = record({});
+  std::string newer = dir_.file("newer-types.data");
+  io::perf::feature_set added;
+  added.set(static_cast<io::perf::feature>(32), bytes(40, std::byte{3}));
+  added.set(static_cast<io::perf::feature>(34), bytes(8, std::byte{4}));
+  std::size_t seen = 0, inserted = 0;
+  rewrite_recording(
+      data, newer,
+      [&](std::span<const std::byte> record, bytes& out) {
+        out.insert(out.end(), record.begin(), record.end());
+        if (++seen % 50 != 0) return;
+        std::uint32_t type = seen % 100 == 0 ? 85 : 84;
+        io::perf::record_header head{type, 0, 32};
+        out.insert(out.end(), reinterpret_cast<const std::byte*>(&head),
+                   reinterpret_cast<const std::byte*>(&head) + sizeof head);
+        out.resize(out.size() + 24, std::byte{7});
+        ++inserted;
+      },
+      added);
+  ASSERT_GT(inserted, 2u);
+  std::string out = dir_.file("newer-types.perf");
+  test::command_result run =
+      test::run_command({arec_binary(), "convert", "-i", newer, "-o", out}, 60s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  EXPECT_NE(run.err.find("types perf 6.1 does not know: 84 BPF_METADATA ("), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("85 SCHEDSTAT_CPU ("), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("CPU_DOMAIN_INFO (32), newer than perf 6.1"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("CLN_SIZE (34), newer than perf 6.1"), std::string::npos) << run.err;
+  std::string original = convert(data, "original.perf");
+  EXPECT_EQ(samples_with_stacks(out), samples_with_stacks(original));
+  EXPECT_EQ(hotspot_samples(out), hotspot_samples(original));
+  EXPECT_EQ(folded(newer), folded(data));
+}
+
 // perf 7.x's --call-graph fp,defer: each sample's chain ends at PERF_CONTEXT_USER_DEFERRED and a
 // cookie; the user frames follow in a CALLCHAIN_DEFERRED record (u64 cookie, u64 nr, the ips,
 // the sample_id trailer). Converted, every sample has its whole stack again.
@@ -196,6 +237,7 @@ TEST_F(ConvertNewerForms, DeferredUserStacksAreStitchedBackIntoTheirSamples) {
   std::string converted = convert(newer, "stitched.perf");
   EXPECT_NE(expected.find("caller_function"), std::string::npos) << expected.substr(0, 2000);
   EXPECT_EQ(samples_with_stacks(converted), expected);
+  EXPECT_EQ(hotspot_samples(converted), hotspot_samples(dir_.file("plain.perf")));
   std::string stacks = folded(data);
   EXPECT_NE(stacks.find("caller_function;hot_function"), std::string::npos) << stacks;
   EXPECT_EQ(folded(newer), stacks) << "arec export stitches the deferred stacks too";
