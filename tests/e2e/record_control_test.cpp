@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "control_fifo.hpp"
 #include "io/unique_fd.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
@@ -23,35 +24,6 @@ namespace arec::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-
-const std::string perf_ack("ack\n\0", 5);
-
-void make_fifo(const std::string& path) {
-  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << "mkfifo " << path;
-}
-
-io::unique_fd open_read_write(const std::string& path) {
-  return io::unique_fd::open(path.c_str(), O_RDWR);
-}
-
-// Reads exactly `size` bytes from `fd`, giving up after 60 s without any: "" then.
-std::string read_bytes(int fd, std::size_t size) {
-  std::string got;
-  while (got.size() < size) {
-    pollfd ready{.fd = fd, .events = POLLIN, .revents = 0};
-    if (::poll(&ready, 1, 60'000) != 1) return got;
-    char buffer[64];
-    ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, size - got.size()));
-    if (n <= 0) return got;
-    got.append(buffer, static_cast<std::size_t>(n));
-  }
-  return got;
-}
-
-void write_line(int fd, const std::string& line) {
-  std::string text = line + "\n";
-  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-}
 
 // The recorder's ends of the channel, and the workload's request and done fifos.
 struct channel {

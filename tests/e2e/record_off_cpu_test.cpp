@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "control_fifo.hpp"
 #include "hotspot_stream.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
@@ -83,6 +84,57 @@ TEST_F(RecordOffCpu, BlockedTimeIsChargedToTheFunctionsThatBlocked) {
   std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
   EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
   EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+}
+
+// The same totals system-wide, compressed, and drained by a streaming thread per cpu (each
+// thread's switches in its own rings, ordered across them by time).
+TEST_F(RecordOffCpu, BlockedTimeIsTheSameSystemWideCompressedAndWithThreads) {
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{"--off-cpu", "-a"}, std::vector<std::string>{"--off-cpu", "-z"},
+        std::vector<std::string>{"--off-cpu", "--threads=cpu"}}) {
+    SCOPED_TRACE(::testing::PrintToString(options));
+    std::string data = dir_.file("variant.data");
+    auto [slept, waited] = record_pair(options, data);
+    std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
+    EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
+    EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+    test::run_command({"rm", "-rf", data});
+  }
+}
+
+// -p and -t attach to a program that waits at a gate (a fifo) before it runs its blocks; the gate
+// opens once the recorder has acknowledged a `ping` over --control, that is with its events
+// open. The blocks are charged as when the recorder started the program.
+TEST_F(RecordOffCpu, AttachedWithPidOrTidBlockedTimeIsCharged) {
+  for (const std::string target : {"-p", "-t"}) {
+    SCOPED_TRACE(target);
+    const std::string gate = dir_.file("gate" + target), control = dir_.file("ctl" + target),
+                      ack = dir_.file("ack" + target), data = dir_.file("attached" + target);
+    make_fifo(gate);
+    make_fifo(control);
+    make_fifo(ack);
+    io::unique_fd control_fd = open_read_write(control), ack_fd = open_read_write(ack);
+    test::child_process program =
+        test::child_process::spawn({"sh", "-c", "read go < \"$0\"; exec \"$@\"", gate,
+                                    test_program("off_cpu_pair"), "50", "30", "10"});
+    test::child_process recording = test::child_process::spawn(
+        rec_.command({"-q", "--off-cpu", "-e", "cpu-clock", target, std::to_string(program.pid()),
+                      "--control", "fifo:" + control + "," + ack, "-o", data}));
+    write_line(control_fd.get(), "ping");
+    ASSERT_EQ(read_bytes(ack_fd.get(), perf_ack.size()), perf_ack) << "no ack for ping";
+    io::unique_fd gate_fd = open_read_write(gate);
+    write_line(gate_fd.get(), "go");
+    test::command_result ran = program.wait(60s);
+    test::command_result recorded = recording.wait(60s);
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(ran.out, match, std::regex(R"(sleep_ns=(\d+) wait_ns=(\d+))")))
+        << ran.describe();
+    double slept = std::stod(match[1]), waited = std::stod(match[2]);
+    std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
+    EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
+    EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+  }
 }
 
 // With a 10 ms threshold each 50 ms sleep is a sample of its own, written when it ends.
