@@ -43,6 +43,7 @@ std::vector<seen> made_records(const std::string& path, std::uint64_t& switch_id
       {path, header.data.offset, header.data.offset + header.data.size});
   std::vector<seen> out;
   while (auto r = source.next()) {
+    if (r->header.type != PERF_RECORD_SWITCH && r->header.type != PERF_RECORD_SAMPLE) continue;
     std::vector<std::uint64_t> words(r->bytes.size() / 8 - 1);
     std::memcpy(words.data(), r->bytes.data() + 8, words.size() * 8);
     if (r->header.type == PERF_RECORD_SWITCH)  // trailer: TID, TIME, CPU, IDENTIFIER
