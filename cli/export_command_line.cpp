@@ -3,6 +3,7 @@
 #include <array>
 
 #include "cli/option_table.hpp"
+#include "fleet/otlp_environment.hpp"
 
 namespace arec::cli {
 namespace {
@@ -27,21 +28,24 @@ constexpr std::array export_table{
                   s.options.inputs.emplace_back(use.value);
                 }},
     export_spec{"output", 'o', required, "FILE", "write the profile to FILE ('-': standard output)",
-                "INPUT.pb.gz or INPUT.folded", files,
+                "INPUT.pb.gz, INPUT.folded or INPUT.otlp.pb", files,
                 [](export_state& s, const option_use& use) {
                   if (use.value.empty()) reject(use, "the output file name is empty");
                   s.options.output = std::string(use.value);
                 }},
     export_spec{"format", 0, required, "FORMAT",
-                "pprof (gzipped profile.proto) or folded (collapsed stacks for flamegraph.pl)",
+                "pprof (gzipped profile.proto), folded (collapsed stacks for flamegraph.pl) or "
+                "otlp (an OpenTelemetry ExportProfilesServiceRequest, not compressed)",
                 "pprof", output,
                 [](export_state& s, const option_use& use) {
                   if (use.value == "pprof")
                     s.options.format = exporting::export_format::pprof;
                   else if (use.value == "folded")
                     s.options.format = exporting::export_format::folded;
+                  else if (use.value == "otlp")
+                    s.options.format = exporting::export_format::otlp;
                   else
-                    reject(use, "unknown format: use pprof or folded");
+                    reject(use, "unknown format: use pprof, folded or otlp");
                 }},
     export_spec{"salvage", 0, none, "",
                 "export what can be read from a truncated or damaged recording", "", output,
@@ -62,6 +66,11 @@ std::variant<exporting::export_options, help_request> parse_export_command_line(
   if (rest < args.size())
     throw io::usage_error("unexpected argument " + io::quoted(args[rest]) +
                           " (name files with -i and -o)");
+  if (state.options.format == exporting::export_format::otlp) {
+    for (const fleet::label& attribute :
+         fleet::otlp_resource_attributes({}, fleet::process_environment))
+      state.options.resource.attributes.push_back({attribute.name, attribute.value});
+  }
   return state.options;
 }
 
@@ -70,12 +79,17 @@ std::string export_help_text() {
       "Usage: arec export [OPTIONS]\n"
       "\n"
       "Exports a recording's samples as a pprof profile (go tool pprof, Grafana Pyroscope,\n"
-      "Parca) or as collapsed stacks (flamegraph.pl, speedscope).\n";
+      "Parca), as collapsed stacks (flamegraph.pl, speedscope) or as an OpenTelemetry\n"
+      "profiles request (OTLP, the layout of opentelemetry-proto " +
+      std::string(exporting::otlp_proto_release) +
+      "; OTEL_SERVICE_NAME and\nOTEL_RESOURCE_ATTRIBUTES set its resource).\n";
   append_option_help(out, export_table);
   out +=
       "\nExamples:\n"
       "  arec export -i perf.data -o profile.pb.gz && go tool pprof -top profile.pb.gz\n"
-      "  arec export --format=folded -o - | flamegraph.pl > flame.svg\n";
+      "  arec export --format=folded -o - | flamegraph.pl > flame.svg\n"
+      "  arec export --format=otlp -o req.pb && curl -H 'Content-Type: application/x-protobuf'\n"
+      "       --data-binary @req.pb http://collector:4318/v1development/profiles\n";
   return out;
 }
 

@@ -4,18 +4,22 @@
 #include <string>
 #include <vector>
 
+#include "export/otlp_writer.hpp"
+
 namespace arec::exporting {
 
-enum class export_format { pprof, folded };
+enum class export_format { pprof, folded, otlp };
 
 struct export_options {
   // -i, repeatable: recordings (files or --threads directories) exported as one profile, e.g.
   // the files of a rotated recording. Empty: perf.data.
   std::vector<std::string> inputs;
-  std::string output;  // -o; empty: the first input + ".pb.gz" or ".folded"; "-": stdout
+  // -o; empty: the first input + ".pb.gz", ".folded" or ".otlp.pb"; "-": stdout
+  std::string output;
   export_format format = export_format::pprof;
-  bool salvage = false;  // --salvage
-  bool quiet = false;    // -q
+  otlp_resource resource;  // --format=otlp: what the request says of where it comes from
+  bool salvage = false;    // --salvage
+  bool quiet = false;      // -q
 };
 
 // The output file name `options` resolves to.

@@ -9,6 +9,7 @@
 #include "convert/convert_input.hpp"
 #include "convert/converter.hpp"
 #include "export/folded_writer.hpp"
+#include "export/otlp_writer.hpp"
 #include "export/pprof_writer.hpp"
 #include "export/profile_builder.hpp"
 #include "export/recording_info.hpp"
@@ -51,7 +52,15 @@ std::string output_path(const export_options& options) {
   if (!options.output.empty()) return options.output;
   std::string input = options.inputs.empty() ? "perf.data" : options.inputs.front();
   while (input.size() > 1 && input.ends_with('/')) input.pop_back();
-  return input + (options.format == export_format::pprof ? ".pb.gz" : ".folded");
+  switch (options.format) {
+    case export_format::pprof:
+      return input + ".pb.gz";
+    case export_format::folded:
+      return input + ".folded";
+    case export_format::otlp:
+      return input + ".otlp.pb";
+  }
+  return input;
 }
 
 export_report export_recording(const export_options& options) {
@@ -96,6 +105,8 @@ export_report export_recording(const export_options& options) {
   std::vector<std::byte> bytes;
   if (options.format == export_format::pprof) {
     bytes = gzip(pprof_message(result));
+  } else if (options.format == export_format::otlp) {
+    bytes = otlp_request(result, options.resource);  // uncompressed: `curl --data-binary` sends it
   } else {
     std::string text = folded_text(result);
     auto* first = reinterpret_cast<const std::byte*>(text.data());

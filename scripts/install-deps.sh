@@ -17,22 +17,26 @@ packages=(
   zlib1g-dev libdw-dev golang-go nodejs
 )
 
-# The tests' second pprof decoder, from the npm registry, in a directory of its own (see
-# tests/e2e/export_test.cpp, which fails, not skips, when it is missing).
+# The tests' second decoders, from the npm registry, in a directory of their own (see
+# tests/e2e/export_test.cpp, which fails, not skips, when one is missing): npm's pprof-format for
+# pprof, protobufjs (with long.js, for exact 64-bit times) for OTLP requests.
 node_modules_dir=${AREC_TEST_NODE_DIR:-/usr/local/lib/arec-test-node}
-pprof_format_version=2.3.2
+node_decoders=(pprof-format@2.3.2 protobufjs@8.8.1 long@5.3.2)
+node_decoder_installed() {  # NAME@VERSION
+  local manifest="$node_modules_dir/node_modules/${1%@*}/package.json"
+  [[ -f "$manifest" ]] && grep -q "\"version\": \"${1##*@}\"" "$manifest"
+}
 install_node_decoder() {
-  if [[ -f "$node_modules_dir/node_modules/pprof-format/package.json" ]] &&
-    grep -q "\"version\": \"$pprof_format_version\"" \
-      "$node_modules_dir/node_modules/pprof-format/package.json"; then
-    return 0
-  fi
-  echo "install-deps: installing pprof-format@$pprof_format_version into $node_modules_dir"
+  local wanted=()
+  for decoder in "${node_decoders[@]}"; do
+    node_decoder_installed "$decoder" || wanted+=("$decoder")
+  done
+  ((${#wanted[@]} == 0)) && return 0
+  echo "install-deps: installing ${wanted[*]} into $node_modules_dir"
   # Debian's nodejs comes without npm; a nodejs that bundles npm conflicts with Debian's npm.
   command -v npm > /dev/null || apt-get install -y --no-install-recommends npm
   mkdir -p "$node_modules_dir"
-  npm install --silent --no-audit --no-fund --prefix "$node_modules_dir" \
-    "pprof-format@$pprof_format_version"
+  npm install --silent --no-audit --no-fund --prefix "$node_modules_dir" "${node_decoders[@]}"
 }
 
 missing=()

@@ -337,7 +337,8 @@ TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
 TEST(ExportCommandLine, RejectsAnUnknownFormatAndAMissingInput) {
   test::command_result bad = test::run_command({arec_binary(), "export", "--format=json"});
   EXPECT_EQ(bad.exit_code, 2) << bad.describe();
-  EXPECT_NE(bad.err.find("--format=json: unknown format: use pprof or folded"), std::string::npos)
+  EXPECT_NE(bad.err.find("--format=json: unknown format: use pprof, folded or otlp"),
+            std::string::npos)
       << bad.err;
   test::temp_dir dir;
   test::command_result missing =

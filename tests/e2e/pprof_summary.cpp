@@ -6,25 +6,32 @@
 namespace arec::e2e {
 namespace {
 
-// Where scripts/install-deps.sh puts npm's pprof-format (AREC_TEST_NODE_DIR overrides).
+// Where scripts/install-deps.sh puts the npm decoders (AREC_TEST_NODE_DIR overrides).
 std::string node_modules() {
   const char* dir = std::getenv("AREC_TEST_NODE_DIR");
   return std::string(dir && *dir ? dir : "/usr/local/lib/arec-test-node") + "/node_modules";
 }
 
-}  // namespace
-
-test::command_result npm_pprof_summary(const std::string& path, const std::string& leaf) {
+test::command_result run_node_decoder(const std::string& script, const std::string& decoder,
+                                      const std::string& path, const std::string& leaf) {
   std::vector<std::string> command{"env", "NODE_PATH=" + node_modules(), "node",
-                                   std::string(AREC_TEST_SOURCE_DIR) +
-                                       "/e2e/pprof_format_summary.cjs",
-                                   path};
+                                   std::string(AREC_TEST_SOURCE_DIR) + "/e2e/" + script, path};
   if (!leaf.empty()) command.push_back(leaf);
   test::command_result decoded = test::run_command(command);
   if (decoded.exit_code != 0)
-    decoded.err += "\nnpm's pprof-format could not decode " + path + "; if it is missing from " +
+    decoded.err += "\nnpm's " + decoder + " could not decode " + path + "; if it is missing from " +
                    node_modules() + ", run scripts/install-deps.sh (it needs the npm registry)";
   return decoded;
+}
+
+}  // namespace
+
+test::command_result npm_pprof_summary(const std::string& path, const std::string& leaf) {
+  return run_node_decoder("pprof_format_summary.cjs", "pprof-format", path, leaf);
+}
+
+test::command_result npm_otlp_summary(const std::string& path, const std::string& leaf) {
+  return run_node_decoder("otlp_profiles_summary.cjs", "protobufjs", path, leaf);
 }
 
 long long json_number(const std::string& json, const std::string& key) {

@@ -1,5 +1,6 @@
-// pprof_summary: a gzipped pprof decoded by npm's pprof-format (pprof_format_summary.cjs), an
-// implementation independent of arec's protobuf code, as one line of JSON to read values from.
+// pprof_summary: a gzipped pprof decoded by npm's pprof-format (pprof_format_summary.cjs), and an
+// OTLP profiles request decoded by npm's protobufjs (otlp_profiles_summary.cjs): implementations
+// independent of arec's protobuf code, each as one line of JSON to read values from.
 #pragma once
 
 #include <string>
@@ -12,6 +13,10 @@ namespace arec::e2e {
 // (scripts/install-deps.sh installs it); the result's describe() says how to get it.
 // With `leaf`, "leafMatches" counts the samples whose leaf function's name contains it.
 test::command_result npm_pprof_summary(const std::string& path, const std::string& leaf = {});
+
+// Runs otlp_profiles_summary.cjs on `path` (an ExportProfilesServiceRequest, gzipped or not);
+// with `leaf`, "leafTotals" sums the samples whose leaf function's name contains it.
+test::command_result npm_otlp_summary(const std::string& path, const std::string& leaf = {});
 
 // The number after "KEY": in the JSON text (quoted or not), or -1 when it is not there.
 long long json_number(const std::string& json, const std::string& key);
