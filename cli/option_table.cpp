@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(option_group::count_)> group_titles{
     "Target selection", "Event selection and sampling",   "Files", "Output", "Buffers and threads",
-    "Run control",      "Fleet push (Grafana Pyroscope)", "Help"};
+    "Run control",      "Fleet push (Pyroscope, OpenTelemetry, Parca)", "Help"};
 
 constexpr std::size_t help_column = 32;
 constexpr std::size_t help_width = 100;

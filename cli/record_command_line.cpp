@@ -16,6 +16,8 @@
 
 #include "cli/option_table.hpp"
 #include "cli/option_values.hpp"
+#include "export/otlp_writer.hpp"
+#include "fleet/otlp_environment.hpp"
 #include "fleet/push_options.hpp"
 #include "io/cpu_list.hpp"
 #include "record/events/event_list.hpp"
@@ -37,11 +39,11 @@ struct record_state {
   request_kind request = request_kind::none;
   bool finished() const { return request != request_kind::none; }
   std::size_t last_events_start = 0;  // where the last -e's events begin in options.events
-  std::string frequency_spelled;  // "-F" or "--freq", for the -F/-c conflict message
+  std::string frequency_spelled;      // "-F" or "--freq", for the -F/-c conflict message
   std::string period_spelled;
   std::size_t cgroups_given = 0;  // -G names so far, empty ones included (perf's nr_cgroups)
-  bool group = false;  // --group: applied once every -e is known
-  bool latency = false;  // --latency: judged once the target is known
+  bool group = false;             // --group: applied once every -e is known
+  bool latency = false;           // --latency: judged once the target is known
   std::optional<fleet::push_options> push;  // any --push* option
 };
 
@@ -428,11 +430,16 @@ void apply_synth(record_state& state, const option_use& use) {
   std::string_view rest = use.value;
   while (true) {
     std::string_view part = rest.substr(0, rest.find(','));
-    if (part == "all") synth = {true, true, true};
-    else if (part == "task") synth.tasks = true;
-    else if (part == "mmap") synth.tasks = synth.mmaps = true;
-    else if (part == "cgroup") synth.cgroups = true;
-    else if (part != "no") reject(use, "expected no, all, task, mmap or cgroup (comma-separated)");
+    if (part == "all")
+      synth = {true, true, true};
+    else if (part == "task")
+      synth.tasks = true;
+    else if (part == "mmap")
+      synth.tasks = synth.mmaps = true;
+    else if (part == "cgroup")
+      synth.cgroups = true;
+    else if (part != "no")
+      reject(use, "expected no, all, task, mmap or cgroup (comma-separated)");
     if (part.size() == rest.size()) break;
     rest.remove_prefix(part.size() + 1);
   }
@@ -802,10 +809,16 @@ constexpr std::array record_table{
     record_spec{"duration", 0, required, "SECONDS", "stop after SECONDS (fractions allowed)",
                 "until COMMAND exits or Ctrl-C", control, apply_duration},
     record_spec{"push", 0, required, "URL",
-                "every --push-interval, send what was recorded as one pprof to Grafana "
-                "Pyroscope's push API at URL (user:password@ for basic auth); samples at 99 Hz "
+                "every --push-interval, send what was recorded to the fleet store at URL "
+                "(user:password@ for basic auth), as --push-format says; samples at 99 Hz "
                 "unless -F or -c say otherwise. Without -o the windows are not kept on disk",
                 "", push, apply_push},
+    record_spec{"push-format", 0, required, "FORMAT",
+                "pyroscope: a pprof per window to Grafana Pyroscope's push API; otlp: an "
+                "OpenTelemetry profiles request to URL/v1development/profiles (without --push: "
+                "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT); parca: "
+                "a pprof to Parca's WriteRaw at URL/api/profiles/writeraw",
+                "pyroscope", push, apply_push},
     record_spec{"push-interval", 0, required, "TIME",
                 "the window of each push: 15s, 500ms, 1m (at least 1s); with -o each window is "
                 "a file FILE.<timestamp>, as --switch-output=TIME writes them",
@@ -836,7 +849,7 @@ constexpr std::array record_table{
 void settle_push(record_state& state) {
   record_options& options = state.options;
   fleet::push_options& push = *state.push;
-  if (push.url.empty()) throw io::usage_error("--push-* options need --push URL");
+  fleet::settle_push_destination(push, fleet::process_environment);
   if (options.output_path == "-")
     throw io::usage_error("--push needs files to export: it cannot write to a pipe (-o -)");
   if (options.switch_output)

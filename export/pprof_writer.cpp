@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -61,7 +62,28 @@ void add_tables(pb::Profile& out, const profile& in) {
   for (const std::string& text : in.strings) out.add_string_table(text);
 }
 
+std::int64_t metric_safe_name(profile& p, std::int64_t index) {
+  std::string name = p.strings.at(static_cast<std::size_t>(index));
+  bool changed = false;
+  for (char& c : name) {
+    bool fits = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == ':';
+    if (!fits) c = '_', changed = true;
+  }
+  if (!changed) return index;
+  auto found = std::find(p.strings.begin(), p.strings.end(), name);
+  if (found != p.strings.end()) return found - p.strings.begin();
+  p.strings.push_back(std::move(name));
+  return static_cast<std::int64_t>(p.strings.size() - 1);
+}
+
 }  // namespace
+
+void use_metric_safe_type_names(profile& p) {
+  for (value_type& type : p.sample_types) type.type = metric_safe_name(p, type.type);
+  p.period_type.type = metric_safe_name(p, p.period_type.type);
+  p.default_sample_type = metric_safe_name(p, p.default_sample_type);
+}
 
 std::vector<std::byte> pprof_message(const profile& source) {
   pb::Profile out;

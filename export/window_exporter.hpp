@@ -1,6 +1,7 @@
 // window_exporter: the live side of export. Each finished output of a rotating recording (one
-// window of `arec --push`) becomes one gzipped pprof. One profile_builder serves every window,
-// so symbol tables are read once per object for the whole recording, not once per window.
+// window of `arec --push`) becomes one gzipped pprof, or one gzipped OTLP profiles request. One
+// profile_builder serves every window, so symbol tables are read once per object for the whole
+// recording, not once per window.
 #pragma once
 
 #include <cstddef>
@@ -9,13 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "export/otlp_writer.hpp"
 #include "export/profile_builder.hpp"
 #include "export/profile_split.hpp"
 
 namespace arec::exporting {
 
+// How a window's profiles are encoded: pprof, or OTLP requests saying `resource`.
+struct window_encoding {
+  bool otlp = false;
+  bool metric_safe_type_names = false;  // pprof for Parca: use_metric_safe_type_names
+  otlp_resource resource;
+};
+
 struct window_profile {
-  std::vector<std::byte> gzipped;  // pprof (profile.proto), gzipped
+  std::vector<std::byte> gzipped;  // the encoded profile, gzipped
   std::uint64_t uncompressed_size = 0;
 };
 
@@ -32,7 +41,8 @@ class window_exporter {
   // its samples as the profiles of the window [start_ns, end_ns), within `limits`. Throws as
   // export_recording does; a failed window leaves the next ones unaffected.
   window_export export_window(const std::string& path, std::int64_t start_ns, std::int64_t end_ns,
-                              const profile_limits& limits = {});
+                              const profile_limits& limits = {},
+                              const window_encoding& encoding = {});
 
  private:
   void add_new_perf_maps(const io::perf::feature_set& features);

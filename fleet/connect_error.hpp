@@ -21,6 +21,8 @@ struct push_outcome {
   std::string reason;  // empty when delivered: "HTTP 503, unavailable: ingester down"
   // How long the server asked us to wait before the next try (Retry-After on 429 or 503).
   std::optional<std::chrono::milliseconds> retry_after;
+  // Delivered, with something to say: an OTLP partial success ("2 profile(s) rejected: ...").
+  std::string note;
 };
 
 // The Connect error code and message of a JSON error body; empty strings for what is missing

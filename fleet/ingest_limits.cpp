@@ -6,18 +6,39 @@
 namespace arec::fleet {
 namespace {
 
-// Pyroscope accepts Prometheus label names and also '.' after the first character.
-bool valid_label_name(std::string_view name) {
+// Prometheus label names; Pyroscope also accepts '.' after the first character.
+bool valid_label_name(std::string_view name, bool dots) {
   if (name.empty()) return false;
   auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (!letter(name.front())) return false;
   for (char c : name.substr(1)) {
-    if (!letter(c) && !(c >= '0' && c <= '9') && c != '.') return false;
+    if (!letter(c) && !(c >= '0' && c <= '9') && !(dots && c == '.')) return false;
   }
   return true;
 }
 
 }  // namespace
+
+ingest_limits ingest_limits_of(push_format format) {
+  ingest_limits limits;
+  if (format == push_format::otlp) {
+    // The request size OTLP's specification asks servers to accept (v1.11); the attributes are
+    // the resource's, not series labels, and no store refuses a window by its age.
+    limits.max_profile_size_bytes = 64 * 1024 * 1024;
+    limits.reject_older_than = limits.reject_newer_than = std::chrono::seconds(0);
+  } else if (format == push_format::parca) {
+    // gRPC's default 4 MiB message (the gateway forwards WriteRaw over gRPC) bounds the window.
+    limits.reject_older_than = limits.reject_newer_than = std::chrono::seconds(0);
+    limits.dots_in_label_names = false;
+    limits.needs_service_name = false;
+  }
+  return limits;
+}
+
+std::optional<std::string> parca_label_problem(std::string_view name) {
+  if (valid_label_name(name, false)) return std::nullopt;
+  return "label name \"" + std::string(name) + "\" is not [a-zA-Z_][a-zA-Z0-9_]*";
+}
 
 std::optional<std::string> label_problem(std::span<const label> labels,
                                          const ingest_limits& limits) {
@@ -28,7 +49,8 @@ std::optional<std::string> label_problem(std::span<const label> labels,
   std::set<std::string_view> seen;
   bool has_service = false;
   for (const label& pair : labels) {
-    if (!valid_label_name(pair.name)) return "label name \"" + pair.name + "\" is not valid";
+    if (!valid_label_name(pair.name, limits.dots_in_label_names))
+      return "label name \"" + pair.name + "\" is not valid";
     if (pair.name.size() > limits.max_label_name_length) {
       return "label name \"" + pair.name.substr(0, 32) + "...\" is longer than " +
              std::to_string(limits.max_label_name_length) + " bytes";
@@ -41,7 +63,7 @@ std::optional<std::string> label_problem(std::span<const label> labels,
     if (!seen.insert(pair.name).second) return "label \"" + pair.name + "\" is given twice";
     has_service = has_service || pair.name == "service_name";
   }
-  if (!has_service) return "no service_name label";
+  if (!has_service && limits.needs_service_name) return "no service_name label";
   return std::nullopt;
 }
 
@@ -54,12 +76,12 @@ std::optional<std::string> window_problem(const push_window& window, std::int64_
   }
   auto older = std::chrono::nanoseconds(limits.reject_older_than).count();
   auto newer = std::chrono::nanoseconds(limits.reject_newer_than).count();
-  if (window.end_ns < now_ns - older) {
+  if (older != 0 && window.end_ns < now_ns - older) {
     return "the window ended " + std::to_string((now_ns - window.end_ns) / 1'000'000'000) +
            " s ago, longer than the server accepts (" +
            std::to_string(limits.reject_older_than.count()) + " s)";
   }
-  if (window.start_ns > now_ns + newer) return "the window starts in the future";
+  if (newer != 0 && window.start_ns > now_ns + newer) return "the window starts in the future";
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
-// ingest_limits: what Grafana Pyroscope's distributor rejects by default (pkg/validation,
-// limits.go), checked before a window is sent so that a window the server would refuse is
-// dropped here with the reason, not retried. docs/fleet.md lists what is checked where.
+// ingest_limits: what each store refuses (Grafana Pyroscope's distributor by default,
+// pkg/validation/limits.go; OTLP's recommended request size; Parca's label rules), checked before
+// a window is sent so that a window the server would refuse is dropped here with the reason,
+// not retried. docs/fleet.md lists what is checked where.
 #pragma once
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "fleet/push_window.hpp"
 
@@ -23,9 +25,19 @@ struct ingest_limits {
   // profile_limits); the server refuses more samples and cuts deeper stacks.
   std::size_t max_samples_per_profile = 16'000;
   std::size_t max_stack_depth = 1'000;
-  std::chrono::seconds reject_older_than{3600};
-  std::chrono::seconds reject_newer_than{600};
+  std::chrono::seconds reject_older_than{3600};  // 0: no limit
+  std::chrono::seconds reject_newer_than{600};   // 0: no limit
+  bool dots_in_label_names = true;  // Pyroscope takes '.' after the first character; Parca not
+  bool needs_service_name = true;
 };
+
+// The limits of the store `format` speaks to. OTLP and Parca keep Pyroscope's per-profile
+// sample and stack limits: a Collector may forward to Pyroscope, and smaller profiles cost any
+// store nothing.
+ingest_limits ingest_limits_of(push_format format);
+
+// Why `name` cannot be a Parca label name ([a-zA-Z_][a-zA-Z0-9_]*), or nullopt.
+std::optional<std::string> parca_label_problem(std::string_view name);
 
 // Why a series with these labels would be refused (a bad name, a too long name or value, too
 // many names, a name given twice, no service_name), or nullopt when it is acceptable.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <system_error>
 
+#include "fleet/otlp_environment.hpp"
 #include "io/owned_files.hpp"
 #include "io/usage_error.hpp"
 
@@ -21,32 +22,9 @@ namespace {
                         std::string(value) + "'");
 }
 
-void add_or_replace(std::vector<label>& labels, label pair) {
-  auto same = std::find_if(labels.begin(), labels.end(),
-                           [&](const label& other) { return other.name == pair.name; });
-  if (same != labels.end()) {
-    same->value = std::move(pair.value);
-  } else {
-    labels.push_back(std::move(pair));
-  }
-}
-
 // Enough for any bearer token (a JWT is a few hundred bytes); reading stops there, so a device
 // or a huge file given by mistake costs nothing.
 constexpr std::size_t max_token_bytes = 16 * 1024;
-
-// A value sent in an HTTP header: a CR or LF would end the header and start another one the
-// user did not write (header injection), a NUL cuts it; other control characters no server takes.
-void check_header_value(std::string_view option, std::string_view value, std::string_view what) {
-  for (char c : value) {
-    auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      throw io::usage_error(std::string(option) + ": " + std::string(what) +
-                            " must not hold control characters (CR, LF, NUL, ...): it is sent in "
-                            "an HTTP header");
-    }
-  }
-}
 
 // A bearer token comes from a file, never the command line, where `ps` would show it. As ssh does
 // for a key, a file others may read or that another user controls is refused: the token would
@@ -79,6 +57,29 @@ std::string read_token(std::string_view path_text) {
 }
 
 }  // namespace
+
+void add_or_replace(std::vector<label>& labels, label pair) {
+  auto same = std::find_if(labels.begin(), labels.end(),
+                           [&](const label& other) { return other.name == pair.name; });
+  if (same != labels.end()) {
+    same->value = std::move(pair.value);
+  } else {
+    labels.push_back(std::move(pair));
+  }
+}
+
+// A value sent in an HTTP header: a CR or LF would end the header and start another one the
+// user did not write (header injection), a NUL cuts it; other control characters no server takes.
+void check_header_value(std::string_view option, std::string_view value, std::string_view what) {
+  for (char c : value) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      throw io::usage_error(std::string(option) + ": " + std::string(what) +
+                            " must not hold control characters (CR, LF, NUL, ...): it is sent in "
+                            "an HTTP header");
+    }
+  }
+}
 
 void set_push_url(push_options& options, std::string_view url) {
   std::string_view scheme;
@@ -134,9 +135,30 @@ label parse_push_label(std::string_view text) {
   return pair;
 }
 
+push_format parse_push_format(std::string_view text) {
+  for (push_format format : {push_format::pyroscope, push_format::otlp, push_format::parca}) {
+    if (text == format_name(format)) return format;
+  }
+  bad_value("--push-format", text, "expected pyroscope, otlp or parca");
+}
+
+std::string_view format_name(push_format format) {
+  switch (format) {
+    case push_format::pyroscope:
+      return "pyroscope";
+    case push_format::otlp:
+      return "otlp";
+    case push_format::parca:
+      return "parca";
+  }
+  return "?";
+}
+
 void apply_push_option(push_options& options, std::string_view option, std::string_view value) {
   if (option == "--push") {
     set_push_url(options, value);
+  } else if (option == "--push-format") {
+    options.format = parse_push_format(value);
   } else if (option == "--push-interval") {
     options.interval = parse_push_interval(value);
   } else if (option == "--push-label") {
@@ -155,8 +177,36 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
   }
 }
 
+void settle_push_destination(push_options& options, const environment& env) {
+  options.limits = ingest_limits_of(options.format);
+  if (options.format != push_format::otlp) {
+    if (options.url.empty()) throw io::usage_error("--push-* options need --push URL");
+    if (options.format == push_format::parca) {
+      for (const label& pair : options.labels) {
+        if (auto problem = parca_label_problem(pair.name))
+          bad_value("--push-label", pair.name + "=" + pair.value, "a Parca label: " + *problem);
+      }
+    }
+    return;
+  }
+  std::string endpoint = otlp_profiles_endpoint(options.url, env);
+  options.url.clear();
+  set_push_url(options, endpoint);  // credentials out of the URL, control characters refused
+  if (endpoint.ends_with('/') && !options.url.ends_with('/')) options.url += '/';
+  options.extra_headers = otlp_headers(env);
+  options.resource_attributes = otlp_resource_attributes(options.labels, env);
+}
+
 std::string push_endpoint(const push_options& options) {
-  return options.url + "/push.v1.PusherService/Push";
+  switch (options.format) {
+    case push_format::pyroscope:
+      return options.url + "/push.v1.PusherService/Push";
+    case push_format::parca:
+      return options.url + "/api/profiles/writeraw";
+    case push_format::otlp:
+      break;
+  }
+  return options.url;
 }
 
 std::vector<label> series_labels(const push_options& options, const push_window& window) {

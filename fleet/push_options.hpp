@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +16,10 @@
 namespace arec::fleet {
 
 struct push_options {
-  std::string url;  // base URL, without credentials or trailing '/'
+  push_format format = push_format::pyroscope;
+  // Without credentials or trailing '/': the server's base URL (Pyroscope, Parca), or the OTLP
+  // profiles endpoint itself once settle_push_destination has resolved it.
+  std::string url;
   std::chrono::milliseconds interval{15'000};
   std::string profile_name = "process_cpu";  // the __name__ label
   std::string service_name;                  // empty: the host name
@@ -23,7 +27,11 @@ struct push_options {
   std::string basic_user, basic_password;    // from user:password@ in the URL
   std::string bearer_token;                  // Authorization: Bearer
   std::string tenant_id;                     // X-Scope-OrgID, for multi-tenant servers
-  std::string spool_dir;                     // empty: windows wait in memory only
+  std::vector<std::string> extra_headers;    // "Name: value" (OTLP: OTEL_EXPORTER_OTLP_HEADERS)
+  // OTLP: the resource's attributes (service.name, host.name, OTEL_RESOURCE_ATTRIBUTES's, the
+  // --push-label ones), set by settle_push_destination.
+  std::vector<label> resource_attributes;
+  std::string spool_dir;  // empty: windows wait in memory only
   std::uint64_t memory_bound_bytes = 8 << 20;
   std::uint64_t disk_bound_bytes = 256 << 20;
   std::chrono::milliseconds connect_timeout{5'000};
@@ -34,8 +42,8 @@ struct push_options {
   ingest_limits limits;
 };
 
-// Applies one option ("--push", "--push-interval", "--push-label", "--push-tenant",
-// "--push-token-file" or "--push-spool") with its value.
+// Applies one option ("--push", "--push-format", "--push-interval", "--push-label",
+// "--push-tenant", "--push-token-file" or "--push-spool") with its value.
 // Throws io::usage_error naming the option for a bad value.
 void apply_push_option(push_options& options, std::string_view option, std::string_view value);
 
@@ -48,12 +56,30 @@ std::chrono::milliseconds parse_push_interval(std::string_view text);
 // --push-label key=value: a valid Pyroscope label name and a non-empty value.
 label parse_push_label(std::string_view text);
 
-// The push endpoint: URL + "/push.v1.PusherService/Push".
+// Checks and completes `options` once the command line is read: Pyroscope and Parca need --push
+// URL; OTLP takes its endpoint, headers and resource attributes from --push and the
+// OpenTelemetry variables (fleet/otlp_environment). Throws io::usage_error.
+void settle_push_destination(push_options& options,
+                             const std::function<const char*(const char*)>& env);
+
+// --push-format: pyroscope, otlp or parca.
+push_format parse_push_format(std::string_view text);
+std::string_view format_name(push_format format);
+
+// The URL a window is posted to: URL + "/push.v1.PusherService/Push" (Pyroscope),
+// URL + "/api/profiles/writeraw" (Parca's gateway), URL itself (OTLP, already resolved).
 std::string push_endpoint(const push_options& options);
 
 // The labels of a window's series: __name__, service_name (the host name by default), the
 // --push-label ones, then the window's own; a later name replaces an earlier one.
 std::vector<label> series_labels(const push_options& options, const push_window& window);
+
+// Sets `pair` in `labels`: replaces the value of a label of the same name, else appends it.
+void add_or_replace(std::vector<label>& labels, label pair);
+
+// Throws io::usage_error naming `option` when `value` (sent in an HTTP header) holds control
+// characters: a CR or LF would start a header the user did not write.
+void check_header_value(std::string_view option, std::string_view value, std::string_view what);
 
 // This machine's host name (uname's nodename).
 std::string host_name();

@@ -102,6 +102,9 @@ void push_sender::send_until_stopped() {
       delays.reset();
       if (failing_) report_("push: delivering to " + options_.url + " again");
       failing_ = false;
+      if (!outcome.note.empty())
+        report_("push: " + options_.url + " took the window " + utc_time(window->start_ns) +
+                " to " + utc_time(window->end_ns) + " in part: " + outcome.note);
     } else if (outcome.verdict == push_verdict::drop) {
       spool_.finish(*entry, spool_result::refused);
       report_("push: dropped the window " + utc_time(window->start_ns) + " to " +

@@ -1,5 +1,6 @@
 // push_window: one recording window as the push sender receives it: an already encoded, gzipped
-// pprof with its time range and the labels of its series.
+// payload (a pprof, or an OTLP profiles request) with its time range and the labels of its
+// series.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +15,27 @@ struct label {
   friend bool operator==(const label&, const label&) = default;
 };
 
+// Where windows go and how they are spoken (--push-format).
+enum class push_format {
+  pyroscope,  // Grafana Pyroscope's push API (Connect): a pprof per window
+  otlp,       // OpenTelemetry's profiles signal over OTLP/HTTP (Collector, Pyroscope, ...)
+  parca,      // Parca's WriteRaw through its HTTP gateway: a pprof per window
+};
+
+// What a window's payload is; the spool keeps it, so a window left by a run with another
+// --push-format is not sent where it cannot be read.
+enum class payload_kind : std::uint8_t {
+  pprof,  // profile.proto: Pyroscope's push API and Parca's WriteRaw carry it
+  otlp,   // an OTLP ExportProfilesServiceRequest, sent as it is
+};
+
 struct push_window {
-  std::string profile;                  // gzipped pprof (profile.proto) bytes
-  std::uint64_t uncompressed_size = 0;  // the pprof's size before gzip; 0 when unknown
+  std::string profile;                  // the gzipped payload
+  std::uint64_t uncompressed_size = 0;  // the payload's size before gzip; 0 when unknown
   std::int64_t start_ns = 0;            // window start, ns since the Unix epoch
   std::int64_t end_ns = 0;              // window end, ns since the Unix epoch
   std::vector<label> labels;            // this window's own labels, after the sender's own
+  payload_kind payload = payload_kind::pprof;
 };
 
 }  // namespace arec::fleet

@@ -1,9 +1,13 @@
-// pusher: sends one window to Pyroscope's push.v1.PusherService/Push as a unary Connect call
-// over HTTP/1.1 and says what came of it. Runs on the sender's thread; blocks for the request.
+// pusher: sends one window over HTTP/1.1 in the form --push-format names (Pyroscope's
+// push.v1.PusherService/Push as a unary Connect call, an OTLP/HTTP profiles request, or Parca's
+// WriteRaw through its gateway) and says what came of it. Runs on the sender's thread; blocks
+// for the request.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +28,11 @@ class pusher {
   push_outcome push(const push_window& window, std::int64_t now_ns);
 
  private:
+  // Why the server would refuse `window` with `labels` at `now_ns`, or nullopt.
+  std::optional<std::string> problem(const push_window& window, std::int64_t now_ns,
+                                     std::span<const label> labels) const;
+  std::string body(const push_window& window, std::span<const label> labels) const;
+
   const push_options& options_;
   std::string endpoint_;
   std::vector<std::string> headers_;

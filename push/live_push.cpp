@@ -15,12 +15,22 @@ exporting::profile_limits encoder_limits(const fleet::ingest_limits& server) {
           .max_stack_depth = server.max_stack_depth};
 }
 
+exporting::window_encoding encoding_of(const fleet::push_options& options) {
+  exporting::window_encoding encoding;
+  encoding.otlp = options.format == fleet::push_format::otlp;
+  encoding.metric_safe_type_names = options.format == fleet::push_format::parca;
+  for (const fleet::label& attribute : options.resource_attributes)
+    encoding.resource.attributes.push_back({attribute.name, attribute.value});
+  return encoding;
+}
+
 }  // namespace
 
 live_push::live_push(fleet::push_options options, bool keep_outputs, fleet::reporter report)
     : report_(std::move(report)),
       keep_outputs_(keep_outputs),
       limits_(encoder_limits(options.limits)),
+      encoding_(encoding_of(options)),
       sender_(std::move(options), report_),
       thread_([this] { run(); }) {}
 
@@ -89,7 +99,8 @@ void live_push::report_limits_met(const exporting::window_export& exported, bool
 void live_push::export_and_push(const window_output& window) {
   exporting::window_export exported;
   try {
-    exported = exporter_.export_window(window.path, window.start_ns, window.end_ns, limits_);
+    exported =
+        exporter_.export_window(window.path, window.start_ns, window.end_ns, limits_, encoding_);
   } catch (const std::exception& error) {
     report_(std::string("push: cannot export the window in ") + window.path + ": " + error.what() +
             (keep_outputs_ ? "" : "; it is kept there"));
@@ -102,7 +113,8 @@ void live_push::export_and_push(const window_output& window) {
         .profile = {reinterpret_cast<const char*>(part.gzipped.data()), part.gzipped.size()},
         .uncompressed_size = part.uncompressed_size,
         .start_ns = window.start_ns,
-        .end_ns = window.end_ns};
+        .end_ns = window.end_ns,
+        .payload = encoding_.otlp ? fleet::payload_kind::otlp : fleet::payload_kind::pprof};
     sender_.push(std::move(pushed));
   }
   bool first_split = false, first_cut = false;

@@ -5,11 +5,14 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <stdexcept>
 
+#include "export/otlp/profiles_service.pb.h"
 #include "fleet/proto/push.pb.h"
 #include "io/system_error.hpp"
 
@@ -51,6 +54,45 @@ std::string response(int status, const std::string& content_type, const std::str
   return "HTTP/1.1 " + std::to_string(status) + (status == 200 ? " OK" : " Error") +
          "\r\nContent-Type: " + content_type +
          "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+bool gunzip(const std::string& in, std::string& out) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) return false;
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.avail_in = static_cast<uInt>(in.size());
+  out.clear();
+  int status = Z_OK;
+  char chunk[65536];
+  while (status == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(chunk);
+    stream.avail_out = sizeof chunk;
+    status = inflate(&stream, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  return status == Z_STREAM_END;
+}
+
+bool base64_decode(const std::string& in, std::string& out) {
+  static const std::string digits =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  if (in.size() % 4 != 0) return false;
+  out.clear();
+  std::uint32_t bits = 0;
+  int held = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    std::size_t value = digits.find(c);
+    if (value == std::string::npos) return false;
+    bits = bits << 6 | static_cast<std::uint32_t>(value);
+    held += 6;
+    if (held >= 8) {
+      held -= 8;
+      out += static_cast<char>((bits >> held) & 0xff);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -204,6 +246,29 @@ std::string stand_in_server::answer(const std::string& head, const std::string& 
   received_push push;
   push.path = head.substr(0, head.find("\r\n"));
   push.headers = parse_headers(head);
+  bool taken = false;
+  std::string reply;
+  if (push.path.starts_with("POST /v1development/profiles ")) {
+    if (push.headers["content-type"] != "application/x-protobuf")  // as Pyroscope compares it
+      return response(415, "text/plain", "Unsupported Content-Type");
+    std::string request = body;
+    if (lower(push.headers["content-encoding"]) == "gzip" && !gunzip(body, request))
+      return response(400, "text/plain", "bad gzip");
+    reply = take_otlp(request, push, taken);
+  } else if (push.path.starts_with("POST /api/profiles/writeraw ")) {
+    reply = take_parca(body, push, taken);
+  } else {
+    reply = take_pyroscope(body, push, taken);
+  }
+  if (taken) {
+    received_.push_back(std::move(push));
+    changed_.notify_all();
+  }
+  return reply;
+}
+
+std::string stand_in_server::take_pyroscope(const std::string& body, received_push& push,
+                                            bool& taken) {
   push::v1::PushRequest request;
   if (!request.ParseFromString(body)) {
     return response(400, "application/json",
@@ -213,9 +278,39 @@ std::string stand_in_server::answer(const std::string& head, const std::string& 
     for (const auto& pair : series.labels()) push.labels.push_back({pair.name(), pair.value()});
     for (const auto& sample : series.samples()) push.profiles.push_back(sample.raw_profile());
   }
-  received_.push_back(std::move(push));
-  changed_.notify_all();
+  taken = true;
   return response(200, "application/proto", "");
+}
+
+// As Pyroscope's handler: a body that does not parse, or has no dictionary, is a 400 in text.
+std::string stand_in_server::take_otlp(const std::string& body, received_push& push, bool& taken) {
+  opentelemetry::proto::collector::profiles::v1development::ExportProfilesServiceRequest request;
+  if (!request.ParseFromString(body)) return response(400, "text/plain", "not a profiles request");
+  if (!request.has_dictionary())
+    return response(400, "text/plain", "missing profile metadata dictionary");
+  push.profiles.push_back(body);
+  taken = true;
+  return response(200, "application/x-protobuf", "");
+}
+
+// The JSON form fleet writes: labels' name and value strings, then one rawProfile in base64.
+std::string stand_in_server::take_parca(const std::string& body, received_push& push, bool& taken) {
+  static const std::regex pair(R"re(\{"name":"([^"]*)","value":"([^"]*)"\})re");
+  static const std::regex profile(R"re("rawProfile":"([A-Za-z0-9+/=]*)")re");
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), pair); it != std::sregex_iterator();
+       ++it)
+    push.labels.push_back({(*it)[1], (*it)[2]});
+  std::smatch found;
+  std::string decoded;
+  if (!std::regex_search(body, found, profile) || !base64_decode(found[1], decoded))
+    return response(400, "application/json", R"({"code":3,"message":"no rawProfile"})");
+  bool named = std::any_of(push.labels.begin(), push.labels.end(),
+                           [](const fleet::label& l) { return l.name == "__name__"; });
+  if (!named)
+    return response(400, "application/json", R"({"code":3,"message":"missing __name__ label"})");
+  push.profiles.push_back(std::move(decoded));
+  taken = true;
+  return response(200, "application/json", "{}");
 }
 
 std::vector<received_push> stand_in_server::received() const {

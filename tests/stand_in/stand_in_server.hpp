@@ -1,8 +1,11 @@
-// stand_in_server: a small Connect server on loopback that stands in for Grafana Pyroscope in
-// tests: it decodes push.v1.PushRequest with the generated code, records what it received with
-// the request's headers, and can be told to fail the next requests (an HTTP status and a Connect
-// JSON error), to hold requests unanswered until released (a slow server), or to stop and
-// restart on the same port.
+// stand_in_server: a small HTTP server on loopback that stands in for the fleet stores in tests:
+// Grafana Pyroscope's push API (a Connect call: push.v1.PushRequest decoded with the generated
+// code), an OTLP/HTTP profiles receiver (POST /v1development/profiles: the Content-Type Pyroscope
+// insists on, gzip, a request that parses as ExportProfilesServiceRequest with a dictionary) and
+// Parca's WriteRaw gateway (POST /api/profiles/writeraw, protobuf's JSON form). It records what it
+// received with the request's headers, and can be told to fail the next requests (an HTTP status
+// and a Connect JSON error), to hold requests unanswered until released (a slow server), or to
+// stop and restart on the same port.
 #pragma once
 
 #include <chrono>
@@ -23,8 +26,10 @@ namespace arec::test {
 struct received_push {
   std::string path;
   std::map<std::string, std::string> headers;  // names in lower case
-  std::vector<fleet::label> labels;            // of the (one) series
-  std::vector<std::string> profiles;           // raw_profile of each sample
+  std::vector<fleet::label> labels;            // of the (one) series; none for OTLP
+  // raw_profile of each sample (Pyroscope, Parca: as sent, gzipped); OTLP: the request itself,
+  // gunzipped
+  std::vector<std::string> profiles;
 };
 
 class stand_in_server {
@@ -64,6 +69,10 @@ class stand_in_server {
   void serve_connection(int fd);
   bool read_request(int fd, std::string& buffer, std::string& head, std::string& body);
   std::string answer(const std::string& head, const std::string& body);
+  // What each route makes of a request it takes: the reply, and `push` filled when accepted.
+  static std::string take_pyroscope(const std::string& body, received_push& push, bool& taken);
+  static std::string take_otlp(const std::string& body, received_push& push, bool& taken);
+  static std::string take_parca(const std::string& body, received_push& push, bool& taken);
 
   io::unique_fd listener_;
   io::unique_fd wake_;  // an eventfd: stop() makes every poll return
