@@ -98,6 +98,13 @@ std::string otlp_profiles_endpoint(std::string_view push_url, const environment&
   return base + std::string(profiles_path);
 }
 
+std::string otlp_endpoint_source(std::string_view push_url, const environment& env) {
+  if (!push_url.empty()) return "--push";
+  for (const char* name : {"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"})
+    if (!variable(env, name).empty()) return name;
+  return "the default";
+}
+
 std::vector<std::string> otlp_headers(const environment& env) {
   constexpr std::string_view name = "OTEL_EXPORTER_OTLP_HEADERS";
   std::vector<std::string> headers;

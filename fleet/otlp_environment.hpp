@@ -29,6 +29,8 @@ std::vector<label> parse_otel_list(std::string_view text, std::string_view varia
 // gets "/"), else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1development/profiles", else the
 // specification's default http://localhost:4318/v1development/profiles.
 std::string otlp_profiles_endpoint(std::string_view push_url, const environment& env);
+// Where that endpoint came from, for messages: "--push", a variable's name, or "the default".
+std::string otlp_endpoint_source(std::string_view push_url, const environment& env);
 
 // OTEL_EXPORTER_OTLP_HEADERS as "Name: value" lines. Throws io::usage_error for a name that is
 // not an HTTP token or a value with control characters.

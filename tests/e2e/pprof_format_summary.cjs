@@ -4,7 +4,7 @@
 // per tid label, and the profile's window (timeNanos, durationNanos: strings, as 64-bit values
 // do not fit a JSON number), as one JSON object. With LEAF, also the samples whose leaf frame's
 // function name contains it (leafMatches) and, per sample type, the sum of their values
-// (leafTotals: "offcpu-time/nanoseconds" -> N).
+// (leafTotals: "offcpu-time/nanoseconds" -> N); and buildIds, the mapped files' build-ids.
 'use strict';
 const fs = require('fs');
 const zlib = require('zlib');
@@ -46,4 +46,7 @@ for (const sample of profile.sample) {
     }
   }
 }
+// The mapped files and their build-ids: "file": "buildid".
+summary.buildIds = Object.fromEntries(profile.mapping.map(
+  (m) => [strings[Number(m.filename)], strings[Number(m.buildId)]]));
 process.stdout.write(JSON.stringify(summary) + '\n');

@@ -227,6 +227,28 @@ TEST_F(RecordOffCpu, ExportCarriesOffCpuTimeAsItsOwnSampleType) {
   EXPECT_NEAR(ms["wait_on_pipe"] * 1e6, waited, 0.2 * waited) << by_function.out;
 }
 
+// In OTLP, off-CPU time is a Profile of its own, off_cpu/nanoseconds, beside the CPU samples,
+// charged to the functions that blocked (decoded by npm's protobufjs).
+TEST_F(RecordOffCpu, ExportToOtlpMakesOffCpuTimeAProfileOfItsOwn) {
+  std::string data = dir_.file("otlp.data");
+  auto [slept, waited] = record_pair({"--off-cpu"}, data);
+  std::string request = dir_.file("otlp.pb");
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "-q", "--format=otlp", "-i", data, "-o", request}, 60s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  for (auto [leaf, measured] : {std::pair{"sleep_in_nanosleep", slept}, {"wait_on_pipe", waited}}) {
+    test::command_result decoded = npm_otlp_summary(request, leaf);
+    ASSERT_EQ(decoded.exit_code, 0) << decoded.describe();
+    EXPECT_NE(decoded.out.find("\"problems\":[]"), std::string::npos) << decoded.out;
+    EXPECT_NE(decoded.out.find("\"samples/count\":"), std::string::npos) << decoded.out;
+    auto totals = decoded.out.find("\"leafTotals\":");
+    ASSERT_NE(totals, std::string::npos) << decoded.out;
+    double charged =
+        static_cast<double>(json_number(decoded.out.substr(totals), "off_cpu/nanoseconds"));
+    EXPECT_NEAR(charged, measured, 0.2 * measured) << leaf << "\n" << decoded.out;
+  }
+}
+
 // Each file of a rotated recording holds the off-CPU time that ended in it: the blocks written
 // as they end, and the sums of short blocks at each cut. Together they are the whole, once.
 TEST_F(RecordOffCpu, RotationSplitsTheTimeWithoutLosingOrDoublingAny) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -83,7 +84,18 @@ struct window_check {
   long long samples = 0;
   long long start_ns = 0;
   long long end_ns = 0;
+  long long hot = 0;         // samples whose leaf is hot_function
+  std::string hot_build_id;  // the build-id the window gives hot_loop's mapping, if mapped
 };
+
+// `"FILE":"BUILDID"` (pprof summary) or `{"file":"FILE","buildId":"BUILDID"}` (OTLP summary).
+std::string build_id_in(const std::string& summary, const std::string& file) {
+  for (std::string key : {"\"" + file + "\":\"", "{\"file\":\"" + file + "\",\"buildId\":\""}) {
+    auto at = summary.find(key);
+    if (at != std::string::npos) return summary.substr(at + key.size(), 40);
+  }
+  return "";
+}
 
 // An OTLP window: how it was sent, and what npm's protobufjs reads in it.
 window_check check_otlp_window(const test::received_push& push, const std::string& scratch) {
@@ -96,7 +108,7 @@ window_check check_otlp_window(const test::received_push& push, const std::strin
   EXPECT_EQ(push.profiles.size(), 1u);
   if (push.profiles.empty()) return window;
   std::ofstream(scratch, std::ios::binary) << push.profiles.front();
-  test::command_result decoded = npm_otlp_summary(scratch);
+  test::command_result decoded = npm_otlp_summary(scratch, "hot_function");
   EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
   EXPECT_NE(decoded.out.find("\"problems\":[]"), std::string::npos) << decoded.out;
   window.samples = total_of(decoded.out, "samples/count");
@@ -110,6 +122,9 @@ window_check check_otlp_window(const test::received_push& push, const std::strin
   EXPECT_TRUE(holds(decoded.out, "deployment.environment", "e2e,1")) << decoded.out;
   EXPECT_TRUE(holds(decoded.out, "env", "e2e")) << "--push-label: a resource attribute";
   EXPECT_TRUE(holds(decoded.out, "periodType", "cpu/nanoseconds")) << decoded.out;
+  if (auto leaf = decoded.out.find("\"leafTotals\":"); leaf != std::string::npos)
+    window.hot = std::max(0LL, json_number(decoded.out.substr(leaf), "samples/count"));
+  window.hot_build_id = build_id_in(decoded.out, test_program("hot_loop"));
   window.start_ns = json_number(decoded.out, "timeUnixNano");
   window.end_ns = window.start_ns + json_number(decoded.out, "durationNano");
   EXPECT_GT(window.end_ns, window.start_ns) << decoded.out;
@@ -127,13 +142,15 @@ window_check check_parca_window(const test::received_push& push, const std::stri
   EXPECT_EQ(push.profiles.size(), 1u);
   if (push.profiles.empty()) return window;
   std::ofstream(scratch, std::ios::binary) << push.profiles.front();
-  test::command_result decoded = npm_pprof_summary(scratch);
+  test::command_result decoded = npm_pprof_summary(scratch, "hot_function");
   EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
   // Parca makes a PromQL selector of the types: no '-' in them.
   EXPECT_NE(decoded.out.find(R"("types":["cpu_clock_samples/count","cpu_clock/nanoseconds"])"),
             std::string::npos)
       << decoded.out;
   window.samples = json_number(decoded.out, "samples");
+  window.hot = json_number(decoded.out, "leafMatches");
+  window.hot_build_id = build_id_in(decoded.out, test_program("hot_loop"));
   window.start_ns = json_number(decoded.out, "timeNanos");
   window.end_ns = window.start_ns + json_number(decoded.out, "durationNanos");
   return window;
@@ -162,7 +179,8 @@ TEST_P(RecordPushFormat, EveryWindowArrivesInItsFormatWithTheSamplesOfItsFile) {
   ASSERT_GE(files.size(), 2u) << run.describe();
   std::vector<test::received_push> received = server_.received();
   ASSERT_EQ(received.size(), files.size()) << run.describe();
-  long long previous_end = 0;
+  long long previous_end = 0, hot = 0;
+  const std::string build_id = gnu_build_id(test_program("hot_loop"));
   for (std::size_t i = 0; i < files.size(); ++i) {
     SCOPED_TRACE(files[i]);
     window_check window = check_window(GetParam(), received[i], dir_.file("window"));
@@ -171,7 +189,11 @@ TEST_P(RecordPushFormat, EveryWindowArrivesInItsFormatWithTheSamplesOfItsFile) {
     EXPECT_EQ(window.samples, static_cast<long long>(script.samples.size()));
     if (i > 0) EXPECT_EQ(window.start_ns, previous_end) << "windows follow each other";
     previous_end = window.end_ns;
+    hot += window.hot;
+    if (window.hot > 0) EXPECT_EQ(window.hot_build_id, build_id) << "hot_loop's mapping";
   }
+  // 2.5 s of CPU in hot_function at 99 Hz: about 250 samples (fewer on a busy machine).
+  EXPECT_GT(hot, 50) << "the hot function arrives";
   std::string endpoint =
       GetParam() == "otlp" ? server_.url() + "/v1development/profiles" : server_.url();
   EXPECT_NE(run.err.find("arec: push: " + std::to_string(files.size()) + " of " +
@@ -203,7 +225,11 @@ TEST_P(RecordPushFormat, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
   EXPECT_NE(run.err.find(" again"), std::string::npos) << run.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, RecordPushFormat, ::testing::Values("otlp", "parca"));
+// "Record/..." so that the runs CI makes of ^Record (TSan's too) take these.
+INSTANTIATE_TEST_SUITE_P(Record, RecordPushFormat, ::testing::Values("otlp", "parca"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
 
 TEST(ExportOtlp, TheRequestHoldsEverySampleWithTheHotFunctionItsBuildIdAndAttributes) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;

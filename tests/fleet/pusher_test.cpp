@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fleet/ingest_limits.hpp"
+#include "fleet/proto/otlp_response.pb.h"
 #include "fleet_test_support.hpp"
 #include "stand_in/stand_in_server.hpp"
 
@@ -38,6 +40,76 @@ TEST(Pusher, RetryAfterOn429And503IsTheServersAsk) {
 
   push_outcome other = client.push(numbered_window(3), now_ns());
   EXPECT_EQ(other.retry_after, std::nullopt) << "only 429 and 503 carry a Retry-After we use";
+}
+
+push_options format_options(const std::string& url, push_format format) {
+  push_options options = test::stand_in_options(url);
+  options.format = format;
+  options.limits = ingest_limits_of(format);
+  if (format == push_format::otlp) options.url += "/v1development/profiles";
+  return options;
+}
+
+TEST(Pusher, AnOtlpServersAnswersDeliverRetryOrDropAsTheSpecificationSays) {
+  stand_in_server server;
+  otlp::ExportResponse partial;
+  partial.mutable_partial_success()->set_rejected_profiles(1);
+  partial.mutable_partial_success()->set_error_message("sample type unknown");
+  server.reply_next(stand_in_server::raw_reply(200, "", partial.SerializeAsString()));
+  server.reply_next(stand_in_server::raw_reply(400, "", "missing profile metadata dictionary"));
+  server.reply_next(stand_in_server::raw_reply(503, "", ""));
+  server.reply_next(stand_in_server::raw_reply(413, "", ""));
+  std::atomic<bool> abort{false};
+  push_options options = format_options(server.url(), push_format::otlp);
+  pusher client{options, abort};
+  push_window window = numbered_window(1);
+  window.payload = payload_kind::otlp;
+
+  push_outcome partly = client.push(window, now_ns());
+  EXPECT_EQ(partly.verdict, push_verdict::delivered) << "a partial success is not retried";
+  EXPECT_EQ(partly.note, "1 profile(s) rejected: sample type unknown");
+  push_outcome refused = client.push(window, now_ns());
+  EXPECT_EQ(refused.verdict, push_verdict::drop);
+  EXPECT_EQ(refused.reason, "HTTP 400: missing profile metadata dictionary");
+  EXPECT_EQ(client.push(window, now_ns()).verdict, push_verdict::retry);
+  EXPECT_EQ(client.push(window, now_ns()).verdict, push_verdict::drop);
+
+  std::vector<test::received_push> none = server.received();
+  EXPECT_TRUE(none.empty()) << "scripted replies only";
+}
+
+TEST(Pusher, AWindowSpooledInAnotherFormatIsDroppedNotSent) {
+  stand_in_server server;
+  std::atomic<bool> abort{false};
+  push_options options = format_options(server.url(), push_format::otlp);
+  pusher client{options, abort};
+  push_outcome outcome = client.push(numbered_window(1), now_ns());  // a pprof
+  EXPECT_EQ(outcome.verdict, push_verdict::drop);
+  EXPECT_NE(outcome.reason.find("spooled as a pprof by a run with another --push-format"),
+            std::string::npos)
+      << outcome.reason;
+  EXPECT_EQ(server.requests(), 0u);
+}
+
+TEST(Pusher, ParcaGetsWriteRawAndItsJsonErrorsAreNamed) {
+  stand_in_server server;
+  std::atomic<bool> abort{false};
+  push_options options = format_options(server.url(), push_format::parca);
+  pusher client{options, abort};
+  EXPECT_EQ(client.push(numbered_window(1), now_ns()).verdict, push_verdict::delivered);
+  std::vector<test::received_push> received = server.received();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0].path, "POST /api/profiles/writeraw HTTP/1.1");
+  ASSERT_EQ(received[0].profiles.size(), 1u);
+  EXPECT_EQ(received[0].profiles[0], numbered_window(1).profile);
+
+  server.reply_next(stand_in_server::raw_reply(
+      400, "", R"({"code":3,"message":"invalid profile: mapping ids","details":[]})"));
+  server.reply_next(stand_in_server::raw_reply(503, "", R"({"code":14,"message":"no store"})"));
+  push_outcome refused = client.push(numbered_window(2), now_ns());
+  EXPECT_EQ(refused.verdict, push_verdict::drop);
+  EXPECT_EQ(refused.reason, "HTTP 400: invalid profile: mapping ids");
+  EXPECT_EQ(client.push(numbered_window(3), now_ns()).verdict, push_verdict::retry);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fleet/proto/otlp_response.pb.h"
 #include "fleet/proto/push.pb.h"
 
 namespace arec::fleet {
@@ -37,6 +38,49 @@ TEST(FleetWireFormat, ACutSpoolFileIsRefused) {
   std::string bytes = encode_spooled_window(window);
   EXPECT_FALSE(decode_spooled_window(bytes.substr(0, bytes.size() / 2)));
   EXPECT_FALSE(decode_spooled_window(""));
+}
+
+TEST(FleetWireFormat, ParcaWriteRawIsProtobufsJsonFormWithTheProfileInBase64) {
+  push_window window{std::string("\x1f\x8b\0\xff\xfe", 5), 0, 1, 2, {}};
+  std::vector<label> labels{{"__name__", "process_cpu"}, {"comm", "a\"b\\c\n"}};
+  EXPECT_EQ(
+      encode_parca_write_raw(labels, window),
+      R"({"series":[{"labels":{"labels":[{"name":"__name__","value":"process_cpu"},)"
+      R"({"name":"comm","value":"a\"b\\c\u000a"}]},"samples":[{"rawProfile":"H4sA//4="}]}]})");
+  for (auto [bytes, base64] : {std::pair{"a", "YQ=="}, {"ab", "YWI="}, {"abc", "YWJj"}}) {
+    window.profile = bytes;
+    std::string body = encode_parca_write_raw({}, window);
+    EXPECT_NE(body.find(std::string("\"rawProfile\":\"") + base64 + "\""), std::string::npos)
+        << body;
+  }
+}
+
+TEST(FleetWireFormat, AnOtlpAnswerSaysItsPartialSuccessOrItsError) {
+  otlp::ExportResponse partial;
+  partial.mutable_partial_success()->set_rejected_profiles(2);
+  partial.mutable_partial_success()->set_error_message("too old");
+  EXPECT_EQ(otlp_partial_success(partial.SerializeAsString()), "2 profile(s) rejected: too old");
+  EXPECT_EQ(otlp_partial_success(""), "") << "an empty answer is a whole success";
+  EXPECT_EQ(otlp_partial_success(otlp::ExportResponse().SerializeAsString()), "");
+
+  otlp::Status status;
+  status.set_code(3);
+  status.set_message("profiles signal disabled");
+  EXPECT_EQ(otlp_error_message(status.SerializeAsString()), "profiles signal disabled");
+  EXPECT_EQ(otlp_error_message("missing profile metadata dictionary\n"),
+            "missing profile metadata dictionary")
+      << "Pyroscope answers in plain text";
+  EXPECT_EQ(otlp_error_message(std::string("\x08\x03\x12\x02\x01\x02", 6)), "")
+      << "nothing printable: nothing to show";
+}
+
+TEST(FleetWireFormat, TheSpoolKeepsAWindowsPayloadKind) {
+  push_window window{"gz", 1, 1, 2, {}, payload_kind::otlp};
+  auto decoded = decode_spooled_window(encode_spooled_window(window));
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(decoded->payload, payload_kind::otlp);
+  window.payload = payload_kind::pprof;
+  EXPECT_EQ(decode_spooled_window(encode_spooled_window(window))->payload, payload_kind::pprof);
 }
 
 }  // namespace
