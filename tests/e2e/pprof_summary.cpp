@@ -42,4 +42,14 @@ long long json_number(const std::string& json, const std::string& key) {
   return std::stoll(json.substr(at));
 }
 
+bool json_holds(const std::string& json, const std::string& key, const std::string& value) {
+  return json.find("\"" + key + "\":\"" + value + "\"") != std::string::npos;
+}
+
+long long otlp_total(const std::string& summary, const std::string& type) {
+  auto at = summary.find("\"totals\":");
+  if (at == std::string::npos) return -1;
+  return json_number(summary.substr(at, summary.find('}', at) - at), type);
+}
+
 }  // namespace arec::e2e

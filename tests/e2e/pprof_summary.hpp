@@ -21,4 +21,11 @@ test::command_result npm_otlp_summary(const std::string& path, const std::string
 // The number after "KEY": in the JSON text (quoted or not), or -1 when it is not there.
 long long json_number(const std::string& json, const std::string& key);
 
+// `"KEY":"VALUE"` somewhere in the JSON text (an attribute, a mapping's build-id...).
+bool json_holds(const std::string& json, const std::string& key, const std::string& value);
+
+// The value of "TYPE" ("samples/count") in an OTLP summary's "totals", or -1 when it is not
+// there (no profile of that type).
+long long otlp_total(const std::string& summary, const std::string& type);
+
 }  // namespace arec::e2e

@@ -1,10 +1,8 @@
-// `arec --push`: the recording is cut into windows that reach a Connect server speaking
-// Pyroscope's push.v1.PusherService/Push (tests/stand_in: a stand-in, not a live Pyroscope).
-// Every window arrives, with its labels, decodes with npm's pprof-format, holds the samples
-// perf script counts in the window's file, and starts where the one before ended; a server
-// that is down gets the windows once it is back; without -o nothing stays on disk.
+// `arec --push` to a server speaking Pyroscope's push.v1.PusherService/Push (tests/stand_in: a
+// stand-in, not a live Pyroscope), beyond what every format does (record_push_formats_test):
+// without -o nothing stays on disk, a container's JIT frames are named, and a second stop
+// signal ends the flush at exit and keeps the windows.
 #include <gtest/gtest.h>
-#include <sys/utsname.h>
 
 #include <chrono>
 #include <csignal>
@@ -13,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "perf_script.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
+#include "pushed_windows.hpp"
 #include "recorder.hpp"
 #include "rotated_outputs.hpp"
 #include "stand_in/stand_in_server.hpp"
@@ -27,49 +25,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string host_name() {
-  struct utsname names {};
-  return ::uname(&names) == 0 ? names.nodename : "";
-}
-
-std::string label_value(const test::received_push& push, const std::string& name) {
-  for (const fleet::label& pair : push.labels)
-    if (pair.name == name) return pair.value;
-  return "<none>";
-}
-
-// arec recording every CPU at the push rate (cpu-clock: no PMU here), pushing to `url`.
+// arec pushing to `url` in Pyroscope's format.
 std::vector<std::string> push_command(const std::string& url, std::vector<std::string> more) {
-  std::vector<std::string> command{arec_binary(),     "-e", "cpu-clock",    "--push", url,
-                                   "--push-interval", "1s", "--push-label", "env=e2e"};
-  command.insert(command.end(), more.begin(), more.end());
-  return command;
-}
-
-struct window_check {
-  long long samples = 0;
-  long long start_ns = 0;
-  long long end_ns = 0;
-};
-
-// Decodes the one profile of `push` with npm's pprof-format and checks its series' labels.
-window_check check_window(const test::received_push& push, const std::string& scratch) {
-  window_check window;
-  EXPECT_EQ(push.path, "POST /push.v1.PusherService/Push HTTP/1.1");
-  EXPECT_EQ(label_value(push, "__name__"), "process_cpu");
-  EXPECT_EQ(label_value(push, "service_name"), host_name());
-  EXPECT_EQ(label_value(push, "env"), "e2e");
-  EXPECT_EQ(push.profiles.size(), 1u);
-  if (push.profiles.empty()) return window;
-  std::ofstream(scratch, std::ios::binary) << push.profiles.front();
-  test::command_result decoded = npm_pprof_summary(scratch);
-  EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
-  if (decoded.exit_code != 0) return window;
-  window.samples = json_number(decoded.out, "samples");
-  window.start_ns = json_number(decoded.out, "timeNanos");
-  window.end_ns = window.start_ns + json_number(decoded.out, "durationNanos");
-  EXPECT_GT(window.end_ns, window.start_ns) << decoded.out;
-  return window;
+  return e2e::push_command("pyroscope", url, std::move(more));
 }
 
 class RecordPush : public ::testing::Test {
@@ -80,36 +38,6 @@ class RecordPush : public ::testing::Test {
   test::stand_in_server server_;
   test::temp_dir dir_;
 };
-
-TEST_F(RecordPush, EveryWindowArrivesWithItsLabelsAndTheSamplesOfItsFile) {
-  const std::string base = dir_.file("push.data");
-  test::command_result run = test::run_command(
-      push_command(server_.url(), {"-a", "-o", base, "--", test_program("hot_loop"), "2500"}));
-  ASSERT_EQ(run.exit_code, 0) << run.describe();
-  // With -o the windows are the user's recording: PATH.<time> files, as --switch-output=1s.
-  std::vector<std::string> files = rotated_outputs(dir_.path(), "push.data");
-  ASSERT_GE(files.size(), 2u) << run.describe();
-  std::vector<test::received_push> received = server_.received();
-  ASSERT_EQ(received.size(), files.size()) << run.describe();
-  test::command_result attrs = test::run_command({"perf", "evlist", "-v", "-i", files.front()});
-  EXPECT_NE(attrs.out.find("sample_freq }: 99,"), std::string::npos) << attrs.out;
-  long long previous_end = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    SCOPED_TRACE(files[i]);
-    window_check window = check_window(received[i], dir_.file("window.pb.gz"));
-    perf_script script = run_perf_script(files[i]);
-    ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-    EXPECT_EQ(window.samples, static_cast<long long>(script.samples.size()));
-    if (i > 0) {
-      EXPECT_EQ(window.start_ns, previous_end) << "windows follow each other without gap";
-    }
-    previous_end = window.end_ns;
-  }
-  EXPECT_NE(run.err.find("arec: push: " + std::to_string(files.size()) + " of " +
-                         std::to_string(files.size()) + " window(s) delivered to " + server_.url()),
-            std::string::npos)
-      << run.err;
-}
 
 TEST_F(RecordPush, WithoutOutputNothingStaysOnDisk) {
   const std::string tmp = dir_.file("tmp"), spool = dir_.file("spool");
@@ -124,7 +52,7 @@ TEST_F(RecordPush, WithoutOutputNothingStaysOnDisk) {
   ASSERT_GE(received.size(), 1u) << run.describe();
   long long samples = 0;
   for (const test::received_push& push : received)
-    samples += check_window(push, dir_.file("window.pb.gz")).samples;
+    samples += check_window("pyroscope", push, dir_.file("window.pb.gz")).samples;
   EXPECT_GT(samples, 0);
   EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "the windows' files are removed once pushed";
   EXPECT_FALSE(std::filesystem::exists(spool)) << "an empty spool directory arec made is removed";
@@ -149,8 +77,8 @@ jsHotFunction(1.5e9);
                        " /mnt && mount -t tmpfs arec-test /tmp && exec node --perf-basic-prof " +
                        "--logfile=/dev/null /mnt/hot.js";
   test::command_result run = test::run_command(push_command(
-      server_.url(), {"-g", "--", "unshare", "--pid", "--fork", "--mount", "--mount-proc", "sh",
-                      "-c", inside}));
+      server_.url(),
+      {"-g", "--", "unshare", "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", inside}));
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::vector<test::received_push> received = server_.received();
   ASSERT_GE(received.size(), 1u) << run.describe();
@@ -166,32 +94,6 @@ jsHotFunction(1.5e9);
   ASSERT_GT(samples, 0);
   EXPECT_GT(static_cast<double>(hot) / static_cast<double>(samples), 0.5)
       << hot << " of " << samples << " samples named jsHotFunction";
-}
-
-// Nothing blocks while the server is away: the windows wait, and arrive once it is back.
-TEST_F(RecordPush, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
-  const std::string base = dir_.file("down.data");
-  server_.stop();
-  test::child_process recording = test::child_process::spawn(
-      push_command(server_.url(), {"-a", "-o", base, "--push-spool", dir_.file("spool")}));
-  ASSERT_TRUE(recording.wait_for_stderr("arec: push: cannot deliver to " + server_.url(), 60s));
-  server_.restart();
-  ASSERT_TRUE(server_.wait_for_received(2));
-  recording.send_signal(SIGINT);
-  test::command_result run = recording.wait(60s);
-  EXPECT_EQ(run.term_signal, 0) << run.describe();
-  std::vector<std::string> files = rotated_outputs(dir_.path(), "down.data");
-  std::vector<test::received_push> received = server_.received();
-  ASSERT_EQ(received.size(), files.size()) << run.describe();
-  long long pushed = 0, recorded = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    pushed += check_window(received[i], dir_.file("window.pb.gz")).samples;
-    recorded += static_cast<long long>(run_perf_script(files[i]).samples.size());
-  }
-  EXPECT_EQ(pushed, recorded);
-  EXPECT_NE(run.err.find("arec: push: delivering to " + server_.url() + " again"),
-            std::string::npos)
-      << run.err;
 }
 
 // A server that takes the request and never answers: after the first stop signal the flush at
