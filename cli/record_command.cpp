@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "io/file_copy.hpp"
@@ -37,19 +38,23 @@ class window_directory {
 };
 
 // The last line of a pushed recording. Profiles and windows differ when windows over the
-// server's limits were split.
+// server's limits were split, and for Parca (a profile per process).
 void print_push_summary(const push::push_totals& totals, const fleet::push_options& push_options) {
   auto n = [](std::uint64_t value) { return static_cast<unsigned long long>(value); };
-  if (totals.profiles == totals.windows) {
+  bool per_process = push_options.format == fleet::push_format::parca;
+  if (totals.profiles == totals.windows && !per_process) {
     std::fprintf(stderr, "arec: push: %llu of %llu window(s) delivered to %s (%llu samples)\n",
                  n(totals.delivered), n(totals.windows), push_options.url.c_str(),
                  n(totals.samples));
   } else {
-    std::fprintf(stderr,
-                 "arec: push: %llu of %llu profile(s) delivered to %s (%llu window(s) split to "
-                 "the server's limits, %llu samples)\n",
-                 n(totals.delivered), n(totals.profiles), push_options.url.c_str(),
-                 n(totals.windows), n(totals.samples));
+    std::string split = totals.split_windows == 0 ? ""
+                                                  : ", " + std::to_string(totals.split_windows) +
+                                                        " split to the server's limits";
+    std::fprintf(
+        stderr,
+        "arec: push: %llu of %llu profile(s) delivered to %s (%llu window(s)%s%s, %llu samples)\n",
+        n(totals.delivered), n(totals.profiles), push_options.url.c_str(), n(totals.windows),
+        per_process ? ", a profile per process" : "", split.c_str(), n(totals.samples));
   }
   if (totals.cut_stacks != 0) {
     std::fprintf(stderr, "arec: push: %llu stack(s) cut to the server's %zu frames\n",

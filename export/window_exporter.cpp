@@ -12,18 +12,29 @@ namespace arec::exporting {
 namespace {
 
 // Encodes `p`, halving its samples until each part fits `max_bytes` (a single sample that does
-// not fit stays whole: the sender says why it cannot go).
+// not fit stays whole: the sender says why it cannot go). Parts get `labels`.
 void encode_within(profile p, std::size_t max_bytes, const window_encoding& encoding,
-                   std::vector<window_profile>& parts) {
+                   const series_labels& labels, window_export& out) {
   std::vector<std::byte> message =
       encoding.otlp ? otlp_request(p, encoding.resource) : pprof_message(p);
   if (max_bytes != 0 && message.size() > max_bytes && p.samples.size() > 1) {
+    out.split_for_limits = true;
     std::size_t half_samples = (p.samples.size() + 1) / 2;
     for (profile& half : split_samples(std::move(p), half_samples))
-      encode_within(std::move(half), max_bytes, encoding, parts);
+      encode_within(std::move(half), max_bytes, encoding, labels, out);
     return;
   }
-  parts.push_back({.gzipped = gzip(message), .uncompressed_size = message.size()});
+  out.parts.push_back(
+      {.gzipped = gzip(message), .uncompressed_size = message.size(), .labels = labels});
+}
+
+// `p` in as many parts as `limits` ask for, each with `labels`.
+void encode_parts(profile p, const profile_limits& limits, const window_encoding& encoding,
+                  const series_labels& labels, window_export& out) {
+  std::vector<profile> parts = split_samples(std::move(p), limits.max_samples);
+  if (parts.size() > 1) out.split_for_limits = true;
+  for (profile& part : parts)
+    encode_within(std::move(part), limits.max_bytes, encoding, labels, out);
 }
 
 }  // namespace
@@ -62,8 +73,14 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   profile whole = builder_->finish(start_ns, end_ns);
   if (encoding.metric_safe_type_names) use_metric_safe_type_names(whole);
   out.cut_stacks = truncate_stacks(whole, limits.max_stack_depth);
-  for (profile& part : split_samples(std::move(whole), limits.max_samples))
-    encode_within(std::move(part), limits.max_bytes, encoding, out.parts);
+  if (!encoding.series_per_process) {
+    encode_parts(std::move(whole), limits, encoding, {}, out);
+    return out;
+  }
+  // One process at a time: a copy of the tables per process would add up on a busy host.
+  for (process_samples& process : group_by_process(whole))
+    encode_parts(with_samples(whole, std::move(process.samples)), limits, encoding, process.labels,
+                 out);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "export/otlp_writer.hpp"
@@ -19,20 +20,27 @@ namespace arec::exporting {
 // How a window's profiles are encoded: pprof, or OTLP requests saying `resource`.
 struct window_encoding {
   bool otlp = false;
-  bool metric_safe_type_names = false;  // pprof for Parca: use_metric_safe_type_names
+  // pprof for Parca, which keeps series labels only: use_metric_safe_type_names, and a profile
+  // per process (group_by_process) whose series labels name it.
+  bool metric_safe_type_names = false;
+  bool series_per_process = false;
   otlp_resource resource;
 };
+
+using series_labels = std::vector<std::pair<std::string, std::string>>;
 
 struct window_profile {
   std::vector<std::byte> gzipped;  // the encoded profile, gzipped
   std::uint64_t uncompressed_size = 0;
+  series_labels labels;  // the part's own series labels (series_per_process), else none
 };
 
-// One window, in as many profiles as `profile_limits` asks for (one, mostly).
+// One window, in as many profiles as `profile_limits` (and series_per_process) ask for.
 struct window_export {
   std::vector<window_profile> parts;
-  std::uint64_t samples = 0;     // perf samples read
-  std::uint64_t cut_stacks = 0;  // stacks cut to the limit's depth
+  std::uint64_t samples = 0;      // perf samples read
+  std::uint64_t cut_stacks = 0;   // stacks cut to the limit's depth
+  bool split_for_limits = false;  // parts were made to fit the limits
 };
 
 class window_exporter {

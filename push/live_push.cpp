@@ -19,6 +19,7 @@ exporting::window_encoding encoding_of(const fleet::push_options& options) {
   exporting::window_encoding encoding;
   encoding.otlp = options.format == fleet::push_format::otlp;
   encoding.metric_safe_type_names = options.format == fleet::push_format::parca;
+  encoding.series_per_process = options.format == fleet::push_format::parca;
   for (const fleet::label& attribute : options.resource_attributes)
     encoding.resource.attributes.push_back({attribute.name, attribute.value});
   return encoding;
@@ -115,12 +116,14 @@ void live_push::export_and_push(const window_output& window) {
         .start_ns = window.start_ns,
         .end_ns = window.end_ns,
         .payload = encoding_.otlp ? fleet::payload_kind::otlp : fleet::payload_kind::pprof};
+    for (auto& [name, value] : part.labels) pushed.labels.push_back({name, value});
     sender_.push(std::move(pushed));
   }
   bool first_split = false, first_cut = false;
   {
     io::exclusive_lock lock{mutex_};
-    first_split = exported.parts.size() > 1 && totals_.profiles == totals_.windows;
+    first_split = exported.split_for_limits && totals_.split_windows == 0;
+    totals_.split_windows += exported.split_for_limits ? 1 : 0;
     first_cut = exported.cut_stacks != 0 && totals_.cut_stacks == 0;
     ++totals_.windows;
     totals_.profiles += exported.parts.size();

@@ -25,9 +25,11 @@ struct window_output {
 };
 
 struct push_totals {
-  std::uint64_t windows = 0;     // exported and handed to the sender
-  std::uint64_t profiles = 0;    // sent for them: more when a window was split for the server
-  std::uint64_t cut_stacks = 0;  // stacks cut to the server's depth
+  std::uint64_t windows = 0;        // exported and handed to the sender
+  std::uint64_t profiles = 0;       // sent for them: more when a window was split for the server,
+                                    // or into a profile per process (Parca)
+  std::uint64_t split_windows = 0;  // windows split to the server's limits
+  std::uint64_t cut_stacks = 0;     // stacks cut to the server's depth
   std::uint64_t samples = 0;
   std::uint64_t failed = 0;     // windows that could not be exported (reported one by one)
   std::uint64_t delivered = 0;  // of this run's, those the server took (not an earlier run's)

@@ -41,12 +41,18 @@ window_check check_pprof_window(const std::string& format, const test::received_
   test::command_result decoded = npm_pprof_summary(scratch, leaf);
   EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
   if (decoded.exit_code != 0) return window;
+  window.samples = json_number(decoded.out, "samples");
   if (format == "parca") {  // Parca makes a PromQL selector of the types: no '-' in them
     EXPECT_NE(decoded.out.find(R"("types":["cpu_clock_samples/count","cpu_clock/nanoseconds"])"),
               std::string::npos)
         << decoded.out;
+    // A series per process: its samples are those of the process its labels name.
+    EXPECT_NE(label_value(push, "pid"), "<none>");
+    EXPECT_NE(decoded.out.find("\"byComm\":{\"" + label_value(push, "comm") +
+                               "\":" + std::to_string(window.samples) + "}"),
+              std::string::npos)
+        << label_value(push, "comm") << ": " << decoded.out;
   }
-  window.samples = json_number(decoded.out, "samples");
   window.hot = json_number(decoded.out, "leafMatches");
   window.hot_build_id = build_id_in(decoded.out, test_program("hot_loop"));
   window.start_ns = json_number(decoded.out, "timeNanos");

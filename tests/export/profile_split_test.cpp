@@ -100,5 +100,35 @@ TEST(ProfileSplit, CutCallersThatNoSampleReachesLeaveTheTables) {
   for (const std::string& text : p.strings) EXPECT_NE(text, "deep_root");
 }
 
+// Three samples of process 7 ("app", which then execs "worker") and one of process 9 ("db", in
+// a container): three series, in the order they first appear, each with its own tables.
+TEST(ProfileSplit, ByProcessGroupsSamplesByPidAndCommAndNamesThem) {
+  profile p = samples_with_own_leaves(4);
+  auto add = [&](std::string text) {
+    p.strings.push_back(std::move(text));
+    return static_cast<std::int64_t>(p.strings.size() - 1);
+  };
+  std::int64_t pid = add("pid"), comm = add("comm"), container = add("container_id");
+  std::int64_t app = add("app"), worker = add("worker"), db = add("db"), id = add("c0ffee");
+  p.samples[0].labels = {{pid, 0, 7}, {comm, app, 0}};
+  p.samples[1].labels = {{pid, 0, 9}, {comm, db, 0}, {container, id, 0}};
+  p.samples[2].labels = {{pid, 0, 7}, {comm, app, 0}};
+  p.samples[3].labels = {{pid, 0, 7}, {comm, worker, 0}};
+  std::vector<process_samples> groups = group_by_process(p);
+  EXPECT_TRUE(p.samples.empty()) << "the samples moved into the groups";
+  ASSERT_EQ(groups.size(), 3u);
+  using labels = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(groups[0].labels, (labels{{"pid", "7"}, {"comm", "app"}}));
+  EXPECT_EQ(groups[1].labels, (labels{{"pid", "9"}, {"comm", "db"}, {"container_id", "c0ffee"}}));
+  EXPECT_EQ(groups[2].labels, (labels{{"pid", "7"}, {"comm", "worker"}}));
+  ASSERT_EQ(groups[0].samples.size(), 2u);
+  profile app_part = with_samples(p, std::move(groups[0].samples));
+  ASSERT_EQ(app_part.samples.size(), 2u);
+  EXPECT_EQ(app_part.locations.size(), 3u) << "fn_0, fn_2 and shared_main: only what they use";
+  EXPECT_EQ(stack_names(app_part, app_part.samples[1]),
+            (std::vector<std::string>{"fn_2", "shared_main"}));
+  EXPECT_EQ(app_part.time_nanos, 1000);
+}
+
 }  // namespace
 }  // namespace arec::exporting
