@@ -381,6 +381,10 @@ async::task<void> streamer::run_rounds() {
       if (stopping_) break;
     }
     co_await write_off_cpu_samples();  // the blocks the round's switches ended
+    // The stop may have come while they were written: the end may have closed the stream, and
+    // a write started after that is reaped by nobody (arec --off-cpu hung at exit, waiting for
+    // this round's marker, in about one run in twenty).
+    if (stopping_) break;
     // A switch meanwhile held rounds back: the marker would belong to the new file.
     if (config_.write_rounds && !rounds_held_ && bytes_since_round_ > 0) {
       // Every record written after this marker is newer than all records before the previous
