@@ -79,30 +79,25 @@ std::vector<label> parse_otel_list(std::string_view text, std::string_view varia
   return pairs;
 }
 
-std::string otlp_profiles_endpoint(std::string_view push_url, const environment& env) {
+otlp_endpoint otlp_profiles_endpoint(std::string_view push_url, const environment& env) {
   if (!push_url.empty()) {
     std::string url(push_url);
     if (!url.ends_with(profiles_path)) url += profiles_path;
-    return url;
+    return {url, "--push"};
   }
-  if (std::string_view signal = variable(env, "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT");
-      !signal.empty()) {
+  constexpr const char* signal_variable = "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT";
+  if (std::string_view signal = variable(env, signal_variable); !signal.empty()) {
     std::string url(signal);
     std::size_t host = url.find("://");
     if (host != std::string::npos && url.find('/', host + 3) == std::string::npos) url += '/';
-    return url;
+    return {url, signal_variable};
   }
-  std::string base(variable(env, "OTEL_EXPORTER_OTLP_ENDPOINT"));
+  constexpr const char* base_variable = "OTEL_EXPORTER_OTLP_ENDPOINT";
+  std::string base(variable(env, base_variable));
+  std::string source = base.empty() ? "the default" : base_variable;
   if (base.empty()) base = "http://localhost:4318";
   while (base.ends_with('/')) base.pop_back();
-  return base + std::string(profiles_path);
-}
-
-std::string otlp_endpoint_source(std::string_view push_url, const environment& env) {
-  if (!push_url.empty()) return "--push";
-  for (const char* name : {"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"})
-    if (!variable(env, name).empty()) return name;
-  return "the default";
+  return {base + std::string(profiles_path), source};
 }
 
 std::vector<std::string> otlp_headers(const environment& env) {

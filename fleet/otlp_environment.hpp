@@ -24,13 +24,16 @@ const char* process_environment(const char* name);
 // malformed: the whole variable is refused, as the specification asks, and the user told.
 std::vector<label> parse_otel_list(std::string_view text, std::string_view variable);
 
-// The profiles endpoint: `push_url` (--push, a base URL: /v1development/profiles is appended
-// unless it ends so), else OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT as it is (a URL without a path
-// gets "/"), else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1development/profiles", else the
-// specification's default http://localhost:4318/v1development/profiles.
-std::string otlp_profiles_endpoint(std::string_view push_url, const environment& env);
-// Where that endpoint came from, for messages: "--push", a variable's name, or "the default".
-std::string otlp_endpoint_source(std::string_view push_url, const environment& env);
+// The profiles endpoint and where it came from: `push_url` (--push, a base URL:
+// /v1development/profiles is appended unless it ends so), else
+// OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT as it is (a URL without a path gets "/"), else
+// OTEL_EXPORTER_OTLP_ENDPOINT + "/v1development/profiles", else the specification's default
+// http://localhost:4318/v1development/profiles.
+struct otlp_endpoint {
+  std::string url;
+  std::string source;  // for messages: "--push", the variable's name, or "the default"
+};
+otlp_endpoint otlp_profiles_endpoint(std::string_view push_url, const environment& env);
 
 // OTEL_EXPORTER_OTLP_HEADERS as "Name: value" lines. Throws io::usage_error for a name that is
 // not an HTTP token or a value with control characters.

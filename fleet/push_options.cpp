@@ -189,11 +189,10 @@ void settle_push_destination(push_options& options, const environment& env) {
     }
     return;
   }
-  std::string endpoint = otlp_profiles_endpoint(options.url, env);
-  if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://")) {
-    throw io::usage_error(otlp_endpoint_source(options.url, env) +
-                          ": expected an http:// or https:// URL, got " + io::quoted(endpoint));
-  }
+  auto [endpoint, source] = otlp_profiles_endpoint(options.url, env);
+  if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://"))
+    throw io::usage_error(source + ": expected an http:// or https:// URL, got " +
+                          io::quoted(endpoint));
   options.url.clear();
   set_push_url(options, endpoint);  // credentials out of the URL, control characters refused
   if (endpoint.ends_with('/') && !options.url.ends_with('/')) options.url += '/';

@@ -29,6 +29,11 @@ enum class payload_kind : std::uint8_t {
   otlp,   // an OTLP ExportProfilesServiceRequest, sent as it is
 };
 
+// The payload `format` sends.
+constexpr payload_kind payload_of(push_format format) {
+  return format == push_format::otlp ? payload_kind::otlp : payload_kind::pprof;
+}
+
 struct push_window {
   std::string profile;                  // the gzipped payload
   std::uint64_t uncompressed_size = 0;  // the payload's size before gzip; 0 when unknown

@@ -21,10 +21,6 @@ std::vector<std::string> format_headers(const push_options& options) {
   return {};
 }
 
-payload_kind payload_of(push_format format) {
-  return format == push_format::otlp ? payload_kind::otlp : payload_kind::pprof;
-}
-
 // OTLP/HTTP's answers (the specification's "Failures"): 429, 502, 503 and 504 are worth another
 // try. 408 and 500 are too, although the specification says not to retry 500: Pyroscope answers
 // 500 when its ingesters cannot take the profiles, which passes, and a server that keeps

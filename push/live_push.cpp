@@ -32,6 +32,7 @@ live_push::live_push(fleet::push_options options, bool keep_outputs, fleet::repo
       keep_outputs_(keep_outputs),
       limits_(encoder_limits(options.limits)),
       encoding_(encoding_of(options)),
+      payload_(fleet::payload_of(options.format)),
       sender_(std::move(options), report_),
       thread_([this] { run(); }) {}
 
@@ -115,7 +116,7 @@ void live_push::export_and_push(const window_output& window) {
         .uncompressed_size = part.uncompressed_size,
         .start_ns = window.start_ns,
         .end_ns = window.end_ns,
-        .payload = encoding_.otlp ? fleet::payload_kind::otlp : fleet::payload_kind::pprof};
+        .payload = payload_};
     for (auto& [name, value] : part.labels) pushed.labels.push_back({name, value});
     sender_.push(std::move(pushed));
   }

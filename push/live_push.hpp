@@ -66,6 +66,7 @@ class live_push {
   bool keep_outputs_;
   exporting::profile_limits limits_;     // the server's, for the encoder
   exporting::window_encoding encoding_;  // the format's
+  fleet::payload_kind payload_;          // what that encoding makes
   fleet::push_sender sender_;
   // thread_'s alone: one for the whole recording, so symbol tables outlive the windows.
   exporting::window_exporter exporter_;

@@ -44,22 +44,29 @@ TEST(OtlpEnvironment, AMalformedListIsRefusedWhole) {
 TEST(OtlpEnvironment, TheEndpointComesFromPushThenTheSignalsVariableThenTheBaseOne) {
   auto env = table({{"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "http://signal:4318/custom/path"},
                     {"OTEL_EXPORTER_OTLP_ENDPOINT", "http://base:4318/"}});
-  EXPECT_EQ(otlp_profiles_endpoint("http://cli:4318", env),
-            "http://cli:4318/v1development/profiles");
-  EXPECT_EQ(otlp_profiles_endpoint("http://cli:4318/v1development/profiles", env),
+  otlp_endpoint from_push = otlp_profiles_endpoint("http://cli:4318", env);
+  EXPECT_EQ(from_push.url, "http://cli:4318/v1development/profiles");
+  EXPECT_EQ(from_push.source, "--push");
+  EXPECT_EQ(otlp_profiles_endpoint("http://cli:4318/v1development/profiles", env).url,
             "http://cli:4318/v1development/profiles")
       << "a --push URL that names the endpoint is taken as it is";
-  EXPECT_EQ(otlp_profiles_endpoint("", env), "http://signal:4318/custom/path") << "as it is";
+  otlp_endpoint from_signal = otlp_profiles_endpoint("", env);
+  EXPECT_EQ(from_signal.url, "http://signal:4318/custom/path") << "as it is";
+  EXPECT_EQ(from_signal.source, "OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT");
   EXPECT_EQ(otlp_profiles_endpoint(
-                "", table({{"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "http://signal:4318"}})),
+                "", table({{"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "http://signal:4318"}}))
+                .url,
             "http://signal:4318/")
       << "a URL without a path gets the root path";
-  EXPECT_EQ(otlp_profiles_endpoint(
-                "", table({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://base:4318/collector/"}})),
-            "http://base:4318/collector/v1development/profiles");
-  EXPECT_EQ(otlp_profiles_endpoint("", table({{"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", ""}})),
-            "http://localhost:4318/v1development/profiles")
+  otlp_endpoint from_base = otlp_profiles_endpoint(
+      "", table({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://base:4318/collector/"}}));
+  EXPECT_EQ(from_base.url, "http://base:4318/collector/v1development/profiles");
+  EXPECT_EQ(from_base.source, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  otlp_endpoint by_default =
+      otlp_profiles_endpoint("", table({{"OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", ""}}));
+  EXPECT_EQ(by_default.url, "http://localhost:4318/v1development/profiles")
       << "empty is unset; the specification's default";
+  EXPECT_EQ(by_default.source, "the default");
 }
 
 TEST(OtlpEnvironment, HeadersAreNameValueLinesAndRefuseInjection) {
