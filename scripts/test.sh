@@ -10,6 +10,10 @@
 # With CI=true a skipped test (GTEST_SKIP) counts as a failure. JOBS sets build parallelism
 # (default 2). Every configuration runs even when an earlier one failed; the exit status is
 # non-zero if any did. A build error stops the script at once.
+# The sanitizer builds run in the background, at the lowest priority, while the configuration
+# before them runs its tests: ctest runs one test at a time, and most of a test's time is spent
+# waiting (on its workload, on perf), so the build takes the idle CPU and the tests run on a busy
+# machine, as they must pass on one (CI's time: docs/testing.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -78,10 +82,36 @@ python3 scripts/check-layers || failures+=("layering: scripts/check-layers found
 banner "paths named in the docs (scripts/check-doc-paths)"
 python3 scripts/check-doc-paths || failures+=("docs: scripts/check-doc-paths found paths that do not exist")
 
+# background_build NAME BUILD_DIR [ENV...] -- [BUILD ARGS...]: starts scripts/build.sh at nice 19,
+# its output in BUILD_DIR.log; finish_build prints that log and stops the script if it failed.
+background_pid=0 background_name="" background_log=""
+# An interrupted run leaves no build behind: the build is its own process group (setsid).
+trap '((background_pid == 0)) || kill -- "-$background_pid" 2>/dev/null || true' EXIT
+background_build() {
+  background_name=$1 background_log=$root/$2.log
+  local dir=$2 environment=()
+  shift 2
+  while [[ $1 != -- ]]; do environment+=("$1"); shift; done
+  shift
+  banner "$background_name build ($dir/, in the background while the tests run; $dir.log)"
+  setsid env "${environment[@]}" nice -n 19 bash scripts/build.sh "$dir" "$@" \
+    >"$background_log" 2>&1 </dev/null &
+  background_pid=$!
+}
+finish_build() {
+  local status=0
+  wait "$background_pid" || status=$?
+  background_pid=0
+  banner "$background_name build finished (status $status); its output:"
+  cat "$background_log"
+  if ((status != 0)); then
+    echo "test.sh: the $background_name build failed" >&2
+    exit "$status"
+  fi
+}
+
 banner "RelWithDebInfo build (build/)"
 bash scripts/build.sh build -DAREC_SANITIZE=
-banner "RelWithDebInfo: all tests"
-run_ctest "RelWithDebInfo" build
 
 # The sanitizer builds keep line tables only (-g1): a report needs file and line, not variables,
 # and full debug info is ~10 % of their compile time.
@@ -90,16 +120,21 @@ run_ctest "RelWithDebInfo" build
 sanitizer_flags=(-DAREC_BENCH=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
   "-DAREC_E2E_FROM=$root/build")
 
-banner "ASan+UBSan build (build-asan/)"
-bash scripts/build.sh build-asan -DAREC_SANITIZE=address,undefined "${sanitizer_flags[@]}"
+background_build "ASan+UBSan" build-asan -- -DAREC_SANITIZE=address,undefined \
+  "${sanitizer_flags[@]}"
+banner "RelWithDebInfo: all tests"
+run_ctest "RelWithDebInfo" build
+finish_build
+
+# TSan is built with clang, which also checks -Wthread-safety. The single-threaded tools' suites
+# are not built: the selection below runs none of them.
+background_build "TSan" build-tsan CC=clang CXX=clang++ -- -DAREC_SANITIZE=thread \
+  "${sanitizer_flags[@]}" "-DAREC_SKIP_TEST_SUITES=cli;convert;symbols;export"
 banner "ASan+UBSan: all tests but those matching '$asan_exclude'"
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} run_ctest "ASan+UBSan" build-asan \
   -E "$asan_exclude"
+finish_build
 
-banner "TSan build with clang (build-tsan/, also checks -Wthread-safety)"
-# The single-threaded tools' suites are not built: the selection below runs none of them.
-CC=clang CXX=clang++ bash scripts/build.sh build-tsan -DAREC_SANITIZE=thread "${sanitizer_flags[@]}" \
-  "-DAREC_SKIP_TEST_SUITES=cli;convert;symbols;export"
 banner "TSan: tests matching '$tsan_tests'"
 # TSan needs a fixed memory layout on kernels with high mmap randomisation; setarch -R turns
 # address randomisation off for ctest and everything it starts.
