@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "async/executor_thread.hpp"
+#include "async/spawn.hpp"
 #include "io/append_writer.hpp"
 #include "io/mmap_region.hpp"
 #include "io/system_error.hpp"
@@ -102,6 +103,8 @@ std::vector<file_record> parse_records(std::span<const std::byte> bytes) {
                header.size <= bytes.size() - offset) {
       std::memcpy(&record.ring, bytes.data() + offset + 8, 8);
       std::memcpy(&record.seq, bytes.data() + offset + 24, 8);
+    } else if (header.type == PERF_RECORD_SWITCH && header.size <= bytes.size() - offset) {
+      // the off-CPU tests' context switches: passed through as they are
     } else {
       ADD_FAILURE() << "record of type " << header.type << " and size " << header.size
                     << " at offset " << offset << " of " << bytes.size();
@@ -222,14 +225,18 @@ class fake_ring {
   // kernel does: the bytes first, then data_head with release semantics. Waits for the streamer
   // to free enough space if the ring is full. Returns the record's number.
   std::uint64_t put(std::uint16_t size = sample_size) {
-    if (!eventually([&] { return data_.size() - (head_ - consumed()) >= size; }))
-      throw std::runtime_error("ring " + std::to_string(id_) + " stayed full");
     std::uint64_t seq = seq_++;
-    std::vector<std::byte> bytes = encode_sample(id_, seq, size);
-    for (std::byte b : bytes) data_[head_++ & (data_.size() - 1)] = b;
-    std::atomic_ref<__u64>(control_->data_head).store(head_, std::memory_order_release);
+    put_record(encode_sample(id_, seq, size));
     published_.push_back({id_, seq, size});
     return seq;
+  }
+
+  // Writes and publishes a record the test encoded itself (not counted in `published`).
+  void put_record(std::span<const std::byte> bytes) {
+    if (!eventually([&] { return data_.size() - (head_ - consumed()) >= bytes.size(); }))
+      throw std::runtime_error("ring " + std::to_string(id_) + " stayed full");
+    for (std::byte b : bytes) data_[head_++ & (data_.size() - 1)] = b;
+    std::atomic_ref<__u64>(control_->data_head).store(head_, std::memory_order_release);
   }
 
   // Puts records until `bytes` more are in the ring; returns the first one's number.
@@ -353,7 +360,9 @@ class test_writer final : public io::append_writer {
       [[maybe_unused]] ssize_t ignored = ::read(event_fd_.get(), &count, sizeof count);
     }
     if (full_) io::throw_system_error(ENOSPC, "write", path_);
-    return slots_.hand_out(done);
+    std::size_t handed_out = slots_.hand_out(done);
+    reaped_ += handed_out;
+    return handed_out;
   }
   void wait_one() override { ADD_FAILURE() << "the streamer never blocks on its writer"; }
   int completion_fd() const override { return event_fd_ ? event_fd_.get() : -1; }
@@ -391,6 +400,11 @@ class test_writer final : public io::append_writer {
   std::vector<submitted_write> submitted() const {
     std::lock_guard lock(mutex_);
     return submitted_;
+  }
+  // Completions the streamer reaped so far.
+  std::size_t reaped() const {
+    std::lock_guard lock(mutex_);
+    return reaped_;
   }
   // Completions signalled on the eventfd so far: each one a wake-up of the streaming thread.
   std::size_t signals() const {
@@ -449,6 +463,7 @@ class test_writer final : public io::append_writer {
   bool full_ = false;
   bool signalling_ = true;
   std::size_t signals_ = 0;
+  std::size_t reaped_ = 0;
   condition hold_;
   std::vector<held_write> held_;
   std::vector<submitted_write> submitted_;
@@ -766,6 +781,138 @@ TEST(StreamerFinalDrain, TakesWhatNoWakeupAnnounced) {
     EXPECT_EQ(by_cpu[i].first, static_cast<int>(i));
     EXPECT_EQ(by_cpu[i].second.samples, i < 2 ? 5u : 3u);
   }
+}
+
+// ---- --off-cpu ----------------------------------------------------------------------------------
+
+namespace off_cpu {
+
+// The switch sampler's SAMPLEs (IDENTIFIER, TID, TIME, CALLCHAIN) and SWITCH records whose
+// sample_id trailer is TID, TIME, IDENTIFIER. The off-CPU samples come out as the test's own
+// samples are laid out (IP, TID, TIME in 32 bytes): their IP, the block's leaf frame, is what
+// the test's parser reads as the ring, and their TIME as the number.
+constexpr std::uint64_t sampler_id = 77;
+
+off_cpu_layout layout() {
+  off_cpu_layout layout;
+  layout.sampler_sample_type =
+      PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+  layout.sampler_ids = {sampler_id};
+  layout.output_sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  layout.output_id = 78;
+  layout.trailer_time_from_end = 16;
+  layout.threshold_ns = 1;  // every block is a sample of its own
+  return layout;
+}
+
+void put_u64(std::vector<std::byte>& out, std::uint64_t value) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+std::vector<std::byte> with_header(std::uint32_t type, std::uint16_t misc,
+                                   const std::vector<std::byte>& body) {
+  std::vector<std::byte> record;
+  perf_event_header header{type, misc, static_cast<std::uint16_t>(sizeof header + body.size())};
+  const auto* bytes = reinterpret_cast<const std::byte*>(&header);
+  record.insert(record.end(), bytes, bytes + sizeof header);
+  record.insert(record.end(), body.begin(), body.end());
+  return record;
+}
+
+std::uint64_t pid_tid(std::uint32_t tid) {
+  return tid | std::uint64_t{tid} << 32;  // a single-threaded process: pid == tid
+}
+
+// What the sampler records as `tid` leaves the CPU: its user stack, leaf first.
+std::vector<std::byte> sampler_sample(std::uint32_t tid, std::uint64_t time, std::uint64_t leaf) {
+  std::vector<std::byte> body;
+  for (std::uint64_t value : {sampler_id, pid_tid(tid), time, std::uint64_t{3},
+                              std::uint64_t{PERF_CONTEXT_USER}, leaf, std::uint64_t{0x401000}})
+    put_u64(body, value);
+  return with_header(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, body);
+}
+
+std::vector<std::byte> context_switch(std::uint32_t tid, std::uint64_t time, bool out) {
+  std::vector<std::byte> body;
+  for (std::uint64_t value : {pid_tid(tid), time, sampler_id}) put_u64(body, value);
+  return with_header(PERF_RECORD_SWITCH, out ? PERF_RECORD_MISC_SWITCH_OUT : 0, body);
+}
+
+// Returns once the streaming thread ran what was queued on it before this call and what that
+// queued in turn (a handler posted from a handler runs after everything queued before it).
+void let_catch_up(async::executor_thread& thread) {
+  auto caught_up = std::make_shared<std::promise<void>>();
+  std::future<void> done = caught_up->get_future();
+  asio::any_io_executor executor = thread.executor();
+  async::post(executor, [executor, caught_up] {
+    async::post(executor, [caught_up] { caught_up->set_value(); });
+  });
+  ASSERT_EQ(done.wait_for(120s), std::future_status::ready) << "the streaming thread is stuck";
+}
+
+}  // namespace off_cpu
+
+// A round writes the off-CPU samples of the blocks its switches ended before its marker. The
+// stop may come while that write is in flight: the end then writes the blocks still open and
+// closes the stream, and the round must write nothing after it (its marker, started after the
+// close, was reaped by nobody: arec --off-cpu hung at exit in about one run in twenty).
+TEST(StreamerOffCpu, AStopWhileARoundWritesItsBlocksEndsTheStreamWithNothingAfterTheEnd) {
+  using namespace off_cpu;
+  constexpr std::uint64_t ended_leaf = 0xe0d, open_leaf = 0x09e7;
+  off_cpu_recorder recorder(layout(), 1);
+  test::temp_file file;
+  fake_rings rings(1);
+  streamer_config config = config_with(true, 1ms);
+  config.off_cpu = &recorder;
+  streaming_thread t(config);
+  rings.add_to(t.stream);
+  auto owned =
+      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
+  test_writer& writer = *owned;
+  auto ended_block = [&](const submitted_write& w) { return w.holds_ring(ended_leaf); };
+  auto open_block = [&](const submitted_write& w) { return w.holds_ring(open_leaf); };
+  writer.hold_when(ended_block);
+  t.stream.start(std::move(owned));
+  t.stream.release_rounds();
+
+  // Task 11 blocks from 100 to 200; task 12 from 300 until the end; a switch at 1000 is the
+  // newest time seen. A round drains them, the next one ends task 11's block.
+  for (const auto& record : {sampler_sample(11, 100, ended_leaf), context_switch(11, 100, true),
+                             context_switch(11, 200, false), sampler_sample(12, 300, open_leaf),
+                             context_switch(12, 300, true), context_switch(13, 1000, false)})
+    rings[0].put_record(record);
+  writer.wait_for(ended_block, "the round's write of the ended block");
+
+  // The stop comes while it is in flight: the end writes task 12's open block and closes the
+  // stream once that write is reaped.
+  t.stream.stop();
+  std::size_t end_write = writer.wait_for(open_block, "the end's write of the open block");
+  ASSERT_TRUE(eventually([&] { return writer.reaped() == writer.submitted().size() - 1; }))
+      << "the end's write was never reaped";
+  let_catch_up(t.thread);
+  writer.release(ended_block);
+  // Before the fix the thread never ended: a failure, not a hang of the test.
+  auto finished = std::async(std::launch::async, [&] { t.finish(); });
+  if (finished.wait_for(120s) != std::future_status::ready) {
+    t.thread.context().stop();  // lets the join above return
+    finished.wait();
+    FAIL() << "the streaming thread never ended: a write started after the close, never reaped";
+  }
+  finished.get();
+
+  std::vector<submitted_write> submitted = writer.submitted();
+  EXPECT_EQ(submitted.size(), end_write + 1) << "a write started after the stream was closed";
+  EXPECT_EQ(writer.reaped(), submitted.size());
+  std::vector<file_record> records = read_records(file, t.stream.durable_offset());
+  auto blocks_of = [&](std::uint64_t leaf) {
+    return std::count_if(records.begin(), records.end(),
+                         [&](const file_record& r) { return r.ring == leaf; });
+  };
+  EXPECT_EQ(blocks_of(ended_leaf), 1);
+  EXPECT_EQ(blocks_of(open_leaf), 1);
+  EXPECT_EQ(recorder.counted().samples, 2u);
+  EXPECT_EQ(recorder.counted().blocked_ns, 100u + 700u);
 }
 
 // ---- --mmap-flush -------------------------------------------------------------------------------
