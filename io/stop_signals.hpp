@@ -30,9 +30,9 @@ void drain_wakeups();
 // the child (nor wakes arec through the shared eventfd). Returns fork()'s result.
 pid_t fork_with_default_signals();
 
-// For output to a pipe: a reader that goes away makes writes fail with EPIPE (an error arec
-// reports and stops on) rather than kill arec with SIGPIPE before the file is finished. The
-// workload forked afterwards gets the disposition arec was started with.
+// For a recording: a pipe reader that goes away (of the data, of --control's acks, of stderr)
+// makes writes fail with EPIPE (reported, or a message dropped) rather than kill arec with
+// SIGPIPE before the file is finished. The workload gets the disposition arec was started with.
 void ignore_broken_pipe();
 
 // Gives `signal` its default action and raises it: arec ends as that signal ends a process.

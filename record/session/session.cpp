@@ -58,6 +58,10 @@ recording::recording(const record_options& options, std::span<const std::string>
 }
 
 int recording::run() {
+  // A reader that goes away (the data pipe's, --control's ack fifo's, or stderr's: `arec ...
+  // 2>&1 | head`) makes writes fail with EPIPE instead of killing arec before its file is
+  // finished; the data pipe's and the ack's failures are reported, messages are dropped.
+  io::stop_signals::ignore_broken_pipe();
   for (const std::string& note : options_.notes) say(options_, note);
   std::vector<int> online = online_cpus();
   online_cpu_count_ = online.size();
@@ -73,12 +77,9 @@ int recording::run() {
   // Decided after --dry-run, which writes its layout to stdout whatever stdout is.
   to_pipe_ = options_.output_path == "-" || (!options_.output_given && io::is_pipe(STDOUT_FILENO));
   check_option_combinations(options_, to_pipe_);
-  if (to_pipe_) io::stop_signals::ignore_broken_pipe();
   if (options_.control) {
     commands_.emplace(control_channel::open(
         *options_.control, [this](const std::string& line) { say(options_, line); }));
-    // An ack reader that went away is reported, not a SIGPIPE that kills the recording.
-    if (commands_->acknowledges()) io::stop_signals::ignore_broken_pipe();
   }
   // Everything that can fail on bad input or limits (events, ring mappings) comes before the
   // first file is created, so such a failure leaves nothing half-written.

@@ -2,15 +2,19 @@
 // instruction to its exit), the file on disk is one perf reads without salvage, and no process
 // of arec's outlives it. Each case is tried many times at delays spread over start-up, where
 // events are opened, rings mapped, the file created and what runs synthesized.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
 #include <thread>
 
 #include "io/dir_reader.hpp"
+#include "io/unique_fd.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -163,6 +167,46 @@ TEST_F(RecordSignals, SwitchSignalWhileRecordingIsNamedAsIgnored) {
             std::string::npos)
       << run.err;
   expect_complete_or_nothing(run, SIGINT, data, "SIGUSR2 while recording");
+}
+
+// `arec ... 2>&1 | head`: the reader of arec's messages goes away (here, before arec starts).
+// perf 6.1 dies of SIGPIPE at its next message, its file unfinished; arec drops the messages
+// and finishes the file, and the workload still gets SIGPIPE's default action, as under perf.
+TEST_F(RecordSignals, AStderrReaderThatWentAwayNeitherKillsTheRecordingNorChangesTheWorkload) {
+  const std::string data = dir_.file("stderr-gone.data");
+  const std::string workload_ignores = dir_.file("workload-ignores");
+  // cycles: where there is no PMU, the fall-back note is a message at start-up too.
+  std::vector<std::string> argv =
+      rec_.command({"-e", "cycles", "-o", data, "--", "sh", "-c",
+                    "grep ^SigIgn: /proc/self/status > " + workload_ignores + "; sleep 0.2"});
+  std::vector<char*> args;  // made before the fork: the child only calls dup2 and execv
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  ::close(fds[0]);  // nobody will read arec's stderr
+  io::unique_fd write_end{fds[1]};
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::dup2(write_end.get(), STDERR_FILENO) < 0) ::_exit(126);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  write_end.reset();
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_FALSE(WIFSIGNALED(status)) << "arec died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  perf_script script = run_perf_script(data);
+  EXPECT_EQ(script.run.exit_code, 0) << script.run.describe();
+  EXPECT_EQ(script.run.err.find("WARNING"), std::string::npos) << script.run.err;
+  std::ifstream ignores(workload_ignores);
+  std::string line;
+  ASSERT_TRUE(std::getline(ignores, line)) << "the workload did not run";
+  std::uint64_t ignored_mask = std::stoull(line.substr(line.find_last_of(" \t") + 1), nullptr, 16);
+  EXPECT_EQ(ignored_mask & (std::uint64_t{1} << (SIGPIPE - 1)), 0u)
+      << "the workload ignores SIGPIPE: " << line;
 }
 
 // kill -9 cannot be caught: the file stays salvageable (record_failure_test.cpp), and a workload
