@@ -42,28 +42,6 @@ namespace {
   ::_exit(127);
 }
 
-// Writes one byte to `fd`, whose reader may be gone: a workload held before its exec dies of
-// the Ctrl-C a terminal sends to the whole process group, possibly before arec releases it.
-// That write must fail with EPIPE, not kill arec with SIGPIPE before its file is finished, so
-// the signal (sent to this thread) is blocked around it and taken back if it came.
-ssize_t write_byte_without_broken_pipe_signal(int fd) {
-  sigset_t broken_pipe, previous;
-  sigemptyset(&broken_pipe);
-  sigaddset(&broken_pipe, SIGPIPE);
-  ::pthread_sigmask(SIG_BLOCK, &broken_pipe, &previous);
-  char byte = 1;
-  ssize_t written = io::retry_on_eintr([&] { return ::write(fd, &byte, 1); });
-  int saved_errno = errno;
-  if (written < 0 && saved_errno == EPIPE) {
-    timespec no_wait{};
-    while (::sigtimedwait(&broken_pipe, nullptr, &no_wait) < 0 && errno == EINTR) {
-    }
-  }
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  errno = saved_errno;
-  return written;
-}
-
 std::pair<io::unique_fd, io::unique_fd> make_pipe() {
   int fds[2];
   io::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
@@ -130,8 +108,10 @@ workload::~workload() {
 }
 
 void workload::start() {
-  ssize_t written = write_byte_without_broken_pipe_signal(go_.get());
-  // EPIPE: the child died before its release (it never ran); its end is reported by wait().
+  char byte = 1;
+  ssize_t written = io::retry_on_eintr([&] { return ::write(go_.get(), &byte, 1); });
+  // EPIPE: the child died before its release (a Ctrl-C to the process group): it never ran,
+  // and wait() reports how it ended.
   if (written < 0 && errno != EPIPE) io::check_syscall(written, "write", "workload start pipe");
   go_.reset();
   int err = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/stop_signals.hpp"
 #include "support/forked.hpp"
 
 namespace arec::record {
@@ -42,9 +43,11 @@ TEST(Workload, ACommandNotFoundIsRefusedBeforeAnythingForks) {
 }
 
 // The race CI found: the group's SIGINT ends the held child, then arec releases it. In a
-// forked child, so that a SIGPIPE the fix missed ends that child and not the test program.
+// forked child, with SIGPIPE ignored as a recording has it, so that a SIGPIPE the fix missed
+// ends that child and not the test program.
 TEST(Workload, StartingAChildThatAlreadyDiedIsNotABrokenPipe) {
   test::forked_result result = test::run_forked([](std::string& report) {
+    io::stop_signals::ignore_broken_pipe();
     std::vector<std::string> argv{"true"};
     workload child = workload::prepare(argv);
     ::kill(child.pid(), SIGINT);
