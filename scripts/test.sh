@@ -50,6 +50,22 @@ banner() { printf '\n==== %s (%ds elapsed)\n' "$*" $((SECONDS - started)); }
 # run_ctest NAME BUILD_DIR [CTEST ARGS...]: runs ctest (behind "${ctest_prefix[@]}"), prints its
 # summary, records failures, and under CI=true turns skipped tests into failures, naming them.
 ctest_prefix=()
+failure_excerpts=()
+# failure_excerpt LOG NAME TESTS: the last lines each failed test printed (--output-on-failure puts
+# them after its "Test #N: name ...***Failed" line), so that the end of CI's output, which may be
+# all a reader gets, says what failed and how.
+failure_excerpt() {
+  local log=$1 name=$2 test
+  while IFS= read -r test; do
+    [[ -n "$test" ]] || continue
+    printf -- '---- %s: %s\n' "$name" "$test"
+    awk -v t="$test" '
+      index($0, ": " t " ") && /Test +#[0-9]+:/ { inside = 1; n = 0; next }
+      inside && (/^ *Start +[0-9]+:/ || /^[0-9]+% tests passed/) { inside = 0 }
+      inside { lines[n++ % 25] = $0 }
+      END { for (i = (n > 25 ? n - 25 : 0); i < n; i++) print lines[i % 25] }' "$log"
+  done <<<"$3"
+}
 run_ctest() {
   local name=$1 dir=$root/$2
   shift 2
@@ -61,7 +77,12 @@ run_ctest() {
   skipped=$(grep -E '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log" |
     sed -E 's/^[[:space:]]*[0-9]+ - (.*) \(Skipped\)$/\1/' || true)
   if ((status != 0)); then
-    failures+=("$name: ctest failed (status $status)")
+    # ctest lists failures under "The following tests FAILED:" as "  N - Suite.Test (Failed)".
+    local failed
+    failed=$(sed -n '/^The following tests FAILED:/,$p' "$log" |
+      sed -nE 's/^[[:space:]]*[0-9]+ - (.*) \([^()]*\)$/\1/p' || true)
+    failures+=("$name: ctest failed (status $status): $(tr '\n' ' ' <<<"${failed:-(no test named)}")")
+    failure_excerpts+=("$(failure_excerpt "$log" "$name" "$failed")")
   fi
   if [[ -n "$skipped" ]]; then
     if $ci; then
@@ -145,6 +166,10 @@ ctest_prefix=()
 
 banner "done"
 if ((${#failures[@]} > 0)); then
+  if ((${#failure_excerpts[@]} > 0)); then
+    echo "test.sh: the end of each failed test's output (all of it: the configuration's ctest.log)"
+    printf '%s\n' "${failure_excerpts[@]}"
+  fi
   echo "test.sh: FAILED:" >&2
   printf '  %s\n' "${failures[@]}" >&2
   exit 1
