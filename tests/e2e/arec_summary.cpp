@@ -63,4 +63,27 @@ std::optional<arec_summary> find_arec_summary(std::string_view stderr_text) {
   return found;
 }
 
+std::uint64_t last_progress(std::string_view stderr_text) {
+  constexpr std::string_view marker = "arec: progress: ";
+  std::uint64_t samples = 0;
+  for (std::size_t at = stderr_text.find(marker); at != std::string_view::npos;
+       at = stderr_text.find(marker, at + 1)) {
+    std::string_view count = stderr_text.substr(at + marker.size());
+    std::from_chars(count.data(), count.data() + count.size(), samples);
+  }
+  return samples;
+}
+
+bool wait_for_samples_on_disk(test::child_process& recording, std::uint64_t samples) {
+  constexpr std::chrono::seconds limit{60};
+  const std::string line_end = " samples on disk\n";
+  std::size_t from = 0;
+  while (recording.wait_for_stderr(line_end, limit, from)) {
+    from = recording.stderr_read();
+    if (last_progress(recording.stderr_so_far()) > samples)
+      return recording.wait_for_stderr(line_end, limit, from);
+  }
+  return false;
+}
+
 }  // namespace arec::e2e

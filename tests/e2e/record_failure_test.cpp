@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
@@ -100,11 +99,10 @@ void kill_during_recording(const std::vector<std::string>& extra) {
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
   const std::string data = dir.file("killed.data");
-  std::vector<std::string> args{"-a", "-g", "-o", data, "--duration", "30"};
+  std::vector<std::string> args{"-v", "-a", "-g", "-o", data, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
   test::child_process recording = test::child_process::spawn(rec.command(args));
-  std::this_thread::sleep_for(2500ms);
-  ASSERT_FALSE(recording.has_exited());
+  ASSERT_TRUE(wait_for_samples_on_disk(recording, 100)) << recording.stderr_so_far();
   recording.send_signal(SIGKILL);
   test::command_result run = recording.wait(10s);
   EXPECT_EQ(run.term_signal, SIGKILL) << run.describe();
@@ -134,29 +132,11 @@ TEST_F(RecordFailure, KillNineRightAfterStartLeavesAFilePerfReads) {
       << "the synthesized tasks are readable:\n" << script.out.substr(0, 2000);
 }
 
-// The last "samples on disk" progress count arec printed (-v) before it was killed.
-std::uint64_t last_progress(const std::string& err) {
-  const std::string marker = "arec: progress: ";
-  std::uint64_t samples = 0;
-  for (std::size_t at = err.find(marker); at != std::string::npos; at = err.find(marker, at + 1))
-    samples = std::stoull(err.substr(at + marker.size()));
-  return samples;
-}
-
-bool wait_until_written(const std::string& path, std::chrono::seconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  struct stat st {};
-  while (::stat(path.c_str(), &st) != 0 || st.st_size == 0)
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    else
-      std::this_thread::yield();
-  return true;
-}
-
-// kill -9 `when` after the file exists, then `arec convert --salvage`: perf must read the result,
-// and it must hold at least every sample arec had reported on disk.
-void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milliseconds when) {
+// kill -9, then `arec convert --salvage`: perf must read the result, and it must hold at least
+// every sample arec had reported on disk. The kill lands `after_header` past the header's write
+// (start-up), or without it once samples are on disk (streaming).
+void kill_then_salvage(const std::vector<std::string>& extra,
+                       std::optional<std::chrono::milliseconds> after_header) {
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
   const std::string data = dir.file("killed.data");
@@ -164,14 +144,21 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   std::vector<std::string> args{"-v", "-a", "-g", "-o", data, "--duration", "30"};
   args.insert(args.end(), extra.begin(), extra.end());
   test::child_process recording = test::child_process::spawn(rec.command(args));
-  // Start-up is the time after the file got its header: wait for that (not for a fixed time,
-  // which a busy machine may spend before arec even reached that point).
-  ASSERT_TRUE(wait_until_written(data, 60s)) << "arec wrote no header";
-  std::this_thread::sleep_for(when);
+  if (after_header) {
+    // Start-up is the time after the file got its header: wait for that (not for a fixed time,
+    // which a busy machine may spend before arec even reached that point).
+    ASSERT_TRUE(wait_until_written(data, 60s)) << "arec wrote no header";
+    std::this_thread::sleep_for(*after_header);
+  } else {
+    ASSERT_TRUE(wait_for_samples_on_disk(recording, 0)) << recording.stderr_so_far();
+  }
   recording.send_signal(SIGKILL);
   test::command_result run = recording.wait(10s);
   ASSERT_EQ(run.term_signal, SIGKILL) << run.describe();
   std::uint64_t on_disk = last_progress(run.err);
+  if (!after_header) {
+    EXPECT_GT(on_disk, 0u) << run.err;
+  }
 
   test::command_result salvage =
       test::run_command({arec_binary(), "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
@@ -184,25 +171,24 @@ void kill_then_salvage(const std::vector<std::string>& extra, std::chrono::milli
   // and perf script's warnings (a sample it did not print is not in the count).
   EXPECT_GE(script.samples.size(), on_disk)
       << run.err << salvage.describe() << "perf script: " << script.run.err;
-  if (when >= 2s) {
-    EXPECT_GT(on_disk, 0u) << "no progress line in 2 s: " << run.err;
-  }
 }
 
+const std::optional<std::chrono::milliseconds> while_streaming;
+
 TEST_F(RecordFailure, KillNineWhileStreamingIsSalvaged) {
-  kill_then_salvage({}, 2500ms);
+  kill_then_salvage({}, while_streaming);
 }
 
 TEST_F(RecordFailure, KillNineWhileStreamingCompressedIsSalvaged) {
-  kill_then_salvage({"-z"}, 2500ms);
+  kill_then_salvage({"-z"}, while_streaming);
 }
 
 TEST_F(RecordFailure, KillNineWhileStreamingThreadsIsSalvaged) {
-  kill_then_salvage({"--threads=cpu"}, 2500ms);
+  kill_then_salvage({"--threads=cpu"}, while_streaming);
 }
 
 TEST_F(RecordFailure, KillNineWhileStreamingCompressedThreadsIsSalvaged) {
-  kill_then_salvage({"--threads=cpu", "-z"}, 2500ms);
+  kill_then_salvage({"--threads=cpu", "-z"}, while_streaming);
 }
 
 // Synthesis is the first few tens of milliseconds; the header is written before it starts, so
@@ -220,11 +206,13 @@ TEST_F(RecordFailure, SecondInterruptStopsWaitingForAWorkloadThatIgnoresTerminat
   recorder rec = recorder::from_environment();
   test::temp_dir dir;
   const std::string data = dir.file("stubborn.data");
+  // The workload says when it ignores the signals: arec has started it by then.
   test::child_process recording = test::child_process::spawn(
-      rec.command({"-o", data, "--", "sh", "-c", "trap '' TERM INT; sleep 30"}));
-  std::this_thread::sleep_for(1s);
+      rec.command({"-o", data, "--", "sh", "-c", "trap '' TERM INT; echo ready; sleep 30"}));
+  ASSERT_EQ(recording.read_stdout_line(60s), "ready\n") << recording.stderr_so_far();
   recording.send_signal(SIGINT);
-  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(recording.wait_for_stderr("arec: waiting for the workload", 60s))
+      << recording.stderr_so_far();
   ASSERT_FALSE(recording.has_exited()) << "arec did not wait for its workload";
   recording.send_signal(SIGINT);
   test::command_result run = recording.wait(10s);
@@ -244,8 +232,8 @@ TEST_F(RecordFailure, SighupStopsCleanly) {
   test::temp_dir dir;
   const std::string data = dir.file("hangup.data");
   test::child_process recording =
-      test::child_process::spawn(rec.command({"-a", "-o", data, "--duration", "30"}));
-  std::this_thread::sleep_for(1s);
+      test::child_process::spawn(rec.command({"-v", "-a", "-o", data, "--duration", "30"}));
+  ASSERT_TRUE(recording.wait_for_stderr("arec: recording started\n", 60s));
   recording.send_signal(SIGHUP);
   test::command_result run = recording.wait(10s);
   ASSERT_FALSE(run.timed_out) << run.describe();

@@ -24,16 +24,24 @@ TEST(RecordInterrupt, SigintEndsRecordingWithCompleteFile) {
   test::temp_dir dir;
   const std::string data = dir.file("interrupt.data");
 
+  // The recording lasts far longer than the wait below: only the SIGINT can end it in time.
   std::vector<std::string> args{"-a", "-o", data};
-  for (std::string& arg : rec.duration_args("30")) args.push_back(std::move(arg));
+  if (rec.is_arec()) args.push_back("-v");
+  for (std::string& arg : rec.duration_args("300")) args.push_back(std::move(arg));
   test::child_process recording = test::child_process::spawn(rec.command(args));
-  std::this_thread::sleep_for(1s);
-  ASSERT_FALSE(recording.has_exited()) << "a 30 s recording ended within 1 s";
+  if (rec.is_arec()) {
+    ASSERT_TRUE(wait_for_samples_on_disk(recording, 0)) << recording.stderr_so_far();
+  } else {
+    // perf says nothing once it records (a manual comparison; CI runs arec): a second after
+    // its header is as close as the test can get.
+    ASSERT_TRUE(wait_until_written(data, 60s)) << rec.describe() << " wrote no header";
+    std::this_thread::sleep_for(1s);
+  }
+  ASSERT_FALSE(recording.has_exited()) << "a 300 s recording ended at once";
   recording.send_signal(SIGINT);
-  test::command_result run = recording.wait(20s);
+  test::command_result run = recording.wait(60s);
 
   ASSERT_FALSE(run.timed_out) << rec.describe() << " ignored SIGINT: " << run.describe();
-  EXPECT_LT(run.elapsed, 6s) << "stopping took " << run.elapsed.count() - 1000 << " ms";
   if (rec.is_arec()) {
     EXPECT_EQ(run.exit_code, 0) << run.describe();
   } else {

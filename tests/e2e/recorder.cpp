@@ -1,8 +1,10 @@
 #include "recorder.hpp"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <string_view>
+#include <thread>
 
 namespace arec::e2e {
 
@@ -60,6 +62,17 @@ std::vector<std::string> recorder::command(std::vector<std::string> args) const 
 std::vector<std::string> recorder::duration_args(const std::string& seconds) const {
   if (is_perf_) return {"--", "sleep", seconds};
   return {"--duration", seconds};
+}
+
+bool wait_until_written(const std::string& path, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  struct stat st {};
+  while (::stat(path.c_str(), &st) != 0 || st.st_size == 0) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    // Polls gently: on a busy machine a spinning test would take the recorder's CPU.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 std::string test_program(const std::string& name) {

@@ -3,6 +3,7 @@
 // which validates the tests themselves against the reference implementation.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ std::string arec_binary();
 // Whether that arec is instrumented (ASan, TSan: several times slower), so timing loops may
 // take fewer tries: AREC_E2E_SANITIZED=1, or these tests built in a sanitizer configuration.
 bool arec_is_sanitized();
+
+// Waits until the file `path` has bytes (a recorder writes its header before anything else):
+// false when `limit` passes first.
+bool wait_until_written(const std::string& path, std::chrono::seconds limit);
 
 // Absolute path of a program built from tests/programs/NAME.c.
 std::string test_program(const std::string& name);

@@ -64,6 +64,8 @@ class child_process {
                        std::size_t from = 0);
   // How many bytes of stderr were read so far: a `from` for what comes next.
   std::size_t stderr_read() const noexcept { return err_.size(); }
+  // What stderr said so far (what wait_for_stderr read).
+  const std::string& stderr_so_far() const noexcept { return err_; }
 
   // Sends `signal` to the child alone (not its process group), as `kill -SIG PID` would.
   void send_signal(int signal) const;
