@@ -115,8 +115,13 @@ background_build() {
   while [[ $1 != -- ]]; do environment+=("$1"); shift; done
   shift
   banner "$background_name build ($dir/, in the background while the tests run; $dir.log)"
-  setsid env "${environment[@]}" nice -n 19 bash scripts/build.sh "$dir" "$@" \
-    >"$background_log" 2>&1 </dev/null &
+  # setsid gives the build a session, and with it a scheduler autogroup of its own where the
+  # kernel has them (kernel.sched_autogroup_enabled): nice then only ranks tasks inside that
+  # group, and the group as a whole would still take half the CPUs from the tests. The group's
+  # own nice (/proc/self/autogroup) puts the whole build behind them.
+  setsid env "${environment[@]}" bash -c \
+    '{ echo 19 >/proc/self/autogroup; } 2>/dev/null; exec nice -n 19 bash scripts/build.sh "$@"' \
+    build "$dir" "$@" >"$background_log" 2>&1 </dev/null &
   background_pid=$!
 }
 finish_build() {
