@@ -18,14 +18,18 @@ __attribute__((noinline, no_sanitize("address", "thread", "undefined"))) void ho
   for (unsigned long i = 0; i < iterations; ++i) accumulator += i;
 }
 
+// The CPU time of the calling thread: what cpu-clock samples it, so a test's sample counts do
+// not depend on how busy the machine is (a wall-clock deadline would give a thread that shares
+// its CPU fewer samples, and could end it before a recorder attached on a loaded machine).
 static double now_ms(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-// Calls hot_function in ~1 ms chunks until `milliseconds` of wall time have passed; the clock
-// is read once per chunk so that time outside hot_function stays well under 1%.
+// Calls hot_function in ~1 ms chunks until `milliseconds` of this thread's CPU time have
+// passed; the clock is read once per chunk so that time outside hot_function stays well under
+// 1%.
 __attribute__((noinline)) void caller_function(double milliseconds) {
   const double deadline = now_ms() + milliseconds;
   while (now_ms() < deadline) hot_function(1000000);
