@@ -43,7 +43,9 @@ class ring_memory_access {
     __tsan_ignore_thread_end();
   }
 #else
-  ring_memory_access() noexcept = default;
+  // Provided, not defaulted: a scope guard, which the compiler then does not call unused.
+  ring_memory_access() noexcept {}
+  ~ring_memory_access() {}
 #endif
   ring_memory_access(const ring_memory_access&) = delete;
   ring_memory_access& operator=(const ring_memory_access&) = delete;
