@@ -16,6 +16,7 @@ std::optional<mapping_record> parse_mapping_record(std::span<const std::byte> re
   if (header.type != PERF_RECORD_MMAP && header.type != PERF_RECORD_MMAP2) return std::nullopt;
   record_cursor fields{record.first(std::min<std::size_t>(header.size, record.size()))};
   mapping_record out;
+  out.misc = header.misc;
   out.pid = fields.get<std::int32_t>();
   out.tid = fields.get<std::int32_t>();
   out.start = fields.get<std::uint64_t>();

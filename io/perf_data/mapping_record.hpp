@@ -1,5 +1,6 @@
-// mapping_record: an MMAP or MMAP2 record read into its fields, for every reader of them (the
-// model's side band, convert's build-ids). Layouts: docs/perf-data-format.md, "MMAP2".
+// mapping_record: the fields of an MMAP or MMAP2 record, as every reader (the model's side band,
+// convert's build-ids) gets them and every writer (synthesis, the known tasks of a rotated file)
+// gives them to record_encoders. Layouts: docs/perf-data-format.md, "MMAP2".
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,9 @@
 namespace arec::io::perf {
 
 struct mapping_record {
+  // The header's: the cpumode (PERF_RECORD_MISC_USER, _KERNEL), and for MMAP2
+  // PERF_RECORD_MISC_MMAP_BUILD_ID when `id` stands in the record for the file's identity.
+  std::uint16_t misc = 0;
   std::int32_t pid = 0;  // -1: the kernel's address space
   std::int32_t tid = 0;
   std::uint64_t start = 0;
@@ -26,7 +30,7 @@ struct mapping_record {
   build_id id;
   std::uint32_t prot = 0;
   std::uint32_t flags = 0;
-  std::string_view name;  // views the record
+  std::string_view name;  // read: views the record
 };
 
 // The MMAP or MMAP2 record `record` (header included, cut to its size) is; nullopt for another

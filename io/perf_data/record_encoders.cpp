@@ -49,12 +49,16 @@ class record_writer {
 };
 
 // The fields MMAP and MMAP2 share, in their order.
-void put_mapping(record_writer& record, const mmap_fields& fields) {
+void put_mapping(record_writer& record, const mapping_record& fields) {
   record.put(fields.pid);
   record.put(fields.tid);
   record.put(fields.start);
   record.put(fields.len);
   record.put(fields.pgoff);
+}
+
+void put_name(record_writer& record, std::string_view name) {
+  record.put_string(name.size() < PATH_MAX ? name : too_long_name);
 }
 
 }  // namespace
@@ -87,27 +91,34 @@ std::span<const std::byte> encode_fork(record_buffer& out, std::uint32_t pid, st
   return record.finish(sample_id_size);
 }
 
-std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fields,
-                                       std::string_view filename, std::size_t sample_id_size) {
+std::span<const std::byte> encode_mmap(record_buffer& out, const mapping_record& fields,
+                                       std::size_t sample_id_size) {
   check_sample_id_size(sample_id_size);
   record_writer record{out, PERF_RECORD_MMAP, fields.misc};
   put_mapping(record, fields);
-  record.put_string(filename.size() < PATH_MAX ? filename : too_long_name);
+  put_name(record, fields.name);
   return record.finish(sample_id_size);
 }
 
-std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& fields,
-                                        std::string_view filename, std::size_t sample_id_size) {
+std::span<const std::byte> encode_mmap2(record_buffer& out, const mapping_record& fields,
+                                        std::size_t sample_id_size) {
   check_sample_id_size(sample_id_size);
   record_writer record{out, PERF_RECORD_MMAP2, fields.misc};
   put_mapping(record, fields);
-  record.put(fields.major);
-  record.put(fields.minor);
-  record.put(fields.inode);
-  record.put(fields.inode_generation);
+  if (fields.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+    // The 24 bytes of the identity: the build-id's size, 3 reserved, 20 of build-id.
+    record.put(fields.id.size);
+    record.put(std::array<std::uint8_t, 3>{});
+    record.put(fields.id.bytes);
+  } else {
+    record.put(fields.major);
+    record.put(fields.minor);
+    record.put(fields.inode);
+    record.put(fields.inode_generation);
+  }
   record.put(fields.prot);
   record.put(fields.flags);
-  record.put_string(filename.size() < PATH_MAX ? filename : too_long_name);
+  put_name(record, fields.name);
   return record.finish(sample_id_size);
 }
 

@@ -11,6 +11,8 @@
 #include <span>
 #include <string_view>
 
+#include "io/perf_data/mapping_record.hpp"
+
 namespace arec::io::perf {
 
 // Each encoder builds one record in `out` and returns the bytes written.
@@ -25,25 +27,6 @@ inline constexpr std::size_t max_sample_id_size = 48;  // TID+TIME+ID+STREAM_ID+
 // Room for the largest record built here: MMAP2 fields (72) + PATH_MAX name + trailer.
 using record_buffer = std::array<std::byte, 72 + PATH_MAX + max_sample_id_size>;
 
-// The fields MMAP and MMAP2 share; MMAP2 adds the file's identity and the mapping's protection.
-struct mmap_fields {
-  std::uint16_t misc = 0;
-  std::uint32_t pid = 0;
-  std::uint32_t tid = 0;
-  std::uint64_t start = 0;
-  std::uint64_t len = 0;
-  std::uint64_t pgoff = 0;
-};
-
-struct mmap2_fields : mmap_fields {
-  std::uint32_t major = 0;
-  std::uint32_t minor = 0;
-  std::uint64_t inode = 0;
-  std::uint64_t inode_generation = 0;
-  std::uint32_t prot = 0;
-  std::uint32_t flags = 0;
-};
-
 // Throws std::invalid_argument unless `size` is a multiple of 8 of at most max_sample_id_size.
 void check_sample_id_size(std::size_t size);
 
@@ -55,10 +38,12 @@ std::span<const std::byte> encode_comm(record_buffer& out, std::uint32_t pid, st
 std::span<const std::byte> encode_fork(record_buffer& out, std::uint32_t pid, std::uint32_t ppid,
                                        std::uint32_t tid, std::uint32_t ptid,
                                        std::size_t sample_id_size);
-std::span<const std::byte> encode_mmap(record_buffer& out, const mmap_fields& fields,
-                                       std::string_view filename, std::size_t sample_id_size);
-std::span<const std::byte> encode_mmap2(record_buffer& out, const mmap2_fields& fields,
-                                        std::string_view filename, std::size_t sample_id_size);
+// MMAP carries `fields` up to pgoff, and the name; MMAP2 also the file's identity (with
+// PERF_RECORD_MISC_MMAP_BUILD_ID in misc, the build-id in its place), prot and flags.
+std::span<const std::byte> encode_mmap(record_buffer& out, const mapping_record& fields,
+                                       std::size_t sample_id_size);
+std::span<const std::byte> encode_mmap2(record_buffer& out, const mapping_record& fields,
+                                        std::size_t sample_id_size);
 // A cgroup that existed before recording (--all-cgroups): its id (the kernel's, as samples'
 // PERF_SAMPLE_CGROUP carry it) and its path below the cgroup mount ("/" for the root). A path
 // of PATH_MAX bytes or more throws std::invalid_argument.

@@ -96,7 +96,7 @@ void find_module_files(std::vector<module_map>& modules, const char* modules_dep
   }
 }
 
-constexpr std::uint32_t host_kernel_pid = 0xffffffff;  // perf's HOST_KERNEL_ID (-1)
+constexpr std::int32_t host_kernel_pid = -1;  // perf's HOST_KERNEL_ID
 
 }  // namespace
 
@@ -189,14 +189,14 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
   std::string_view prefix = "[kernel.kallsyms]";
   auto name_end = std::copy(prefix.begin(), prefix.end(), name);
   name_end = std::copy(kernel->symbol.begin(), kernel->symbol.end(), name_end);
-  io::perf::mmap_fields fields;
+  io::perf::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_KERNEL;
   fields.pid = host_kernel_pid;
   fields.start = kernel->start;
   fields.len = end - kernel->start;
   fields.pgoff = kernel->start;
-  sink.write(io::perf::encode_mmap(
-      record, fields, {name, static_cast<std::size_t>(name_end - name)}, config.sample_id_size));
+  fields.name = {name, static_cast<std::size_t>(name_end - name)};
+  sink.write(io::perf::encode_mmap(record, fields, config.sample_id_size));
 
   for (const auto& module : modules) {
     fields.start = module.start;
@@ -204,8 +204,8 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
     fields.pgoff = 0;
     std::string bracketed;
     if (module.path.empty()) bracketed = "[" + module.name + "]";
-    sink.write(io::perf::encode_mmap(record, fields, module.path.empty() ? bracketed : module.path,
-                                     config.sample_id_size));
+    fields.name = module.path.empty() ? bracketed : module.path;
+    sink.write(io::perf::encode_mmap(record, fields, config.sample_id_size));
   }
   return true;
 }

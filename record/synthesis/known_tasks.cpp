@@ -8,8 +8,6 @@ namespace arec::record {
 
 namespace {
 
-constexpr std::string_view anonymous_name = "//anon";
-
 void append(std::vector<std::byte>& out, std::span<const std::byte> record) {
   out.insert(out.end(), record.begin(), record.end());
 }
@@ -18,9 +16,9 @@ void encode_maps(std::vector<std::byte>& out, const model::thread& task,
                  std::size_t sample_id_size) {
   io::perf::record_buffer buffer;
   for (const model::map& entry : task.address_space()->entries()) {
-    io::perf::mmap2_fields fields;
-    fields.pid = static_cast<std::uint32_t>(task.pid());
-    fields.tid = static_cast<std::uint32_t>(task.pid());
+    io::perf::mapping_record fields;
+    fields.pid = task.pid();
+    fields.tid = task.pid();
     fields.start = entry.start;
     fields.len = entry.end - entry.start;
     fields.pgoff = entry.pgoff;
@@ -35,8 +33,8 @@ void encode_maps(std::vector<std::byte>& out, const model::thread& task,
     fields.flags = entry.flags;
     // Anonymous memory keeps its place under perf's name for it: a JIT's code is there, and
     // perf report resolves it through /tmp/perf-PID.map only for a map named so.
-    std::string_view name = entry.object ? std::string_view{entry.object->name()} : anonymous_name;
-    append(out, io::perf::encode_mmap2(buffer, fields, name, sample_id_size));
+    fields.name = entry.object ? std::string_view{entry.object->name()} : io::perf::anonymous_name;
+    append(out, io::perf::encode_mmap2(buffer, fields, sample_id_size));
   }
 }
 

@@ -120,7 +120,7 @@ class task_scanner {
     auto deadline = std::chrono::steady_clock::now() + config_.proc_map_timeout;
     io::maps_reader maps{file, maps_text_};
     while (auto entry = maps.next()) {
-      io::perf::mmap2_fields fields;
+      io::perf::mapping_record fields;
       fields.misc = PERF_RECORD_MISC_USER;
       bool timed_out = std::chrono::steady_clock::now() > deadline;
       if (timed_out) {
@@ -130,8 +130,8 @@ class task_scanner {
         if (!config_.data_mmaps || (entry->prot & PROT_READ) == 0) continue;
         fields.misc |= io::perf::misc_mmap_data;
       }
-      fields.pid = pid;
-      fields.tid = pid;
+      fields.pid = static_cast<std::int32_t>(pid);
+      fields.tid = static_cast<std::int32_t>(pid);
       fields.start = entry->start;
       fields.len = entry->end - entry->start;
       fields.pgoff = entry->pgoff;
@@ -140,13 +140,13 @@ class task_scanner {
       fields.inode = entry->inode;
       fields.prot = entry->prot;
       fields.flags = entry->shared ? MAP_SHARED : MAP_PRIVATE;
-      std::string_view name = io::perf::too_long_name;
+      fields.name = io::perf::too_long_name;
       if (entry->path.empty()) {
-        name = io::perf::anonymous_name;
+        fields.name = io::perf::anonymous_name;
       } else if (!entry->path_truncated) {
-        if (auto size = io::decode_maps_path(entry->path, path_)) name = {path_, *size};
+        if (auto size = io::decode_maps_path(entry->path, path_)) fields.name = {path_, *size};
       }
-      sink_->write(io::perf::encode_mmap2(record_, fields, name, config_.sample_id_size));
+      sink_->write(io::perf::encode_mmap2(record_, fields, config_.sample_id_size));
       ++counts.mmaps;
       if (timed_out) break;
     }

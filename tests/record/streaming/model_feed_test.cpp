@@ -19,16 +19,16 @@ namespace {
 std::vector<std::byte> mmap2_with_build_id(std::uint32_t pid, std::uint64_t start,
                                            std::string_view name, std::uint8_t first_byte) {
   io::perf::record_buffer buffer;
-  io::perf::mmap2_fields fields;
+  io::perf::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
-  fields.pid = pid;
-  fields.tid = pid;
+  fields.pid = static_cast<std::int32_t>(pid);
+  fields.tid = static_cast<std::int32_t>(pid);
   fields.start = start;
   fields.len = 0x1000;
-  // build_id_size = 20 in the low byte of `major`, the bytes from minor onwards.
-  fields.major = 20;
-  fields.minor = first_byte;
-  auto record = io::perf::encode_mmap2(buffer, fields, name, 32);
+  fields.id.size = 20;
+  fields.id.bytes[0] = first_byte;
+  fields.name = name;
+  auto record = io::perf::encode_mmap2(buffer, fields, 32);
   return {record.begin(), record.end()};
 }
 
@@ -127,13 +127,13 @@ struct two_rings {
     };
     append(parent_ring, kernel_fork(20, 1, 100));
     append(parent_ring, timed(io::perf::encode_comm(buffer, 20, 20, "bash", time_trailer), 110));
-    io::perf::mmap2_fields fields;
+    io::perf::mapping_record fields;
     fields.pid = fields.tid = 20;
     fields.start = 0x1000;
     fields.len = 0x1000;
     fields.prot = PROT_READ | PROT_EXEC;  // the model keeps executable maps
-    append(parent_ring,
-           timed(io::perf::encode_mmap2(buffer, fields, "/usr/bin/bash", time_trailer), 120));
+    fields.name = "/usr/bin/bash";
+    append(parent_ring, timed(io::perf::encode_mmap2(buffer, fields, time_trailer), 120));
     append(child_ring, kernel_fork(21, 20, 150));
   }
 };
@@ -312,13 +312,13 @@ TEST(ModelFeed, ANewMappingOverAResolvedRangeIsMarkedByItsSamples) {
   sampled_bash bash;
   auto& [world, heard, feed] = bash;
   io::perf::record_buffer buffer;
-  io::perf::mmap2_fields fields;
+  io::perf::mapping_record fields;
   fields.pid = fields.tid = 20;
   fields.start = 0x1000;
   fields.len = 0x1000;
   fields.prot = PROT_READ | PROT_EXEC;
-  feed.scan(chunk_of(timed(io::perf::encode_mmap2(buffer, fields, "/usr/bin/next", time_trailer),
-                           140)));
+  fields.name = "/usr/bin/next";
+  feed.scan(chunk_of(timed(io::perf::encode_mmap2(buffer, fields, time_trailer), 140)));
   feed.scan(chunk_of(sample_at(20, 0x1800, 150)));
   feed.apply_queued();
   EXPECT_EQ(heard.names, (std::vector<std::string>{"/usr/bin/bash", "/usr/bin/next"}));

@@ -122,7 +122,7 @@ TEST(Synthesizer, CommIsCutTo15BytesPlusNul) {
 
 TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
   arec::io::perf::record_buffer buffer;
-  arec::io::perf::mmap2_fields fields;
+  arec::io::perf::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_USER;
   fields.pid = 100;
   fields.tid = 101;
@@ -134,7 +134,8 @@ TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
   fields.inode = 0x1122334455;
   fields.prot = PROT_READ | PROT_EXEC;
   fields.flags = MAP_PRIVATE;
-  auto bytes = arec::io::perf::encode_mmap2(buffer, fields, "/x y", 32);
+  fields.name = "/x y";
+  auto bytes = arec::io::perf::encode_mmap2(buffer, fields, 32);
   const unsigned char expected[] = {
       0x0a, 0,    0,    0,    0x02, 0x00, 112, 0,  // type MMAP2, misc USER, size 112
       100,  0,    0,    0,    101,  0,    0,   0,  // pid, tid
@@ -171,7 +172,8 @@ TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
 
 TEST(Synthesizer, OverlongFileNameBecomesTooLong) {
   arec::io::perf::record_buffer buffer;
-  auto bytes = arec::io::perf::encode_mmap2(buffer, {}, std::string(PATH_MAX, 'x'), 32);
+  const std::string too_long(PATH_MAX, 'x');
+  auto bytes = arec::io::perf::encode_mmap2(buffer, {.name = too_long}, 32);
   record r{{bytes.begin(), bytes.end()}};
   EXPECT_EQ(r.text(72), "//toolong");
   EXPECT_EQ(r.size(), 72 + 16 + 32);
