@@ -2,7 +2,8 @@
 // the host: a process in a container (own mount namespace), a file at a path only the container
 // has, and a file deleted or replaced since it was mapped are all the mapped file through
 // /proc/PID/map_files/START-END while the mapping lives. A candidate that is provably another
-// file (same device, another inode) is never used: no build-id beats a wrong one.
+// file (same device and another inode, or another device) is never used: no build-id beats a
+// wrong one.
 #pragma once
 
 #include <sys/types.h>
@@ -27,6 +28,7 @@ struct file_identity {
   std::uint32_t major = 0;
   std::uint32_t minor = 0;
   std::uint64_t inode = 0;
+  std::uint64_t generation = 0;  // the inode's generation (i_generation), 0 when unknown
 };
 
 // Where /proc is; tests point it elsewhere.
@@ -38,14 +40,16 @@ struct proc_root {
 // /proc/PID/map_files/START-END (the mapped file itself, while mapped), then
 // /proc/PID/root/PATH (the path in the process's mount namespace, while it lives), then PATH.
 // With a known identity, a map_files file must be exactly it (else the pid was reused); a path
-// candidate on the mapping's device with another inode is another file and skipped, one on
-// another device is accepted (through overlayfs a path shows the overlay's device, where MMAP2
-// names the real file's). An empty fd when no candidate opens.
+// candidate on the mapping's device with another inode, or another generation where the file
+// system tells it (an inode number reused since), is another file and skipped, and so is
+// one on another device, except on the file systems whose stat() device is not the one MMAP2
+// names (overlayfs names the underlying file's; btrfs subvolumes, FUSE passthrough): there it
+// is accepted. An empty fd when no candidate opens.
 unique_fd open_mapped_file(const std::string& path, const std::optional<mapping_place>& place,
                            const file_identity& identity, const proc_root& proc = {});
 
-// True when the file at `path` is provably not the one `identity` names: on its device, with
-// another inode. False when the identity is unknown, the path is missing or on another device.
+// True when the file at `path` is provably not the one `identity` names (open_mapped_file's
+// rule). False when the identity is unknown or the path is missing.
 bool provably_another_file(const std::string& path, const file_identity& identity);
 
 }  // namespace arec::io
