@@ -297,7 +297,8 @@ std::uint64_t profile_builder::mapping_of(const model::map& where, pid_t pid) {
     mapping.filename = intern(object.name());
     io::build_id id = recorded_id(object);
     if (id.empty() && object.kind() == model::dso_kind::user) id = symbols_.file_build_id(where);
-    if (!id.empty()) mapping.build_id = intern(id.hex());
+    // An unread file's marker is no build-id a backend could look up.
+    if (!id.empty() && !id.is_of_unread_file()) mapping.build_id = intern(id.hex());
     mapping.has_functions = symbols_.has_symbols(where, id);
   }
   mappings_.push_back(mapping);

@@ -17,6 +17,16 @@ struct build_id {
   std::uint8_t size = 0;                       // 0: unknown
 
   bool empty() const noexcept { return size == 0; }
+  // What arec writes for a mapped file it could not read (its process was gone first) whose
+  // path may now hold another file: 20 zero bytes, which no linker writes. perf refuses any
+  // file whose build-id differs from the recorded one, so the samples stay unnamed rather than
+  // charged to the functions of whatever is at the path (docs/symbols.md).
+  static constexpr build_id of_unread_file() noexcept {
+    build_id id;
+    id.size = max_size;
+    return id;
+  }
+  bool is_of_unread_file() const noexcept { return *this == of_unread_file(); }
   // The first min(data.size(), 20) bytes of `data`.
   static build_id from(std::span<const std::byte> data) noexcept;
   // Lower-case hex of the `size` bytes, as readelf -n and perf buildid-list print it.

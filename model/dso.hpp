@@ -57,8 +57,15 @@ class dso {
   // read as the process sees it.
   std::optional<io::mapping_place> place() const AREC_EXCLUDES(mutex_);
   void set_place(const io::mapping_place& where) AREC_EXCLUDES(mutex_);
-  // The device and inode the kernel gave the file (zero when unknown).
-  io::file_identity identity() const noexcept { return {id_.major, id_.minor, id_.inode}; }
+  // Set when the mapped file could not be opened as the mapping holds it (its process ended
+  // before it was read) and its path may lead to another file: its build-id stays unknown, and
+  // the BUILD_ID feature says so (io::build_id::of_unread_file).
+  void mark_file_unreachable() noexcept { unreachable_.store(true, std::memory_order_relaxed); }
+  bool file_unreachable() const noexcept { return unreachable_.load(std::memory_order_relaxed); }
+  // The device, inode and generation the kernel gave the file (zero when unknown).
+  io::file_identity identity() const noexcept {
+    return {id_.major, id_.minor, id_.inode, id_.inode_generation};
+  }
 
  private:
   const std::string name_;
@@ -69,6 +76,7 @@ class dso {
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
   std::optional<io::mapping_place> place_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};
+  std::atomic<bool> unreachable_{false};
 };
 
 }  // namespace arec::model

@@ -41,7 +41,7 @@ archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry
   archive_contents contents;
   std::set<std::string> seen;
   for (const io::perf::build_id_entry& entry : entries) {
-    if (entry.id.empty()) continue;
+    if (entry.id.empty() || entry.id.is_of_unread_file()) continue;  // no object to pack
     std::string hex = entry.id.hex();
     if (!seen.insert(hex).second) continue;
     std::string link = build_id_link_name(hex);

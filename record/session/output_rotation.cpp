@@ -1,6 +1,7 @@
 // The recording's outputs switched (--switch-output, --timestamp-filename): the file renamed
 // PATH.<time> and finished while the streams go on into a fresh PATH; and the --overwrite
 // snapshots that a switch or the stop writes.
+#include <algorithm>
 #include <cstdio>
 #include <future>
 
@@ -225,12 +226,44 @@ void recording::finish_file(io::perf::perf_file_writer& header, const output_cut
   if (auto containers = build_ids_.containers(); !containers.empty())
     set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
   build_ids_.forget_gone_processes();  // this file holds theirs; the next ones need not
+  tell_unread_files(&header == &*header_);  // the last file is the one header_ still holds
   try {
     header.write_epilogue(cut.data_end - data_offset_, set);
   } catch (const std::system_error&) {
     header.update_data_size(cut.data_end - data_offset_);  // fits in place
     if (!cut.failure) throw;
   }
+}
+
+// Files whose process was gone before arec could read them (short-lived processes, often in
+// containers): their samples stay unnamed, which the user learns here, by name for the first
+// few and by count at the end. Where several files were mapped at one path, perf 6.1 applies
+// the path's one BUILD_ID entry to the first of them only and reads the others from the path
+// (docs/symbols.md): the warning says so instead of promising unnamed samples.
+void recording::tell_unread_files(bool last) {
+  constexpr std::size_t named_at_most = 4;
+  if (options_.no_buildid) return;
+  std::vector<unread_file> unread = unread_sampled_files(machine_);
+  for (const unread_file& file : unread) {
+    if (unread_files_told_.size() >= named_at_most) break;
+    if (std::find(unread_files_told_.begin(), unread_files_told_.end(), file.name) !=
+        unread_files_told_.end())
+      continue;
+    unread_files_told_.push_back(file.name);
+    if (file.files == 1)
+      say(options_, "arec: warning: " + file.name +
+                        " ended before arec could read the file it mapped; its samples stay "
+                        "unnamed rather than take the names of the file at that path now");
+    else
+      say(options_, "arec: warning: " + file.name + ": " + std::to_string(file.unread) + " of the " +
+                        std::to_string(file.files) +
+                        " files mapped at this path ended before arec could read them; perf "
+                        "6.1 keeps one build-id per path and may name their samples from the "
+                        "file at that path now");
+  }
+  if (last && unread.size() > unread_files_told_.size())
+    say(options_, "arec: warning: and " + std::to_string(unread.size() - unread_files_told_.size()) +
+                      " more paths whose mapped files ended before arec could read them");
 }
 
 // --timestamp-filename: the finished file takes its time, as every rotated one did.

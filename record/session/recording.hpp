@@ -136,6 +136,7 @@ class recording {
   void take_snapshot();
   void pause_every_ring();
   void finish_file(io::perf::perf_file_writer& header, const output_cut& cut);
+  void tell_unread_files(bool last);
   void name_final_output();
 
   // recording_finish.cpp: the features, name and summary of the last output
@@ -179,6 +180,8 @@ class recording {
   // On a terminal's stderr while recording (not with -q); redrawn from control_.
   status_line status_{STDERR_FILENO, !options_.quiet};
   bool failed_ = false;
+  // The sampled files named in a warning as gone before they were read (a few; then a count).
+  std::vector<std::string> unread_files_told_;
   // --switch-output and --timestamp-filename.
   std::exception_ptr switch_failure_;
   unsigned switches_ = 0;

@@ -45,16 +45,21 @@ bool path_leads_to(const std::string& path, int fd) {
          by_path->st_ino == opened.st_ino;
 }
 
-// The build-id of a mapped file, and the file when its path no longer leads to it.
-std::optional<io::build_id> read_file_build_id(const model::dso& object, io::unique_fd& kept) {
+// The build-id of a mapped file, and the file when its path no longer leads to it. A file that
+// no candidate opens is marked unreachable: its process is gone and its path leads nowhere or
+// to another file.
+std::optional<io::build_id> read_file_build_id(model::dso& object, io::unique_fd& kept) {
   io::unique_fd file = io::open_mapped_file(object.name(), object.place(), object.identity());
-  if (!file) return std::nullopt;
+  if (!file) {
+    object.mark_file_unreachable();
+    return std::nullopt;
+  }
   std::optional<io::build_id> id = symbols::read_elf_build_id(file.get());
   if (id && !path_leads_to(object.name(), file.get())) kept = std::move(file);
   return id;
 }
 
-std::optional<io::build_id> read_build_id(const model::dso& object,
+std::optional<io::build_id> read_build_id(model::dso& object,
                                           const build_id_sources& sources, io::unique_fd& kept) {
   switch (object.kind()) {
     case model::dso_kind::kernel:
@@ -71,6 +76,24 @@ std::optional<io::build_id> read_build_id(const model::dso& object,
       return read_file_build_id(object, kept);
   }
   return std::nullopt;
+}
+
+// An unread file gets an entry no file matches, so that perf does not take the file now at its
+// path for it. Not where the same path has a build-id read from another mapping (a host's file
+// and a container's at one path): perf 6.1 keeps one build-id per path, and that one names the
+// samples of the mapping that was read.
+void add_unread_files(model::machine& machine, std::vector<io::perf::build_id_entry>& entries) {
+  std::vector<std::string> unread;
+  for (const std::shared_ptr<model::dso>& object : machine.objects().all())
+    if (object->kind() == model::dso_kind::user && object->file_unreachable() &&
+        object->build_id().empty() && (unread.empty() || unread.back() != object->name()))
+      unread.push_back(object->name());
+  for (std::string& name : unread) {
+    bool named = std::any_of(entries.begin(), entries.end(),
+                             [&](const io::perf::build_id_entry& entry) { return entry.filename == name; });
+    if (!named)
+      entries.push_back({PERF_RECORD_MISC_USER, io::build_id::of_unread_file(), std::move(name)});
+  }
 }
 
 }  // namespace
@@ -104,7 +127,30 @@ std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
       duplicate = duplicate || entry->id == id;
     if (!duplicate) entries.push_back({cpumode, id, object->name()});
   }
+  add_unread_files(machine, entries);
   return entries;
+}
+
+std::vector<unread_file> unread_sampled_files(model::machine& machine) {
+  std::vector<unread_file> unread;
+  std::string_view name;
+  std::size_t files = 0, unread_here = 0;
+  auto close_name = [&] {
+    if (unread_here > 0) unread.push_back({std::string{name}, unread_here, files});
+    files = unread_here = 0;
+  };
+  for (const std::shared_ptr<model::dso>& object : machine.objects().all()) {
+    if (object->kind() != model::dso_kind::user) continue;
+    if (object->name() != name) {
+      close_name();
+      name = object->name();
+    }
+    ++files;
+    if (object->file_unreachable() && object->sampled() && object->build_id().empty())
+      ++unread_here;
+  }
+  close_name();
+  return unread;
 }
 
 }  // namespace arec::record

@@ -25,9 +25,20 @@ struct build_id_sources {
 io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sources = {});
 
 // One entry per (file name, build-id): dsos without a build-id (anonymous or pseudo mappings,
-// files that vanished or are not ELF) are left out; "[kernel.kallsyms]" comes first whenever
+// files that are not ELF) are left out, and a file whose process was gone before it was read
+// gets io::build_id::of_unread_file() unless its path has a build-id of its own; "[kernel.kallsyms]" comes first whenever
 // its build-id can be read, whether or not a kernel map was seen.
 std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
                                                         const build_id_sources& sources = {});
+
+// A path some of whose files got samples but were gone before they could be read.
+struct unread_file {
+  std::string name;
+  std::size_t unread = 0;  // its files unread (and sampled)
+  std::size_t files = 0;   // the distinct files (device, inode, generation) mapped at the path
+  friend bool operator==(const unread_file&, const unread_file&) = default;
+};
+// Those paths, sorted by name.
+std::vector<unread_file> unread_sampled_files(model::machine& machine);
 
 }  // namespace arec::record
