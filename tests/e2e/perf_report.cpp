@@ -1,5 +1,7 @@
 #include "perf_report.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <regex>
 #include <cctype>
@@ -32,6 +34,17 @@ bool parse_row(std::string_view line, report_row& row) {
 }
 
 }  // namespace
+
+std::size_t sample_records(const std::string& file) {
+  test::command_result dump =
+      test::run_command({"perf", "report", "-D", "-i", file}, std::chrono::seconds{120});
+  EXPECT_EQ(dump.exit_code, 0) << file << ": " << dump.describe();
+  std::size_t count = 0;
+  for (std::size_t at = dump.out.find(" PERF_RECORD_SAMPLE("); at != std::string::npos;
+       at = dump.out.find(" PERF_RECORD_SAMPLE(", at + 1))
+    ++count;
+  return count;
+}
 
 std::vector<report_row> parse_perf_report(std::string_view text) {
   std::vector<report_row> rows;

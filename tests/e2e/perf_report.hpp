@@ -30,6 +30,10 @@ struct perf_report {
 // no call-graph text) and parses its stdout.
 perf_report run_perf_report(const std::string& data_file);
 
+// The SAMPLE records in `file`, as `perf report -D` lists them: what arec counts as written.
+// Unlike perf script's lines, no task's name (which may hold a newline) can change the count.
+std::size_t sample_records(const std::string& file);
+
 // Whether perf printed a warning (any case of "warning") on stderr.
 bool has_warning(const test::command_result& run);
 // The same, not counting perf's report of samples the kernel lost ("Processed N events and
