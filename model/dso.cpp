@@ -19,8 +19,31 @@ void dso::set_build_id(const io::build_id& id) {
 
 bool dso::claim_build_id_read() {
   io::exclusive_lock lock{mutex_};
-  if (read_claimed_ || !build_id_.empty()) return false;
+  if (!build_id_.empty()) return false;
+  if (read_claimed_) {
+    if (!unreachable_ || read_retries_ >= max_read_retries) return false;
+    ++read_retries_;
+  }
   read_claimed_ = true;
+  unreachable_ = false;
+  retry_offered_ = false;
+  return true;
+}
+
+void dso::mark_file_unreachable() {
+  io::exclusive_lock lock{mutex_};
+  unreachable_ = true;
+}
+
+bool dso::file_unreachable() const {
+  io::exclusive_lock lock{mutex_};
+  return unreachable_;
+}
+
+bool dso::offer_read_again() {
+  io::exclusive_lock lock{mutex_};
+  if (!unreachable_ || retry_offered_ || read_retries_ >= max_read_retries) return false;
+  retry_offered_ = true;
   return true;
 }
 

@@ -45,8 +45,9 @@ class dso {
   io::build_id build_id() const AREC_EXCLUDES(mutex_);
   // Records the build-id read for this dso; the first one set wins.
   void set_build_id(const io::build_id& id) AREC_EXCLUDES(mutex_);
-  // True exactly once per dso, for the caller that should try to read the build-id from the
-  // file: so each file is opened with libelf at most once, however many threads ask.
+  // True once per dso, for the caller that should try to read the build-id from the file: so
+  // each file is opened with libelf at most once, however many threads ask; again (up to
+  // max_read_retries times) after a read found the file unreachable.
   bool claim_build_id_read() AREC_EXCLUDES(mutex_);
   // True exactly once per dso: for the first sample that fell in it (perf's dso->hit). Only
   // sampled objects go into the build-id cache, as in perf.
@@ -59,9 +60,15 @@ class dso {
   void set_place(const io::mapping_place& where) AREC_EXCLUDES(mutex_);
   // Set when the mapped file could not be opened as the mapping holds it (its process ended
   // before it was read) and its path may lead to another file: its build-id stays unknown, and
-  // the BUILD_ID feature says so (io::build_id::of_unread_file).
-  void mark_file_unreachable() noexcept { unreachable_.store(true, std::memory_order_relaxed); }
-  bool file_unreachable() const noexcept { return unreachable_.load(std::memory_order_relaxed); }
+  // the BUILD_ID feature says so (io::build_id::of_unread_file). Such a file may be claimed for
+  // reading again (claim_build_id_read) when a process maps it again, max_read_retries times.
+  void mark_file_unreachable() AREC_EXCLUDES(mutex_);
+  bool file_unreachable() const AREC_EXCLUDES(mutex_);
+  // A process maps this dso again: true when its file was unreachable and may be read through
+  // that mapping, once until that read is claimed (many mappings in one drain make one read,
+  // through the newest of them).
+  bool offer_read_again() AREC_EXCLUDES(mutex_);
+  static constexpr unsigned max_read_retries = 64;
   // The device, inode and generation the kernel gave the file (zero when unknown).
   io::file_identity identity() const noexcept {
     return {id_.major, id_.minor, id_.inode, id_.inode_generation};
@@ -74,9 +81,11 @@ class dso {
   mutable io::mutex mutex_;
   io::build_id build_id_ AREC_GUARDED_BY(mutex_);
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
+  bool unreachable_ AREC_GUARDED_BY(mutex_) = false;
+  unsigned read_retries_ AREC_GUARDED_BY(mutex_) = 0;
+  bool retry_offered_ AREC_GUARDED_BY(mutex_) = false;
   std::optional<io::mapping_place> place_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};
-  std::atomic<bool> unreachable_{false};
 };
 
 }  // namespace arec::model

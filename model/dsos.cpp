@@ -32,7 +32,10 @@ std::shared_ptr<dso> dsos::find(std::string_view name, const dso_id& id) const {
 std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, dso_kind kind,
                                        const std::optional<io::mapping_place>& place) {
   if (auto found = find(name, id)) {
-    if (place) found->set_place(*place);
+    if (place) {
+      found->set_place(*place);
+      if (on_mapped_again_ && found->offer_read_again()) on_mapped_again_(found);
+    }
     return found;
   }
   auto created = std::make_shared<dso>(std::string{name}, id, kind);

@@ -23,6 +23,11 @@ class dsos {
   // Called on the sampling thread with each dso the first time a sample falls in it
   // (note_sampled); set it before the dsos are shared between threads.
   void on_sampled(listener notify) { on_sampled_ = std::move(notify); }
+  // Called on the mapping thread with a dso whose file could not be read
+  // (dso::file_unreachable) when a process maps it again (dso::offer_read_again): the file may
+  // be read through the new mapping (a job that runs again). Set it before the dsos are shared
+  // between threads.
+  void on_mapped_again(listener notify) { on_mapped_again_ = std::move(notify); }
   // Marks `object` sampled, telling the on_sampled listener if it is the first time.
   void note_sampled(const std::shared_ptr<dso>& object) const;
 
@@ -46,6 +51,7 @@ class dsos {
 
   listener on_created_;  // set before any concurrent use, constant after
   listener on_sampled_;  // likewise
+  listener on_mapped_again_;  // likewise
   mutable io::shared_mutex mutex_;
   std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
 };

@@ -47,9 +47,12 @@ std::vector<int> monitored_cpus(const record_options& options, const std::vector
 
 recording::recording(const record_options& options, std::span<const std::string> command_line)
     : options_(options), command_line_(command_line) {
-  if (!options_.no_buildid)
+  if (!options_.no_buildid) {
     machine_.objects().on_created(
         [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue(object); });
+    machine_.objects().on_mapped_again(
+        [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_again(object); });
+  }
   if (caches_sampled_dsos())
     machine_.objects().on_sampled(
         [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });

@@ -29,6 +29,10 @@ void build_id_reader::enqueue(const std::shared_ptr<model::dso>& object) {
   push({object, scope_ == cache_scope::mapped});
 }
 
+void build_id_reader::enqueue_again(const std::shared_ptr<model::dso>& object) {
+  push({object, cache_ != nullptr && (scope_ == cache_scope::mapped || object->sampled())});
+}
+
 void build_id_reader::enqueue_sampled(const std::shared_ptr<model::dso>& object) {
   if (cache_ && scope_ == cache_scope::sampled) push({object, true});
 }

@@ -48,6 +48,9 @@ class build_id_reader {
 
   // Queues `object` for reading; cheap, and safe from any thread (a dso is created once).
   void enqueue(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
+  // Queues `object`, whose file was unreachable, for another read through the mapping a
+  // process just made of it; a sampled object is cached once read. Safe from any thread.
+  void enqueue_again(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
   // Queues `object`, which just got its first sample, for the cache (its build-id is read
   // first if it is not known yet). Safe from any thread.
   void enqueue_sampled(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);

@@ -280,6 +280,22 @@ TEST_F(RecordMappedFiles, ShortLivedContainerBinariesAreNeverChargedToTheHostFil
   expect_never_charged_to("host_function", "job");
 }
 
+// A cron job: the same container binary, first in short runs that end before arec reads it, then
+// in one that runs until arec has (the build-id cache holds it). The file is read through that
+// later run, so every run's samples are named, not only the last one's.
+TEST_F(RecordMappedFiles, AJobThatRunsAgainIsNamedThroughItsLaterRun) {
+  std::string run = "unshare --mount --propagation private sh -c '" +
+                    bind_over_host(dir_.file("container_hot"), host_);
+  std::string shorts = each_job([&](int) { return run + " " + short_rounds + "'"; });
+  record_workload_read_while_it_ran({"sh", "-c", shorts + "; " + run + " " + until_released() + "'"},
+                                    host_);
+  std::string text;
+  double in_dso = 0;
+  double named = perf_report_share("container_hot", text, "hot", &in_dso);
+  EXPECT_GT(in_dso, 0) << text;
+  EXPECT_NEAR(named, in_dso, 0.5) << "every sample of the binary is named:\n" << text;
+}
+
 // A deploy: each job's old binary ran briefly, then a new one took its path.
 TEST_F(RecordMappedFiles, ShortLivedJobsOfAReplacedBinaryAreNeverChargedToTheNewFileAtTheirPath) {
   build(dir_.file("svc.old"), "old_version");

@@ -121,5 +121,53 @@ TEST(Dsos, ANewDsoHasItsPlaceWhenTheListenerHearsOfIt) {
   EXPECT_EQ(table.find("/bin/app", dso_id{})->place()->pid, 43) << "the newest mapping";
 }
 
+// A job that runs again maps the file its first, unread run could not give: the file is offered
+// for another read through a new mapping, once until that read is claimed, a bounded number of
+// times, and not once it is read.
+TEST(Dsos, AnUnreachableFileMappedAgainIsOfferedForAnotherRead) {
+  dsos table;
+  std::vector<pid_t> offered;
+  table.on_mapped_again([&](const std::shared_ptr<dso>& object) {
+    offered.push_back(object->place()->pid);
+  });
+  auto map = [&](pid_t pid) {
+    return table.find_or_add("/opt/job", inode_id(7), dso_kind::user,
+                             io::mapping_place{pid, 0x1000, 0x2000});
+  };
+  auto job = map(1);
+  ASSERT_TRUE(job->claim_build_id_read());
+  map(2);
+  EXPECT_TRUE(offered.empty()) << "read, not unreachable: nothing to offer";
+  job->mark_file_unreachable();
+  for (unsigned retry = 0; retry < dso::max_read_retries; ++retry) {
+    map(static_cast<pid_t>(10 + retry));
+    map(static_cast<pid_t>(10 + retry));  // before the read: no second offer
+    ASSERT_TRUE(job->claim_build_id_read()) << "retry " << retry;
+    EXPECT_FALSE(job->file_unreachable()) << "a claimed read is under way";
+    job->mark_file_unreachable();
+  }
+  EXPECT_EQ(offered.size(), dso::max_read_retries);
+  map(999);
+  EXPECT_FALSE(job->claim_build_id_read()) << "no read beyond the bound";
+  EXPECT_EQ(offered.size(), dso::max_read_retries) << "nor an offer";
+}
+
+TEST(Dsos, AFileReadOnRetryIsNotOfferedAgain) {
+  dsos table;
+  int offers = 0;
+  table.on_mapped_again([&](const std::shared_ptr<dso>&) { ++offers; });
+  auto job = table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{1, 1, 2});
+  ASSERT_TRUE(job->claim_build_id_read());
+  job->mark_file_unreachable();
+  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{2, 1, 2});
+  ASSERT_TRUE(job->claim_build_id_read());
+  io::build_id id;
+  id.size = 1;
+  job->set_build_id(id);
+  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{3, 1, 2});
+  EXPECT_EQ(offers, 1);
+  EXPECT_FALSE(job->claim_build_id_read());
+}
+
 }  // namespace
 }  // namespace arec::model
