@@ -137,6 +137,31 @@ TEST_P(RecordPushFormat, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
       << run.err;
 }
 
+// A process that names itself "\xff" (prctl, no privilege) made every window of the host invalid
+// proto3, which protobuf's parsers refuse whole (the stand-in's OTLP route, protoc, Go's servers):
+// now each window arrives, and protoc reads it.
+TEST_P(RecordPushFormat, ACommThatIsNotUtf8LeavesEveryWindowReadable) {
+  test::command_result run = test::run_command(
+      push_command(GetParam(), server_.url(), {"--", test_program("named_loop"), "\xff", "1200"}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<test::received_push> received = server_.received();
+  ASSERT_GE(received.size(), 1u) << run.describe();
+  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
+  const bool otlp = GetParam() == "otlp";
+  const std::string decode =
+      otlp ? "cat '" + dir_.file("window") + "' | protoc -I '" + root +
+                 "' --decode=opentelemetry.proto.collector.profiles.v1development."
+                 "ExportProfilesServiceRequest export/otlp/profiles_service.proto"
+           : "gunzip -c '" + dir_.file("window") + "' | protoc -I '" + root +
+                 "' --decode=perftools.profiles.Profile export/profile.proto";
+  for (const test::received_push& push : received) {
+    ASSERT_EQ(push.profiles.size(), 1u);
+    std::ofstream(dir_.file("window"), std::ios::binary) << push.profiles.front();
+    test::command_result decoded = test::run_command({"sh", "-c", decode});
+    EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
+  }
+}
+
 // "Record/..." so that the runs CI makes of ^Record (TSan's too) take these.
 INSTANTIATE_TEST_SUITE_P(Record, RecordPushFormat, ::testing::Values("pyroscope", "otlp", "parca"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
