@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -24,15 +25,6 @@ void record_named(const std::string& comm, const std::string& data) {
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
 }
 
-// protoc's reading of `file` (gunzipped first when `gzipped`) as `message` of `proto`.
-test::command_result protoc_decode(const std::string& file, bool gzipped,
-                                   const std::string& message, const std::string& proto) {
-  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
-  return test::run_command({"sh", "-c",
-                            (gzipped ? "gunzip -c '" + file + "'" : "cat '" + file + "'") +
-                                " | protoc -I '" + root + "' --decode=" + message + " " + proto});
-}
-
 TEST(ExportNames, ACommThatIsNotUtf8LeavesThePprofAndTheOtlpRequestReadable) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   test::temp_dir dir;
@@ -42,8 +34,7 @@ TEST(ExportNames, ACommThatIsNotUtf8LeavesThePprofAndTheOtlpRequestReadable) {
   test::command_result pprof =
       test::run_command({arec_binary(), "export", "-i", data, "-o", dir.file("named.pb.gz")});
   ASSERT_EQ(pprof.exit_code, 0) << pprof.describe();
-  test::command_result profile = protoc_decode(
-      dir.file("named.pb.gz"), true, "perftools.profiles.Profile", "export/profile.proto");
+  test::command_result profile = protoc_decode(dir.file("named.pb.gz"), protoc_message::pprof);
   ASSERT_EQ(profile.exit_code, 0) << profile.describe();
   // U+FFFD in place of the byte, as protoc prints it (octal escapes) or as it is.
   EXPECT_TRUE(profile.out.find(R"(string_table: "\357\277\275")") != std::string::npos ||
@@ -53,10 +44,8 @@ TEST(ExportNames, ACommThatIsNotUtf8LeavesThePprofAndTheOtlpRequestReadable) {
   test::command_result otlp = test::run_command(
       {arec_binary(), "export", "--format=otlp", "-i", data, "-o", dir.file("named.otlp.pb")});
   ASSERT_EQ(otlp.exit_code, 0) << otlp.describe();
-  test::command_result request = protoc_decode(
-      dir.file("named.otlp.pb"), false,
-      "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest",
-      "export/otlp/profiles_service.proto");
+  test::command_result request =
+      protoc_decode(dir.file("named.otlp.pb"), protoc_message::otlp_request);
   EXPECT_EQ(request.exit_code, 0) << request.describe();
 }
 

@@ -146,18 +146,12 @@ TEST_P(RecordPushFormat, ACommThatIsNotUtf8LeavesEveryWindowReadable) {
   ASSERT_EQ(run.exit_code, 0) << run.describe();
   std::vector<test::received_push> received = server_.received();
   ASSERT_GE(received.size(), 1u) << run.describe();
-  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
-  const bool otlp = GetParam() == "otlp";
-  const std::string decode =
-      otlp ? "cat '" + dir_.file("window") + "' | protoc -I '" + root +
-                 "' --decode=opentelemetry.proto.collector.profiles.v1development."
-                 "ExportProfilesServiceRequest export/otlp/profiles_service.proto"
-           : "gunzip -c '" + dir_.file("window") + "' | protoc -I '" + root +
-                 "' --decode=perftools.profiles.Profile export/profile.proto";
+  const protoc_message message =
+      GetParam() == "otlp" ? protoc_message::otlp_request : protoc_message::pprof;
   for (const test::received_push& push : received) {
     ASSERT_EQ(push.profiles.size(), 1u);
     std::ofstream(dir_.file("window"), std::ios::binary) << push.profiles.front();
-    test::command_result decoded = test::run_command({"sh", "-c", decode});
+    test::command_result decoded = protoc_decode(dir_.file("window"), message);
     EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
   }
 }
@@ -185,13 +179,7 @@ TEST(ExportOtlp, TheRequestHoldsEverySampleWithTheHotFunctionItsBuildIdAndAttrib
   ASSERT_GT(samples, 0);
 
   // Debian's protoc reads it with the pinned protos...
-  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
-  test::command_result text =
-      test::run_command({"sh", "-c",
-                         "protoc -I '" + root +
-                             "' --decode=opentelemetry.proto.collector.profiles.v1development."
-                             "ExportProfilesServiceRequest export/otlp/profiles_service.proto < '" +
-                             request + "'"});
+  test::command_result text = protoc_decode(request, protoc_message::otlp_request);
   ASSERT_EQ(text.exit_code, 0) << text.describe();
   EXPECT_NE(text.out.find("string_table: \"hot_function\""), std::string::npos);
   // ... and npm's protobufjs finds the samples, the hot function, its build-id, the attributes.
