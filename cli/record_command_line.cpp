@@ -810,7 +810,8 @@ constexpr std::array record_table{
                 "until COMMAND exits or Ctrl-C", control, apply_duration},
     record_spec{"push", 0, required, "URL",
                 "every --push-interval, send what was recorded to the fleet store at URL "
-                "(user:password@ for basic auth), as --push-format says; samples at 99 Hz "
+                "(user@ for basic auth, with --push-password-file), as --push-format says; "
+                "samples at 99 Hz "
                 "unless -F or -c say otherwise. Without -o the windows are not kept on disk",
                 "", push, apply_push},
     record_spec{"push-format", 0, required, "FORMAT",
@@ -830,6 +831,10 @@ constexpr std::array record_table{
                 "send X-Scope-OrgID: ID, for multi-tenant servers", "", push, apply_push},
     record_spec{"push-token-file", 0, required, "FILE",
                 "send Authorization: Bearer with the token FILE holds", "", push, apply_push},
+    record_spec{"push-password-file", 0, required, "FILE",
+                "basic auth's password for the user the --push URL names (http://USER@HOST/), "
+                "read from FILE (chmod 600), never from the command line",
+                "", push, apply_push},
     record_spec{"push-spool", 0, required, "DIR",
                 "where windows wait on disk while the server cannot take them, and are kept for "
                 "the next run at exit",

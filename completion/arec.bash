@@ -11,7 +11,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run
-  --push --push-format --push-interval --push-label --push-tenant --push-token-file --push-spool -h --help
+  --push --push-format --push-interval --push-label --push-tenant --push-token-file --push-password-file --push-spool -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'
@@ -33,7 +33,7 @@ _arec() {
   done
 
   case $prev in
-    -o | --output | -i | --input | --push-token-file)
+    -o | --output | -i | --input | --push-token-file | --push-password-file)
       _filedir
       return
       ;;

@@ -3,6 +3,8 @@
 #include <map>
 #include <string_view>
 
+#include "io/valid_utf8.hpp"
+
 namespace arec::exporting {
 namespace {
 
@@ -25,6 +27,19 @@ std::string_view comm_of(const profile& source, const profile_sample& sample) {
   return "[unknown]";
 }
 
+// A name as one frame of a line: a ';' would split it into two frames, a line end would start a
+// line of someone else's making ("x 999;a;fake_frame 5521"). As FlameGraph's stackcollapse
+// scripts do, ';' becomes ':'; control characters become '?'; bytes that are not UTF-8 become
+// U+FFFD, as in the pprof and OTLP string tables.
+void append_frame(std::string& out, std::string_view name) {
+  std::string repaired;  // allocated only for a name that is not UTF-8
+  if (!io::is_valid_utf8(name)) name = repaired = io::valid_utf8(name);
+  for (char c : name) {
+    auto byte = static_cast<unsigned char>(c);
+    out += c == ';' ? ':' : byte < 0x20 || byte == 0x7f ? '?' : c;
+  }
+}
+
 }  // namespace
 
 std::string folded_text(const profile& source) {
@@ -37,10 +52,11 @@ std::string folded_text(const profile& source) {
     std::int64_t count = 0;
     for (std::size_t column : counts) count += sample.values[column];
     if (count == 0) continue;
-    stack.assign(comm_of(source, sample));
+    stack.clear();
+    append_frame(stack, comm_of(source, sample));
     for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id) {
       stack += ';';
-      stack += frame_name(source, *id);
+      append_frame(stack, frame_name(source, *id));
     }
     lines[stack] += count;
   }

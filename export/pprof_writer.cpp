@@ -7,6 +7,7 @@
 #include <string>
 
 #include "export/profile.pb.h"
+#include "io/valid_utf8.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -59,7 +60,9 @@ void add_tables(pb::Profile& out, const profile& in) {
     encoded.set_system_name(function.name);
     encoded.set_filename(function.filename);
   }
-  for (const std::string& text : in.strings) out.add_string_table(text);
+  // proto3 strings: one that is not UTF-8 (a comm set to "\xff") would make the whole profile
+  // unreadable to protobuf's parsers.
+  for (const std::string& text : in.strings) out.add_string_table(io::valid_utf8(text));
 }
 
 std::int64_t metric_safe_name(profile& p, std::int64_t index) {

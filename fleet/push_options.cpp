@@ -1,5 +1,6 @@
 #include "fleet/push_options.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/utsname.h>
 
@@ -11,6 +12,7 @@
 
 #include "fleet/otlp_environment.hpp"
 #include "io/owned_files.hpp"
+#include "io/trimmed.hpp"
 #include "io/usage_error.hpp"
 
 namespace arec::fleet {
@@ -26,34 +28,75 @@ namespace {
 // or a huge file given by mistake costs nothing.
 constexpr std::size_t max_token_bytes = 16 * 1024;
 
-// A bearer token comes from a file, never the command line, where `ps` would show it. As ssh does
-// for a key, a file others may read or that another user controls is refused: the token would
-// already be theirs, or be theirs to replace.
-std::string read_token(std::string_view path_text) {
-  constexpr std::string_view option = "--push-token-file";
+// A bearer token or a password comes from a file, never the command line, where `ps` (and
+// /proc/PID/cmdline) shows it to every user. As ssh does for a key, a file others may read or
+// that another user controls is refused: the secret would already be theirs, or be theirs to
+// replace. `option` names the option, `what` the secret ("token", "password").
+std::string read_secret(std::string_view path_text, std::string_view option,
+                        std::string_view what) {
   std::string path(path_text);
+  const std::string one = "expected a regular file holding one " + std::string(what);
   std::optional<io::bounded_file> file;
   try {
     file = io::read_bounded_regular_file(AT_FDCWD, path, max_token_bytes);
   } catch (const std::system_error& error) {
-    throw io::usage_error(std::string(option) + ": cannot read the token: " + error.what());
+    throw io::usage_error(std::string(option) + ": cannot read the " + std::string(what) + ": " +
+                          error.what());
   }
-  if (!file) bad_value(option, path, "expected a file holding the token");
-  if (!file->problem.empty()) {
-    throw io::usage_error(std::string(option) + ": " + path + " " + file->problem +
-                          "; expected a regular file holding one token");
-  }
+  if (!file) bad_value(option, path, "expected a file holding the " + std::string(what));
+  if (!file->problem.empty())
+    throw io::usage_error(std::string(option) + ": " + path + " " + file->problem + "; " + one);
   if (std::string problem = io::ownership_problem(file->status, true, true); !problem.empty()) {
-    throw io::usage_error(std::string(option) + ": " + path + " " + problem +
-                          "; make it the token's alone: chown $(id -u) " + path + " && chmod 600 " +
-                          path);
+    throw io::usage_error(std::string(option) + ": " + path + " " + problem + "; make it the " +
+                          std::string(what) + "'s alone: chown $(id -u) " + path +
+                          " && chmod 600 " + path);
   }
-  std::string token = std::move(file->text);
-  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-  if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos)
-    bad_value(option, path, "expected a file holding one token");
-  check_header_value(option, token, "the token");
-  return token;
+  std::string secret = std::move(file->text);
+  while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back())))
+    secret.pop_back();
+  if (secret.empty() || secret.find_first_of(" \t\r\n") != std::string::npos)
+    bad_value(option, path, "expected a file holding one " + std::string(what));
+  check_header_value(option, secret, "the " + std::string(what));
+  return secret;
+}
+
+// A port: 1 to 65535 in decimal.
+bool is_port(std::string_view text) {
+  unsigned port = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
+  return error == std::errc{} && end == text.data() + text.size() && port >= 1 && port <= 65535;
+}
+
+// What is wrong with a URL's host[:port] (no credentials), or "" when nothing is: a host libcurl
+// cannot resolve or a port no socket has would be retried until the spool fills, never sent.
+std::string authority_problem(std::string_view authority) {
+  std::string_view host = authority, port;
+  bool has_port = false;
+  if (authority.starts_with('[')) {
+    std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) return "an IPv6 address without its ']'";
+    host = authority.substr(1, close - 1);
+    std::string address(host.substr(0, host.find('%')));  // a zone: [fe80::1%25eth0]
+    in6_addr parsed{};
+    if (::inet_pton(AF_INET6, address.c_str(), &parsed) != 1)
+      return io::quoted(host) + " is not an IPv6 address";
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty() && !after.starts_with(':')) return "text after the IPv6 address's ']'";
+    has_port = !after.empty();
+    if (has_port) port = after.substr(1);
+  } else {
+    std::size_t colon = authority.rfind(':');
+    has_port = colon != std::string_view::npos;
+    if (has_port) host = authority.substr(0, colon), port = authority.substr(colon + 1);
+    if (host.empty()) return "no host";
+    for (char c : host) {
+      bool fits = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+                  c == '~' || c == '%' || static_cast<unsigned char>(c) >= 0x80;
+      if (!fits) return "the host " + io::quoted(host) + " holds " + io::quoted(std::string(1, c));
+    }
+  }
+  if (has_port && !is_port(port)) return "the port " + io::quoted(port) + " is not 1 to 65535";
+  return {};
 }
 
 }  // namespace
@@ -81,28 +124,45 @@ void check_header_value(std::string_view option, std::string_view value, std::st
   }
 }
 
-void set_push_url(push_options& options, std::string_view url) {
+void set_push_url(push_options& options, std::string_view url, std::string_view source) {
   std::string_view scheme;
   for (std::string_view candidate : {"http://", "https://"}) {
     if (url.starts_with(candidate)) scheme = candidate;
   }
   std::string_view rest = url.substr(scheme.size());
   if (scheme.empty() || rest.empty() || rest.front() == '/') {
-    bad_value("--push", url, "expected an http:// or https:// URL");
+    bad_value(source, url, "expected an http:// or https:// URL");
   }
   // Credentials go to basic auth, so the URL can be shown in messages without them.
-  std::size_t host_end = std::min(rest.find('/'), rest.size());
+  std::size_t host_end = std::min(rest.find_first_of("/?#"), rest.size());
   if (std::size_t at = rest.substr(0, host_end).rfind('@'); at != std::string_view::npos) {
     std::string_view credentials = rest.substr(0, at);
     std::size_t colon = credentials.find(':');
-    options.basic_user = std::string(credentials.substr(0, colon));
-    options.basic_password =
-        colon == std::string_view::npos ? "" : std::string(credentials.substr(colon + 1));
+    std::string user(credentials.substr(0, colon));
+    check_header_value(source, user, "the URL's user");
+    if (colon != std::string_view::npos) {
+      std::string password(credentials.substr(colon + 1));
+      check_header_value(source, password, "the URL's password");
+      // The command line is world-readable (ps, /proc/PID/cmdline) for as long as arec runs.
+      if (source == "--push" && !password.empty()) {
+        throw io::usage_error(
+            "--push: the URL holds a password, which every user of this machine could read in "
+            "the command line (ps, /proc/PID/cmdline) while arec runs; keep the user in the URL "
+            "(http://USER@HOST/...) and put the password alone in a file only you can read "
+            "(chmod 600 FILE), given with --push-password-file FILE");
+      }
+      options.basic_password = std::move(password);
+    }
+    options.basic_user = std::move(user);
     rest = rest.substr(at + 1);
-    check_header_value("--push", options.basic_user, "the URL's user");
-    check_header_value("--push", options.basic_password, "the URL's password");
+    host_end -= at + 1;
   }
-  check_header_value("--push", rest, "the URL");
+  check_header_value(source, rest, "the URL");
+  if (std::string problem = authority_problem(rest.substr(0, host_end)); !problem.empty())
+    bad_value(source, std::string(scheme) + std::string(rest),
+              "expected a URL whose host and "
+              "port can be reached (" +
+                  problem + ")");
   while (rest.ends_with('/')) rest.remove_suffix(1);
   options.url = std::string(scheme) + std::string(rest);
 }
@@ -168,7 +228,9 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
     check_header_value(option, value, "the tenant id");
     options.tenant_id = std::string(value);
   } else if (option == "--push-token-file") {
-    options.bearer_token = read_token(value);
+    options.bearer_token = read_secret(value, option, "token");
+  } else if (option == "--push-password-file") {
+    options.basic_password = read_secret(value, option, "password");
   } else if (option == "--push-spool") {
     if (value.empty()) bad_value(option, value, "expected a directory");
     options.spool_dir = std::string(value);
@@ -177,8 +239,10 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
   }
 }
 
-void settle_push_destination(push_options& options, const environment& env) {
-  options.limits = ingest_limits_of(options.format);
+namespace {
+
+// The destination of --push-format: Pyroscope and Parca need --push; OTLP resolves its endpoint.
+void settle_format_destination(push_options& options, const environment& env) {
   if (options.format != push_format::otlp) {
     if (options.url.empty()) throw io::usage_error("--push-* options need --push URL");
     if (options.format == push_format::parca) {
@@ -194,10 +258,22 @@ void settle_push_destination(push_options& options, const environment& env) {
     throw io::usage_error(source + ": expected an http:// or https:// URL, got " +
                           io::quoted(endpoint));
   options.url.clear();
-  set_push_url(options, endpoint);  // credentials out of the URL, control characters refused
+  // Credentials out of the URL, control characters refused, naming where the endpoint came from.
+  set_push_url(options, endpoint, source);
   if (endpoint.ends_with('/') && !options.url.ends_with('/')) options.url += '/';
   options.extra_headers = otlp_headers(env);
   options.resource_attributes = otlp_resource_attributes(options.labels, env);
+}
+
+}  // namespace
+
+void settle_push_destination(push_options& options, const environment& env) {
+  options.limits = ingest_limits_of(options.format);
+  settle_format_destination(options, env);
+  if (!options.basic_password.empty() && options.basic_user.empty())
+    throw io::usage_error(
+        "--push-password-file: a password needs its user: name it in the URL "
+        "(http://USER@HOST/...)");
 }
 
 std::string push_endpoint(const push_options& options) {
@@ -219,6 +295,20 @@ std::vector<label> series_labels(const push_options& options, const push_window&
   for (const label& pair : options.labels) add_or_replace(labels, pair);
   for (const label& pair : window.labels) add_or_replace(labels, pair);
   return labels;
+}
+
+std::string spool_destination(const push_options& options) {
+  std::string tenant = options.tenant_id;
+  for (const std::string& header : options.extra_headers) {
+    constexpr std::string_view name = "x-scope-orgid:";
+    bool same = header.size() > name.size() &&
+                std::equal(name.begin(), name.end(), header.begin(), [](char a, char b) {
+                  return a == std::tolower(static_cast<unsigned char>(b));
+                });
+    if (same) tenant = std::string(io::trimmed(std::string_view(header).substr(name.size())));
+  }
+  return std::string(format_name(options.format)) + " " + push_endpoint(options) +
+         " tenant=" + tenant + " user=" + options.basic_user;
 }
 
 std::string host_name() {

@@ -43,12 +43,17 @@ struct push_options {
 };
 
 // Applies one option ("--push", "--push-format", "--push-interval", "--push-label",
-// "--push-tenant", "--push-token-file" or "--push-spool") with its value.
+// "--push-tenant", "--push-token-file", "--push-password-file" or "--push-spool") with its value.
+// The token and password files are read as ssh reads a key (the running user's alone).
 // Throws io::usage_error naming the option for a bad value.
 void apply_push_option(push_options& options, std::string_view option, std::string_view value);
 
-// --push URL: http:// or https://; "user:password@" is taken out into basic auth.
-void set_push_url(push_options& options, std::string_view url);
+// --push URL (or the OTLP endpoint from `source`, the variable that named it): http:// or
+// https:// with a host and port that can be reached (an IPv6 address in [ ], a port from 1 to
+// 65535); "user@" is taken out into basic auth. A password ("user:password@") is refused from
+// --push, where every local user would read it in /proc/PID/cmdline: --push-password-file
+// gives it; from a variable (readable by the user alone) it is taken. Errors name `source`.
+void set_push_url(push_options& options, std::string_view url, std::string_view source = "--push");
 
 // --push-interval: a number with s, ms, m or no unit (seconds), at least 1s.
 std::chrono::milliseconds parse_push_interval(std::string_view text);
@@ -80,6 +85,11 @@ void add_or_replace(std::vector<label>& labels, label pair);
 // Throws io::usage_error naming `option` when `value` (sent in an HTTP header) holds control
 // characters: a CR or LF would start a header the user did not write.
 void check_header_value(std::string_view option, std::string_view value, std::string_view what);
+
+// What decides where a window goes, as the spool keeps it with each window: the format, the
+// endpoint, the tenant (--push-tenant, or an X-Scope-OrgID header) and the basic-auth user. Never
+// a token or a password.
+std::string spool_destination(const push_options& options);
 
 // This machine's host name (uname's nodename).
 std::string host_name();

@@ -43,7 +43,8 @@ std::string seconds_text(std::chrono::steady_clock::duration duration) {
 }
 
 spool_bounds bounds_of(const push_options& options) {
-  return {options.memory_bound_bytes, options.disk_bound_bytes, options.spool_dir};
+  return {options.memory_bound_bytes, options.disk_bound_bytes, options.spool_dir,
+          spool_destination(options)};
 }
 
 }  // namespace
@@ -217,6 +218,10 @@ void push_sender::report_leftovers() {
   if (counts.delivered_earlier > 0) {
     report_("push: also delivered " + std::to_string(counts.delivered_earlier) +
             " window(s) an earlier run left in " + spool_.dir());
+  }
+  if (std::size_t others = counts.for_elsewhere + counts.undirected; others > 0) {
+    report_("push: left " + std::to_string(others) + " window(s) of other destinations in " +
+            spool_.dir() + " unsent (they were not this run's to send)");
   }
   if (counts.dropped_full + counts.dropped_refused > 0) {
     report_("push: " + std::to_string(counts.delivered) + " window(s) delivered, " +

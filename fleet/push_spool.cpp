@@ -17,6 +17,7 @@
 #include "io/file_status.hpp"
 #include "io/owned_files.hpp"
 #include "io/published_file.hpp"
+#include "io/sha1.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -31,14 +32,33 @@ std::uint64_t window_bytes(const push_window& window) {
   return bytes;
 }
 
-std::optional<std::uint64_t> sequence_of(std::string_view name) {
-  if (!name.starts_with(file_prefix) || !name.ends_with(file_suffix)) return std::nullopt;
-  std::string_view digits = name.substr(file_prefix.size());
-  digits.remove_suffix(file_suffix.size());
-  std::uint64_t sequence = 0;
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), sequence);
-  if (error != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
-  return sequence;
+constexpr std::size_t key_digits = 16;
+
+std::optional<std::uint64_t> number_of(std::string_view digits) {
+  std::uint64_t number = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || error != std::errc{} || end != digits.data() + digits.size())
+    return std::nullopt;
+  return number;
+}
+
+bool is_key(std::string_view text) {
+  return text.size() == key_digits &&
+         text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// 64 bits of the destination's SHA-1, in hex: a different destination gets different names.
+std::string key_of(std::string_view destination) {
+  io::sha1 hash;
+  hash.add(std::as_bytes(std::span{destination.data(), destination.size()}));
+  io::sha1::digest digest = hash.finish();
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string key;
+  for (std::size_t i = 0; i < key_digits / 2; ++i) {
+    key += hex[digest[i] >> 4];
+    key += hex[digest[i] & 15];
+  }
+  return key;
 }
 
 // A spooled window is one profile (at most 4 MiB before gzip) with its labels: a file much
@@ -60,14 +80,31 @@ auto oldest_idle(Tier& tier, const std::optional<std::uint64_t>& in_flight) {
 }  // namespace
 
 push_spool::push_spool(spool_bounds bounds, reporter report)
-    : bounds_(std::move(bounds)), report_(std::move(report)) {
+    : bounds_(std::move(bounds)), report_(std::move(report)), key_(key_of(bounds_.destination)) {
   if (!bounds_.dir.empty()) index_directory();
 }
 
 std::string push_spool::file_name(std::uint64_t sequence) const {
-  char name[48];
-  std::snprintf(name, sizeof name, "window-%020" PRIu64 ".pb", sequence);
+  char name[64];
+  std::snprintf(name, sizeof name, "window-%s-%020" PRIu64 ".pb", key_.c_str(), sequence);
   return name;
+}
+
+// window-KEY-SEQUENCE.pb; window-SEQUENCE.pb is what arec wrote before windows named their
+// destination.
+push_spool::file_kind push_spool::kind_of(std::string_view name) const {
+  if (!name.starts_with(file_prefix) || !name.ends_with(file_suffix)) return {};
+  std::string_view middle = name.substr(file_prefix.size());
+  middle.remove_suffix(file_suffix.size());
+  std::size_t dash = middle.find('-');
+  if (dash == std::string_view::npos) {
+    auto sequence = number_of(middle);
+    return sequence ? file_kind{file_kind::undirected, *sequence} : file_kind{};
+  }
+  std::string_view key = middle.substr(0, dash);
+  auto sequence = number_of(middle.substr(dash + 1));
+  if (!sequence || !is_key(key)) return {};
+  return {key == key_ ? file_kind::own : file_kind::elsewhere, *sequence};
 }
 
 void push_spool::index_directory() {
@@ -94,8 +131,8 @@ void push_spool::index_directory() {
       half_written += io::remove_file_at(dir_fd_.get(), name) ? 1 : 0;
       continue;
     }
-    auto sequence = sequence_of(name);
-    if (!sequence) continue;
+    file_kind kind = kind_of(name);
+    if (kind.kind == file_kind::none) continue;
     std::optional<struct stat> found = io::status_at(dir_fd_.get(), name, false);
     if (!found) continue;
     const struct stat& status = *found;
@@ -105,10 +142,15 @@ void push_spool::index_directory() {
       ++foreign;
       continue;
     }
+    // Another destination's windows wait for a run that pushes there: never sent here.
+    if (kind.kind != file_kind::own) {
+      ++(kind.kind == file_kind::elsewhere ? counts_.for_elsewhere : counts_.undirected);
+      continue;
+    }
     disk_.push_back(
-        {*sequence, nullptr, shown_path(name), static_cast<std::uint64_t>(status.st_size)});
+        {kind.sequence, nullptr, shown_path(name), static_cast<std::uint64_t>(status.st_size)});
     disk_bytes_ += static_cast<std::uint64_t>(status.st_size);
-    next_sequence_ = std::max(next_sequence_, *sequence + 1);
+    next_sequence_ = std::max(next_sequence_, kind.sequence + 1);
   }
   std::sort(disk_.begin(), disk_.end(),
             [](const spool_entry& a, const spool_entry& b) { return a.sequence < b.sequence; });
@@ -116,17 +158,31 @@ void push_spool::index_directory() {
     report_("push: removed " + std::to_string(half_written) + " half-written window file(s) from " +
             bounds_.dir);
   }
-  if (foreign > 0) {
-    report_("push: skipped " + std::to_string(foreign) + " window file(s) in " + bounds_.dir +
-            " that are not regular files owned by uid " + std::to_string(::geteuid()) +
-            " (the user running arec): they are not sent; remove them");
-  }
+  report_left_alone(foreign);
   if (!disk_.empty()) {
     report_("push: " + std::to_string(disk_.size()) + " window(s) left in " + bounds_.dir +
             " by an earlier run are sent first");
   }
   first_own_sequence_ = next_sequence_;
   enforce_bounds();
+}
+
+void push_spool::report_left_alone(std::size_t foreign) const {
+  if (foreign > 0) {
+    report_("push: skipped " + std::to_string(foreign) + " window file(s) in " + bounds_.dir +
+            " that are not regular files owned by uid " + std::to_string(::geteuid()) +
+            " (the user running arec): they are not sent; remove them");
+  }
+  if (counts_.for_elsewhere > 0) {
+    report_("push: " + std::to_string(counts_.for_elsewhere) + " window(s) in " + bounds_.dir +
+            " wait for another destination (another --push URL, --push-format, --push-tenant or "
+            "user): not sent by this run, left for a run that pushes there");
+  }
+  if (counts_.undirected > 0) {
+    report_("push: " + std::to_string(counts_.undirected) + " window(s) in " + bounds_.dir +
+            " (window-NUMBER.pb) were spooled by an older arec, which did not keep where they "
+            "go: never sent, left as they are; remove them when they are not needed");
+  }
 }
 
 void push_spool::add(push_window window) {

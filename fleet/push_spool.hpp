@@ -2,8 +2,10 @@
 // (with a spool directory) one file per window on disk. When memory is over its bound the
 // oldest windows move to disk; when disk is over its bound (or there is no disk) the oldest
 // are dropped, counted, and reported once per burst. A directory left by an earlier run is
-// indexed at start, so its windows go first. Lock order: mutex_ is the only lock, a leaf; the
-// sender never holds it across the network.
+// indexed at start, so its windows go first. Each window file is named by its destination
+// (window-KEY-SEQUENCE.pb, KEY from spool_bounds::destination): a run sends only the windows of
+// its own destination, and counts and reports the others, which stay. Lock order: mutex_ is the
+// only lock, a leaf; the sender never holds it across the network.
 #pragma once
 
 #include <chrono>
@@ -29,6 +31,9 @@ struct spool_bounds {
   std::uint64_t memory_bytes = 8 << 20;
   std::uint64_t disk_bytes = 256 << 20;
   std::string dir;  // empty: memory only
+  // Where the windows go, as spool_destination says (URL, format, tenant, user; never a secret):
+  // the first 16 hex digits of its SHA-1 are in every window file's name.
+  std::string destination;
 };
 
 // One waiting window: in memory (window set) or on disk (path set).
@@ -46,6 +51,8 @@ struct spool_counts {
   std::uint64_t dropped_refused = 0;    // refused for good (by the server or its limits)
   std::uint64_t delivered = 0;          // of the windows added in this run
   std::uint64_t delivered_earlier = 0;  // of those an earlier run left in the spool directory
+  std::size_t for_elsewhere = 0;  // window files of another destination, left in the directory
+  std::size_t undirected = 0;     // window files of an arec that did not name the destination
 };
 
 enum class spool_result { delivered, refused, kept };
@@ -93,6 +100,8 @@ class push_spool {
   void end_drop_burst() AREC_EXCLUDES(mutex_);
 
   spool_counts counts() const AREC_EXCLUDES(mutex_);
+  // The name of the window file of `sequence`: window-KEY-SEQUENCE.pb.
+  std::string file_name(std::uint64_t sequence) const;
   const std::string& dir() const noexcept { return bounds_.dir; }
   // The spool directory did not exist before this spool made it.
   bool made_directory() const noexcept { return made_directory_; }
@@ -103,7 +112,13 @@ class push_spool {
   void drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes) AREC_REQUIRES(mutex_);
   void enforce_bounds() AREC_REQUIRES(mutex_);
   void report_burst() AREC_REQUIRES(mutex_);
-  std::string file_name(std::uint64_t sequence) const;
+  // What a file's name says of it: a window of which destination, with which sequence.
+  struct file_kind {
+    enum { none, own, elsewhere, undirected } kind = none;
+    std::uint64_t sequence = 0;
+  };
+  file_kind kind_of(std::string_view name) const;
+  void report_left_alone(std::size_t foreign) const AREC_REQUIRES(mutex_);
   std::string shown_path(const std::string& name) const { return bounds_.dir + "/" + name; }
   std::string name_of(const spool_entry& entry) const {
     return entry.path.substr(bounds_.dir.size() + 1);
@@ -111,6 +126,7 @@ class push_spool {
 
   spool_bounds bounds_;
   reporter report_;
+  std::string key_;              // 16 hex digits of the destination's SHA-1
   bool made_directory_ = false;  // set before the sender's thread starts, then read only
   io::unique_fd dir_fd_;         // the spool directory, opened once (O_NOFOLLOW): never a path
   bool spill_failing_ AREC_GUARDED_BY(mutex_) = false;  // said once per streak of failed writes

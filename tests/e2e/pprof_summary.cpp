@@ -34,6 +34,18 @@ test::command_result npm_otlp_summary(const std::string& path, const std::string
   return run_node_decoder("otlp_profiles_summary.cjs", "protobufjs", path, leaf);
 }
 
+test::command_result protoc_decode(const std::string& path, protoc_message message) {
+  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
+  const bool pprof = message == protoc_message::pprof;
+  const std::string type =
+      pprof ? "perftools.profiles.Profile export/profile.proto"
+            : "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest "
+              "export/otlp/profiles_service.proto";
+  return test::run_command(
+      {"sh", "-c",
+       (pprof ? "gunzip -c '" : "cat '") + path + "' | protoc -I '" + root + "' --decode=" + type});
+}
+
 long long json_number(const std::string& json, const std::string& key) {
   auto at = json.find("\"" + key + "\":");
   if (at == std::string::npos) return -1;

@@ -18,6 +18,12 @@ test::command_result npm_pprof_summary(const std::string& path, const std::strin
 // with `leaf`, "leafTotals" sums the samples whose leaf function's name contains it.
 test::command_result npm_otlp_summary(const std::string& path, const std::string& leaf = {});
 
+// Debian's protoc reading `path` with arec's pinned protos, which also checks that every string
+// is UTF-8 as Go's servers do: a pprof (gzipped) or an OTLP ExportProfilesServiceRequest
+// (not). Exit code 0 when it parses; the text format on stdout.
+enum class protoc_message { pprof, otlp_request };
+test::command_result protoc_decode(const std::string& path, protoc_message message);
+
 // The number after "KEY": in the JSON text (quoted or not), or -1 when it is not there.
 long long json_number(const std::string& json, const std::string& key);
 

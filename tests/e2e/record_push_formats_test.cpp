@@ -137,6 +137,25 @@ TEST_P(RecordPushFormat, AServerThatIsDownGetsEveryWindowWhenItIsBack) {
       << run.err;
 }
 
+// A process that names itself "\xff" (prctl, no privilege) made every window of the host invalid
+// proto3, which protobuf's parsers refuse whole (the stand-in's OTLP route, protoc, Go's servers):
+// now each window arrives, and protoc reads it.
+TEST_P(RecordPushFormat, ACommThatIsNotUtf8LeavesEveryWindowReadable) {
+  test::command_result run = test::run_command(
+      push_command(GetParam(), server_.url(), {"--", test_program("named_loop"), "\xff", "1200"}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<test::received_push> received = server_.received();
+  ASSERT_GE(received.size(), 1u) << run.describe();
+  const protoc_message message =
+      GetParam() == "otlp" ? protoc_message::otlp_request : protoc_message::pprof;
+  for (const test::received_push& push : received) {
+    ASSERT_EQ(push.profiles.size(), 1u);
+    std::ofstream(dir_.file("window"), std::ios::binary) << push.profiles.front();
+    test::command_result decoded = protoc_decode(dir_.file("window"), message);
+    EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
+  }
+}
+
 // "Record/..." so that the runs CI makes of ^Record (TSan's too) take these.
 INSTANTIATE_TEST_SUITE_P(Record, RecordPushFormat, ::testing::Values("pyroscope", "otlp", "parca"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
@@ -160,13 +179,7 @@ TEST(ExportOtlp, TheRequestHoldsEverySampleWithTheHotFunctionItsBuildIdAndAttrib
   ASSERT_GT(samples, 0);
 
   // Debian's protoc reads it with the pinned protos...
-  const std::string root = std::string(AREC_TEST_SOURCE_DIR) + "/..";
-  test::command_result text =
-      test::run_command({"sh", "-c",
-                         "protoc -I '" + root +
-                             "' --decode=opentelemetry.proto.collector.profiles.v1development."
-                             "ExportProfilesServiceRequest export/otlp/profiles_service.proto < '" +
-                             request + "'"});
+  test::command_result text = protoc_decode(request, protoc_message::otlp_request);
   ASSERT_EQ(text.exit_code, 0) << text.describe();
   EXPECT_NE(text.out.find("string_table: \"hot_function\""), std::string::npos);
   // ... and npm's protobufjs finds the samples, the hot function, its build-id, the attributes.

@@ -128,5 +128,88 @@ TEST_F(RecordPush, ASigtermEndsTheFlushAndKeepsTheWindows) {
   second_signal_ends_the_flush(server_, dir_.file("spool"), SIGTERM);
 }
 
+// Team A's run could not deliver (its server held every request, then two Ctrl-C ended the
+// flush): its windows stay in the shared spool. Team B's run, to another server with another
+// tenant, used to send them as its own; now B's server gets B's windows only, the run says what it
+// left and where, and A's windows are still there for A.
+TEST_F(RecordPush, WindowsSpooledForOneTenantNeverReachAnother) {
+  const std::string spool = dir_.file("spool");
+  server_.hold();
+  test::child_process team_a = test::child_process::spawn(
+      push_command(server_.url(), {"-a", "--push-tenant", "team-a", "--push-spool", spool}));
+  ASSERT_TRUE(server_.wait_for_requests(1));
+  team_a.send_signal(SIGINT);
+  ASSERT_TRUE(team_a.wait_for_stderr("Ctrl-C again stops this", 60s));
+  team_a.send_signal(SIGINT);
+  test::command_result a = team_a.wait(60s);
+  server_.release();
+  ASSERT_NE(a.err.find("window(s) not sent are kept in " + spool), std::string::npos) << a.err;
+  const std::size_t left_by_a = std::distance(std::filesystem::directory_iterator(spool),
+                                              std::filesystem::directory_iterator());
+  ASSERT_GT(left_by_a, 0u);
+
+  test::stand_in_server team_b_server;
+  test::command_result b = test::run_command(push_command(
+      team_b_server.url(),
+      {"--push-tenant", "team-b", "--push-spool", spool, "--", test_program("hot_loop"), "1200"}));
+  ASSERT_EQ(b.exit_code, 0) << b.describe();
+  std::vector<test::received_push> received = team_b_server.received();
+  ASSERT_GE(received.size(), 1u) << b.describe();
+  for (const test::received_push& push : received)
+    EXPECT_EQ(push.headers.at("x-scope-orgid"), "team-b");
+  EXPECT_NE(b.err.find("arec: push: " + std::to_string(left_by_a) + " window(s) in " + spool +
+                       " wait for another destination"),
+            std::string::npos)
+      << b.err;
+  EXPECT_NE(b.err.find("push: left " + std::to_string(left_by_a) +
+                       " window(s) of other destinations in " + spool + " unsent"),
+            std::string::npos)
+      << b.err;
+  EXPECT_EQ(b.err.find("by an earlier run are sent first"), std::string::npos) << b.err;
+  EXPECT_EQ(static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(spool),
+                                                   std::filesystem::directory_iterator())),
+            left_by_a)
+      << "team A's windows wait for team A";
+  long long b_samples = 0;
+  for (const test::received_push& push : received)
+    b_samples += check_window("pyroscope", push, dir_.file("window.pb.gz")).samples;
+  EXPECT_GT(b_samples, 0);
+}
+
+// Every local user reads /proc/PID/cmdline: a password in --push is refused before anything
+// runs, saying how to give it; from --push-password-file it is sent as basic auth.
+TEST_F(RecordPush, APasswordComesFromAFileNeverFromTheCommandLine) {
+  const std::string host = server_.url().substr(std::string("http://").size());
+  test::command_result refused = test::run_command(push_command(
+      "http://ann:s3cret@" + host, {"--push-spool", dir_.file("spool"), "--", "true"}));
+  EXPECT_EQ(refused.exit_code, 2) << refused.describe();
+  EXPECT_NE(refused.err.find("--push: the URL holds a password"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--push-password-file FILE"), std::string::npos) << refused.err;
+  EXPECT_EQ(server_.requests(), 0u);
+
+  const std::string password = dir_.file("password");
+  std::ofstream(password) << "s3cret\n";
+  std::filesystem::permissions(
+      password, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  test::command_result run =
+      test::run_command(push_command("http://ann@" + host, {"--push-password-file", password, "--",
+                                                            test_program("hot_loop"), "1200"}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<test::received_push> received = server_.received();
+  ASSERT_GE(received.size(), 1u) << run.describe();
+  EXPECT_EQ(received.front().headers.at("authorization"), "Basic YW5uOnMzY3JldA==");  // ann:s3cret
+}
+
+// A URL no request can reach passed the check at start, and was then retried forever.
+TEST_F(RecordPush, AUrlNoServerCanHaveIsRefusedAtStart) {
+  for (const std::string url : {"http://[zz]/", "http://127.0.0.1:99999"}) {
+    test::command_result run = test::run_command(push_command(url, {"--", "true"}));
+    EXPECT_EQ(run.exit_code, 2) << url << ": " << run.describe();
+    EXPECT_NE(run.err.find("--push: expected a URL whose host and port can be reached"),
+              std::string::npos)
+        << run.err;
+  }
+}
+
 }  // namespace
 }  // namespace arec::e2e

@@ -216,5 +216,28 @@ TEST(OtlpWriter, AnEventCountedInEventsIsItsNameAndUnitWithItsMeanPeriod) {
   EXPECT_EQ(dictionary.location_table(1).mapping_index(), 0);  // no mapping: index 0
 }
 
+// A comm set to "\xff" with prctl, a path or a symbol that is not UTF-8: protobuf's parsers (Go's
+// servers, and the generated code here) refuse a whole request for one such string, so every
+// string arrives with U+FFFD in place of the bytes, and the request parses.
+TEST(OtlpWriter, StringsThatAreNotUtf8ArriveRepairedAndTheRequestParses) {
+  profile p = two_event_profile();
+  p.strings[18] = "\xff";               // the comm of two samples
+  p.strings[14] = "hot\xc0";            // a function name
+  p.strings[12] = "/usr/bin/\xe2\x82";  // a mapping's file
+  otlp_resource resource{{{"service.name", "shop\xff"}}};
+  std::vector<std::byte> bytes = otlp_request(p, resource);
+  request_message request;
+  ASSERT_TRUE(request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  const pb::ProfilesDictionary& dictionary = request.dictionary();
+  const pb::Profile& cpu = request.resource_profiles(0).scope_profiles(0).profiles(0);
+  EXPECT_EQ(attributes(dictionary, cpu.samples(0).attribute_indices())["thread.name"],
+            "\xef\xbf\xbd");
+  EXPECT_EQ(leaf_function(dictionary, cpu.samples(0)), "hot\xef\xbf\xbd");
+  EXPECT_EQ(text(dictionary, dictionary.mapping_table(1).filename_strindex()),
+            "/usr/bin/\xef\xbf\xbd");
+  EXPECT_EQ(request.resource_profiles(0).resource().attributes(0).value().string_value(),
+            "shop\xef\xbf\xbd");
+}
+
 }  // namespace
 }  // namespace arec::exporting

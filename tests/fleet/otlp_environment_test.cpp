@@ -124,6 +124,31 @@ TEST(OtlpEnvironment, AnEndpointThatIsNoUrlIsNamedByWhereItCameFrom) {
   }
 }
 
+// The variable is what the user set, and what the message names: not --push, which was not given.
+TEST(OtlpEnvironment, AnEndpointWithControlCharactersOrNoReachableHostNamesItsVariable) {
+  auto error_of = [](const char* variable, const char* value) {
+    push_options options;
+    apply_push_option(options, "--push-format", "otlp");
+    try {
+      settle_push_destination(options, table({{variable, value}}));
+    } catch (const io::usage_error& error) {
+      return std::string(error.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error_of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318\r\nX-Injected: yes"),
+            "OTEL_EXPORTER_OTLP_ENDPOINT: the URL must not hold control characters (CR, LF, NUL, "
+            "...): it is sent in an HTTP header");
+  EXPECT_EQ(error_of("OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT", "http://[zz]/v1development/profiles")
+                .rfind("OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT: expected a URL whose host and port "
+                       "can be reached ('zz' is not an IPv6 address)",
+                       0),
+            0u);
+  EXPECT_NE(error_of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:99999")
+                .find("OTEL_EXPORTER_OTLP_ENDPOINT: "),
+            std::string::npos);
+}
+
 TEST(OtlpEnvironment, PyroscopeAndParcaNeedAPushUrlAndParcaItsLabelNames) {
   push_options pyroscope;
   apply_push_option(pyroscope, "--push-interval", "5s");

@@ -13,6 +13,8 @@
 namespace arec::fleet {
 namespace {
 
+void write_token(const std::string& path, const std::string& text, mode_t mode);
+
 std::string usage_error_of(std::string_view option, std::string_view value) {
   push_options options;
   try {
@@ -23,22 +25,95 @@ std::string usage_error_of(std::string_view option, std::string_view value) {
   return "(accepted)";
 }
 
-TEST(FleetPushOptions, UrlCredentialsGoToBasicAuth) {
+TEST(FleetPushOptions, TheUrlsUserGoesToBasicAuth) {
   push_options options;
-  apply_push_option(options, "--push", "https://user:s3cret@profiles.example:4040/base/");
+  apply_push_option(options, "--push", "https://user@profiles.example:4040/base/");
   EXPECT_EQ(options.url, "https://profiles.example:4040/base");
   EXPECT_EQ(options.basic_user, "user");
-  EXPECT_EQ(options.basic_password, "s3cret");
+  EXPECT_EQ(options.basic_password, "");
   EXPECT_EQ(push_endpoint(options),
             "https://profiles.example:4040/base/push.v1.PusherService/Push");
   apply_push_option(options, "--push", "http://localhost:4040");
   EXPECT_EQ(options.url, "http://localhost:4040");
 }
 
+// Every local user reads a command line (ps, /proc/PID/cmdline) for as long as arec runs.
+TEST(FleetPushOptions, APasswordInTheUrlIsRefusedSayingHowToGiveIt) {
+  std::string error = usage_error_of("--push", "https://user:s3cret@profiles.example:4040/");
+  EXPECT_EQ(error,
+            "--push: the URL holds a password, which every user of this machine could read in "
+            "the command line (ps, /proc/PID/cmdline) while arec runs; keep the user in the URL "
+            "(http://USER@HOST/...) and put the password alone in a file only you can read "
+            "(chmod 600 FILE), given with --push-password-file FILE");
+  EXPECT_EQ(error.find("s3cret"), std::string::npos) << "the message does not show it either";
+}
+
 TEST(FleetPushOptions, RefusesWhatIsNotAUrl) {
   EXPECT_EQ(usage_error_of("--push", "localhost:4040"),
             "--push: expected an http:// or https:// URL, got 'localhost:4040'");
   EXPECT_NE(usage_error_of("--push", "http://"), "(accepted)");
+}
+
+// A host or port no socket can reach passed the start-up check and was then retried forever.
+TEST(FleetPushOptions, RefusesAHostOrPortNoServerCanHave) {
+  EXPECT_EQ(usage_error_of("--push", "http://[zz]/"),
+            "--push: expected a URL whose host and port can be reached ('zz' is not an IPv6 "
+            "address), got 'http://[zz]/'");
+  EXPECT_EQ(usage_error_of("--push", "http://pyro:99999"),
+            "--push: expected a URL whose host and port can be reached (the port '99999' is not "
+            "1 to 65535), got 'http://pyro:99999'");
+  for (std::string_view url : {"http://pyro:0/", "http://pyro:/", "http://pyro:x", "http://[::1",
+                               "http://[::1]x/", "http://:4040", "http://a b:1/", "http://u@/"})
+    EXPECT_NE(usage_error_of("--push", url), "(accepted)") << url;
+  for (std::string_view url :
+       {"http://[::1]:4040/", "http://[fe80::1%25eth0]:80", "https://profiles-1.example.com",
+        "http://127.0.0.1:65535?x=1", "http://u@pyro:4040"})
+    EXPECT_EQ(usage_error_of("--push", url), "(accepted)") << url;
+}
+
+// A password comes from a file under the token file's rules, for the user the URL names.
+TEST(FleetPushOptions, ThePasswordFileGivesTheUrlsUserItsPassword) {
+  test::temp_dir dir;
+  write_token(dir.file("password"), "s3cret\n", 0600);
+  push_options options;
+  apply_push_option(options, "--push-password-file", dir.file("password"));
+  apply_push_option(options, "--push", "http://ann@pyro:4040");
+  settle_push_destination(options, [](const char*) -> const char* { return nullptr; });
+  EXPECT_EQ(options.basic_user, "ann");
+  EXPECT_EQ(options.basic_password, "s3cret");
+
+  write_token(dir.file("open"), "s3cret\n", 0644);
+  EXPECT_NE(usage_error_of("--push-password-file", dir.file("open")), "(accepted)");
+  push_options userless;
+  apply_push_option(userless, "--push-password-file", dir.file("password"));
+  apply_push_option(userless, "--push", "http://pyro:4040");
+  try {
+    settle_push_destination(userless, [](const char*) -> const char* { return nullptr; });
+    ADD_FAILURE() << "a password without a user was taken";
+  } catch (const io::usage_error& error) {
+    EXPECT_NE(std::string(error.what()).find("http://USER@HOST"), std::string::npos);
+  }
+}
+
+// Windows spooled for one server, format, tenant or user are never sent to another.
+TEST(FleetPushOptions, TheSpoolDestinationNamesWhereAWindowGoesButNoSecret) {
+  push_options a;
+  apply_push_option(a, "--push", "http://ann@pyro:4040");
+  apply_push_option(a, "--push-tenant", "team-a");
+  a.bearer_token = "tok-123";
+  a.basic_password = "s3cret";
+  EXPECT_EQ(spool_destination(a),
+            "pyroscope http://pyro:4040/push.v1.PusherService/Push tenant=team-a user=ann");
+  push_options b = a;
+  apply_push_option(b, "--push-tenant", "team-b");
+  EXPECT_NE(spool_destination(a), spool_destination(b));
+  b = a;
+  b.format = push_format::parca;
+  EXPECT_NE(spool_destination(a), spool_destination(b));
+  b = a;
+  b.tenant_id.clear();
+  b.extra_headers = {"x-scope-orgid: team-a"};
+  EXPECT_EQ(spool_destination(a), spool_destination(b)) << "the tenant as an OTLP header";
 }
 
 TEST(FleetPushOptions, IntervalTakesUnits) {

@@ -40,7 +40,8 @@ TEST(PushSender, DeliversWindowsInOrderWithLabelsAndHeaders) {
   stand_in_server server;
   captured_reports reports;
   push_options options = stand_in_options(server.url());
-  set_push_url(options, "http://alice:wonder@" + server.url().substr(7));
+  set_push_url(options, "http://alice@" + server.url().substr(7));
+  options.basic_password = "wonder";  // as --push-password-file gives it
   options.tenant_id = "team-a";
   apply_push_option(options, "--push-label", "env=prod");
   push_sender sender{options, reports.reporter()};
@@ -240,9 +241,14 @@ TEST(PushSender, StopFlushesForABoundedTimeThenKeepsTheRestOnDisk) {
 TEST(PushSender, ASpoolLeftByAKilledProcessIsSentByTheNextRun) {
   test::temp_dir dir;
   std::string spool_dir = dir.file("spool");
-  // The child spools three windows to disk (memory bound 0) and is killed: no stop, no flush.
+  stand_in_server server;
+  push_options options = stand_in_options(server.url());
+  options.spool_dir = spool_dir;
+  // The child spools three windows to disk (memory bound 0), for the same destination, and is
+  // killed: no stop, no flush.
   auto child = test::run_forked([&](std::string&) {
-    push_spool spool({0, 1 << 20, spool_dir}, [](const std::string&) {});
+    push_spool spool({0, 1 << 20, spool_dir, spool_destination(options)},
+                     [](const std::string&) {});
     for (int i = 1; i <= 3; ++i) spool.add(numbered_window(i));
     std::raise(SIGKILL);
     return 1;
@@ -253,10 +259,7 @@ TEST(PushSender, ASpoolLeftByAKilledProcessIsSentByTheNextRun) {
   io::write_new_file(spool_dir + "/.window-00000000000000000004.pb.tmp",
                      std::as_bytes(std::span{half.data(), half.size()}), 0600);
 
-  stand_in_server server;
   captured_reports reports;
-  push_options options = stand_in_options(server.url());
-  options.spool_dir = spool_dir;
   push_sender sender{options, reports.reporter()};
   sender.push(numbered_window(5));
   ASSERT_TRUE(server.wait_for_received(4));
@@ -310,16 +313,18 @@ TEST(PushSender, ARedirectKeepsTheWindowAndNamesItsTarget) {
 TEST(PushSender, WindowsOfAnEarlierRunAreCountedApart) {
   test::temp_dir dir;
   std::string spool_dir = dir.file("spool");
+  stand_in_server server;
+  push_options options = stand_in_options(server.url());
+  options.spool_dir = spool_dir;
   {
-    // An earlier run that could not deliver: two windows left on disk (memory bound 0).
-    push_spool earlier({0, 1 << 20, spool_dir}, [](const std::string&) {});
+    // An earlier run to the same server that could not deliver: two windows left on disk
+    // (memory bound 0).
+    push_spool earlier({0, 1 << 20, spool_dir, spool_destination(options)},
+                       [](const std::string&) {});
     earlier.add(numbered_window(1));
     earlier.add(numbered_window(2));
   }
-  stand_in_server server;
   captured_reports reports;
-  push_options options = stand_in_options(server.url());
-  options.spool_dir = spool_dir;
   push_sender sender{options, reports.reporter()};
   sender.push(numbered_window(3));
   ASSERT_TRUE(server.wait_for_received(3));

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "fleet/wire_format.hpp"
 #include "fleet_test_support.hpp"
 #include "io/file_copy.hpp"
 #include "support/forked.hpp"
@@ -40,6 +41,12 @@ std::vector<std::string> spool_files(const std::string& dir) {
   auto names = io::directory_names(dir);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// The name a spool for `destination` gives the window file of `sequence`.
+std::string window_file(std::uint64_t sequence, const std::string& destination = "") {
+  push_spool names({1 << 20, 1 << 20, "", destination}, [](const std::string&) {});
+  return names.file_name(sequence);
 }
 
 // The memory a numbered window of 1000 bytes costs in the spool, within a few bytes.
@@ -157,7 +164,7 @@ TEST(FleetSpool, AnUnreadableFileIsNotAWindow) {
   captured_reports reports;
   std::string junk = "not a window";
   io::make_directories(dir.file("spool"));
-  io::write_new_file(dir.file("spool/window-00000000000000000001.pb"),
+  io::write_new_file(dir.file("spool/" + window_file(1)),
                      std::as_bytes(std::span{junk.data(), junk.size()}), 0600);
   push_spool spool({1 << 20, 1 << 20, dir.file("spool")}, reports.reporter());
   auto entry = spool.take_oldest();
@@ -236,14 +243,10 @@ TEST(FleetSpool, WindowFilesItsUserDidNotWriteAreNeverSent) {
     for (int i = 1; i <= 2; ++i) earlier.add(numbered_window(i));
   }
   // Planted before the directory was private: a window of another user, and a link to one.
-  ASSERT_EQ(
-      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
-      0);
-  ASSERT_EQ(::rename((spool_dir + "/window-00000000000000000002.pb").c_str(),
-                     dir.file("elsewhere.pb").c_str()),
+  ASSERT_EQ(::chown((spool_dir + "/" + window_file(1)).c_str(), other.uid(), other.gid()), 0);
+  ASSERT_EQ(::rename((spool_dir + "/" + window_file(2)).c_str(), dir.file("elsewhere.pb").c_str()),
             0);
-  ASSERT_EQ(::symlink(dir.file("elsewhere.pb").c_str(),
-                      (spool_dir + "/window-00000000000000000002.pb").c_str()),
+  ASSERT_EQ(::symlink(dir.file("elsewhere.pb").c_str(), (spool_dir + "/" + window_file(2)).c_str()),
             0);
   captured_reports reports;
   push_spool spool({1 << 20, 1 << 20, spool_dir}, reports.reporter());
@@ -266,9 +269,7 @@ TEST(FleetSpool, AFileSwappedAfterIndexingIsNotLoaded) {
     earlier.add(numbered_window(1));
   }
   push_spool spool({1 << 20, 1 << 20, spool_dir}, [](const std::string&) {});
-  ASSERT_EQ(
-      ::chown((spool_dir + "/window-00000000000000000001.pb").c_str(), other.uid(), other.gid()),
-      0);
+  ASSERT_EQ(::chown((spool_dir + "/" + window_file(1)).c_str(), other.uid(), other.gid()), 0);
   auto entry = spool.take_oldest();
   ASSERT_TRUE(entry);
   EXPECT_FALSE(spool.load(*entry)) << "the owner is checked on the open file";
@@ -299,10 +300,59 @@ TEST(FleetSpool, AFullSpoolLeavesNoTemporaryFilesAndSaysSoOnce) {
   std::string files = child.text.substr(0, child.text.find("--\n"));
   std::string said = child.text.substr(child.text.find("--\n") + 3);
   EXPECT_EQ(files.find(".tmp"), std::string::npos) << files;
-  EXPECT_NE(files.find("window-00000000000000000001.pb"), std::string::npos) << files;
+  EXPECT_NE(files.find(window_file(1)), std::string::npos) << files;
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
   EXPECT_NE(said.find("No space left on device"), std::string::npos) << said;
   EXPECT_EQ(test::mount_table(), before) << "the host's mounts are as they were";
+}
+
+// Team A's windows, left by a run whose server was down, are not sent by a run pushing to team
+// B's server (with the same spool): they stay for a run that pushes to A, which sends them.
+TEST(FleetSpool, AWindowIsSentOnlyToTheDestinationItWasSpooledFor) {
+  test::temp_dir dir;
+  const std::string spool_dir = dir.file("spool");
+  const std::string team_a = "pyroscope http://a/push tenant=team-a user=";
+  const std::string team_b = "pyroscope http://a/push tenant=team-b user=";
+  {
+    push_spool a({0, 1 << 20, spool_dir, team_a}, [](const std::string&) {});
+    for (int i = 1; i <= 2; ++i) a.add(numbered_window(i));
+  }
+  captured_reports reports;
+  {
+    push_spool b({0, 1 << 20, spool_dir, team_b}, reports.reporter());
+    b.add(numbered_window(10));
+    EXPECT_EQ(drain(b), (std::vector<int>{10}));
+    EXPECT_EQ(b.counts().for_elsewhere, 2u);
+    EXPECT_EQ(b.counts().delivered_earlier, 0u);
+  }
+  EXPECT_EQ(reports.matching("another destination"),
+            "push: 2 window(s) in " + spool_dir +
+                " wait for another destination (another --push URL, --push-format, "
+                "--push-tenant or user): not sent by this run, left for a run that pushes there\n");
+  EXPECT_EQ(spool_files(spool_dir),
+            (std::vector<std::string>{window_file(1, team_a), window_file(2, team_a)}));
+  push_spool a({0, 1 << 20, spool_dir, team_a}, [](const std::string&) {});
+  EXPECT_EQ(drain(a), (std::vector<int>{1, 2}));
+}
+
+// An older arec named its windows window-SEQUENCE.pb and kept no destination: where they were
+// meant to go is unknown, so they are never sent, only reported, and left as they are.
+TEST(FleetSpool, WindowsOfAnOlderArecAreReportedAndNeverSent) {
+  test::temp_dir dir;
+  const std::string spool_dir = dir.file("spool");
+  io::make_directories(spool_dir);
+  ASSERT_EQ(::chmod(spool_dir.c_str(), 0700), 0);
+  std::string bytes = encode_spooled_window(numbered_window(1));
+  io::write_new_file(spool_dir + "/window-00000000000000000001.pb",
+                     std::as_bytes(std::span{bytes.data(), bytes.size()}), 0600);
+  captured_reports reports;
+  push_spool spool({0, 1 << 20, spool_dir, "pyroscope http://b/push tenant= user="},
+                   reports.reporter());
+  spool.add(numbered_window(2));
+  EXPECT_EQ(drain(spool), (std::vector<int>{2}));
+  EXPECT_EQ(spool.counts().undirected, 1u);
+  EXPECT_NE(reports.matching("spooled by an older arec"), "");
+  EXPECT_EQ(spool_files(spool_dir), (std::vector<std::string>{"window-00000000000000000001.pb"}));
 }
 
 }  // namespace

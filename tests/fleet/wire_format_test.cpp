@@ -74,6 +74,33 @@ TEST(FleetWireFormat, AnOtlpAnswerSaysItsPartialSuccessOrItsError) {
       << "nothing printable: nothing to show";
 }
 
+// A server's message that is not UTF-8 (written by hand: the field is a string in the
+// specification) loses only itself: the answer parses and its "N rejected" is said.
+TEST(FleetWireFormat, AnOtlpPartialSuccessWhoseMessageIsNotUtf8StillSaysHowManyWereRejected) {
+  const std::string answer(
+      "\x0a\x09\x08\x03\x12\x05"
+      "bad \xff",
+      11);
+  EXPECT_EQ(otlp_partial_success(answer), "3 profile(s) rejected");
+  const std::string status(
+      "\x08\x03\x12\x05"
+      "bad \xff",
+      9);
+  EXPECT_EQ(otlp_error_message(status), "");
+}
+
+// Label values are proto3 strings: one that is not UTF-8 would make the server refuse the whole
+// request; it goes with U+FFFD in place of the bytes, and so does Parca's JSON.
+TEST(FleetWireFormat, LabelsThatAreNotUtf8AreSentRepaired) {
+  push_window window{"gz", 0, 1, 2, {}};
+  std::vector<label> labels{{"__name__", "process_cpu"}, {"comm", "\xff"}};
+  push::v1::PushRequest request;
+  ASSERT_TRUE(request.ParseFromString(encode_push_request(labels, window)));
+  EXPECT_EQ(request.series(0).labels(1).value(), "\xef\xbf\xbd");
+  EXPECT_NE(encode_parca_write_raw(labels, window).find("\"value\":\"\xef\xbf\xbd\""),
+            std::string::npos);
+}
+
 TEST(FleetWireFormat, TheSpoolKeepsAWindowsPayloadKind) {
   push_window window{"gz", 1, 1, 2, {}, payload_kind::otlp};
   auto decoded = decode_spooled_window(encode_spooled_window(window));
