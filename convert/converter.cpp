@@ -397,7 +397,14 @@ convert_report convert(const convert_options& options, const convert_settings& s
     }
     features.set(bit, payload);
   }
-  if (switches) features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(events));
+  // EVENT_DESC names attrs by index: without the recording's own, only the leading attrs
+  // salvage could name are described, and perf names the others itself.
+  bool all_named = input.features.has(io::perf::feature_event_desc) ||
+                   input.salvaged_names == input.events.size();
+  std::size_t described = all_named ? events.size() : input.salvaged_names;
+  if ((switches || input.salvaged_names > 0) && described > 0)
+    features.set(io::perf::feature_event_desc,
+                 io::perf::event_desc_payload(std::span{events}.first(described)));
   report.jit_mappings = jit.rewritten();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
   const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);

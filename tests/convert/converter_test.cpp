@@ -336,7 +336,9 @@ TEST(Convert, DropsNewerRecordTypesAndFeaturesNamingEach) {
   std::vector<io::perf::event_entry> events{event(sample_type, {1})};
   constexpr std::uint64_t pid_tid = 0x0000000700000007;
   io::perf::feature_set features;
-  features.set(io::perf::feature_hostname, std::vector<std::byte>(16, std::byte{0}));
+  io::perf::feature_encoder hostname;
+  hostname.string("host");
+  features.set(io::perf::feature_hostname, hostname.take());
   features.set(static_cast<io::perf::feature>(32), std::vector<std::byte>(24, std::byte{1}));
   features.set(static_cast<io::perf::feature>(34), std::vector<std::byte>(8, std::byte{2}));
   write_recording(dir.file("in.perf"), events,
