@@ -57,6 +57,17 @@ class reader {
       fail(std::to_string(count) + " " + what + " cannot fit in the " +
            std::to_string(in_.left()) + " bytes left");
   }
+  // A u32 (or u64) count of entries of at least `min_bytes` each, checked as expect_entries.
+  std::uint32_t count32(std::uint64_t min_bytes, const char* what) {
+    std::uint32_t count = u32();
+    expect_entries(count, min_bytes, what);
+    return count;
+  }
+  std::uint64_t count64(std::uint64_t min_bytes, const char* what) {
+    std::uint64_t count = u64();
+    expect_entries(count, min_bytes, what);
+    return count;
+  }
   std::uint64_t left() const { return in_.left(); }
   std::uint64_t offset() const { return in_.offset(); }
   [[noreturn]] void fail(const std::string& problem) const {
@@ -69,8 +80,7 @@ class reader {
 };
 
 void check_cmdline(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 8, "arguments");
+  std::uint32_t count = in.count32(8, "arguments");
   in.strings(count);
 }
 
@@ -92,8 +102,7 @@ std::uint64_t counted_size(const std::string& text) {
 }
 
 std::uint64_t counted_strings(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 8, "cpu lists");
+  std::uint32_t count = in.count32(8, "cpu lists");
   std::uint64_t size = 4;
   for (std::uint32_t i = 0; i < count; ++i) size += counted_size(in.string());
   return size;
@@ -120,8 +129,7 @@ void check_cpu_list(reader& in, const std::string& list) {
 }
 
 void check_numa_topology(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 4 + 8 + 8 + 8, "nodes");
+  std::uint32_t count = in.count32(4 + 8 + 8 + 8, "nodes");
   for (std::uint32_t i = 0; i < count; ++i) {
     in.skip(4 + 8 + 8);  // node, mem_total, mem_free
     check_cpu_list(in, in.string());
@@ -129,8 +137,7 @@ void check_numa_topology(reader& in) {
 }
 
 void check_pmu_mappings(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 4 + 8, "PMUs");
+  std::uint32_t count = in.count32(4 + 8, "PMUs");
   for (std::uint32_t i = 0; i < count; ++i) {
     in.skip(4);  // type
     in.string();
@@ -141,8 +148,7 @@ void check_pmu_mappings(reader& in) {
 // member counts wrong) when the table does not match: each group must lie inside the attrs,
 // after the previous one.
 void check_group_desc(reader& in, const feature_context& context) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 8 + 8, "groups");
+  std::uint32_t count = in.count32(8 + 8, "groups");
   std::uint64_t next_free = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     in.string();
@@ -157,8 +163,7 @@ void check_group_desc(reader& in, const feature_context& context) {
 }
 
 void check_auxtrace(reader& in) {
-  std::uint64_t count = in.u64();
-  in.expect_entries(count, 16, "index entries");
+  std::uint64_t count = in.count64(16, "index entries");
   in.skip(count * 16);
 }
 
@@ -168,8 +173,7 @@ void expect_version_1(reader& in, std::uint64_t version) {
 
 void check_cache(reader& in) {
   expect_version_1(in, in.u32());
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 16 + 3 * 8, "cache levels");
+  std::uint32_t count = in.count32(16 + 3 * 8, "cache levels");
   for (std::uint32_t i = 0; i < count; ++i) {
     in.skip(16);    // level, line size, sets, ways
     in.strings(3);  // type, size, map
@@ -181,8 +185,7 @@ void check_cache(reader& in) {
 void check_mem_topology(reader& in) {
   expect_version_1(in, in.u64());
   in.skip(8);  // block size
-  std::uint64_t count = in.u64();
-  in.expect_entries(count, 3 * 8, "memory nodes");
+  std::uint64_t count = in.count64(3 * 8, "memory nodes");
   for (std::uint64_t i = 0; i < count; ++i) {
     in.skip(16);  // node, size
     std::uint64_t bits = in.u64();
@@ -199,29 +202,34 @@ void check_clock_data(reader& in) {
 
 // perf_bpil's arrays (perf 6.1 util/bpf-utils.c): where each array's offset into the data is,
 // its element count and each element's size (a fixed size, or the field that holds it).
+// perf record asks the kernel for all but the translated instructions and the map ids, whose
+// counts the kernel fills in anyway (without their arrays); perf reads only the others.
 struct bpil_array {
   std::size_t offset_field;
   std::size_t count_field;
   std::size_t fixed_size;  // 0: the size is in size_field
   std::size_t size_field;
+  bool read_by_perf;
 };
-#define AREC_BPIL(array, count, size) \
-  bpil_array { offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), size, 0 }
+#define AREC_BPIL(array, count, size, read)                                                   \
+  bpil_array {                                                                                \
+    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), size, 0, read             \
+  }
 #define AREC_BPIL_SIZED(array, count, size_field)                                   \
   bpil_array {                                                                      \
     offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), 0,              \
-        offsetof(bpf_prog_info, size_field)                                         \
+        offsetof(bpf_prog_info, size_field), true                                   \
   }
 constexpr std::array<bpil_array, 9> bpil_arrays{
-    AREC_BPIL(jited_prog_insns, jited_prog_len, 1),
-    AREC_BPIL(xlated_prog_insns, xlated_prog_len, 1),
-    AREC_BPIL(map_ids, nr_map_ids, 4),
-    AREC_BPIL(jited_ksyms, nr_jited_ksyms, 8),
-    AREC_BPIL(jited_func_lens, nr_jited_func_lens, 4),
+    AREC_BPIL(jited_prog_insns, jited_prog_len, 1, true),
+    AREC_BPIL(xlated_prog_insns, xlated_prog_len, 1, false),
+    AREC_BPIL(map_ids, nr_map_ids, 4, false),
+    AREC_BPIL(jited_ksyms, nr_jited_ksyms, 8, true),
+    AREC_BPIL(jited_func_lens, nr_jited_func_lens, 4, true),
     AREC_BPIL_SIZED(func_info, nr_func_info, func_info_rec_size),
     AREC_BPIL_SIZED(line_info, nr_line_info, line_info_rec_size),
     AREC_BPIL_SIZED(jited_line_info, nr_jited_line_info, jited_line_info_rec_size),
-    AREC_BPIL(prog_tags, nr_prog_tags, BPF_TAG_SIZE),
+    AREC_BPIL(prog_tags, nr_prog_tags, BPF_TAG_SIZE, true),
 };
 #undef AREC_BPIL
 #undef AREC_BPIL_SIZED
@@ -233,27 +241,28 @@ T field(const bpf_prog_info& info, std::size_t offset) {
   return value;
 }
 
-// perf turns each array's offset into a pointer into the data and later reads the array by
-// its count: an array with elements must be one of `arrays` and lie inside the data.
+// perf turns the offset of each array of `arrays` into a pointer into the data and later reads
+// the arrays it uses by their counts: those must be in `arrays` when they have elements, and
+// every array of `arrays` must lie inside the data.
 void check_bpf_arrays(reader& in, const bpf_prog_info& info, std::uint64_t arrays,
                       std::uint64_t data_len) {
   for (std::size_t i = 0; i < bpil_arrays.size(); ++i) {
     const bpil_array& array = bpil_arrays[i];
     std::uint64_t count = field<std::uint32_t>(info, array.count_field);
-    if (count == 0) continue;
+    bool translated = arrays >> i & 1;
+    if (count == 0 || (!translated && !array.read_by_perf)) continue;
     std::uint64_t size =
         array.fixed_size ? array.fixed_size : field<std::uint32_t>(info, array.size_field);
     std::uint64_t offset = field<std::uint64_t>(info, array.offset_field);
     bool inside = offset <= data_len && (size == 0 || count <= (data_len - offset) / size);
-    if (!(arrays >> i & 1) || !inside)
+    if (!translated || !inside)
       in.fail("program info array " + std::to_string(i) + " of " + std::to_string(count) +
               " elements is not inside its " + std::to_string(data_len) + " data bytes");
   }
 }
 
 void check_bpf_prog_info(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 16, "programs");
+  std::uint32_t count = in.count32(16, "programs");
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint32_t info_len = in.u32();
     std::uint32_t data_len = in.u32();
@@ -270,33 +279,26 @@ void check_bpf_prog_info(reader& in) {
 }
 
 void check_bpf_btf(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 8, "BTF blobs");
+  std::uint32_t count = in.count32(8, "BTF blobs");
   for (std::uint32_t i = 0; i < count; ++i) {
     in.skip(4);  // id
     in.skip(in.u32());
   }
 }
 
-void check_pmu_caps_list(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 2 * 8, "capabilities");
+// u32 count, then that many pairs of strings (a capability's name and value, a node's PMU and
+// cpus).
+void check_string_pairs(reader& in, const char* what) {
+  std::uint32_t count = in.count32(2 * 8, what);
   in.strings(2 * std::uint64_t{count});
 }
 
 void check_pmu_caps(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 4 + 8, "PMUs");
+  std::uint32_t count = in.count32(4 + 8, "PMUs");
   for (std::uint32_t i = 0; i < count; ++i) {
-    check_pmu_caps_list(in);
+    check_string_pairs(in, "capabilities");
     in.string();  // the PMU's name
   }
-}
-
-void check_hybrid_topology(reader& in) {
-  std::uint32_t count = in.u32();
-  in.expect_entries(count, 2 * 8, "nodes");
-  in.strings(2 * std::uint64_t{count});
 }
 
 void check_nrcpus(reader& in) {
@@ -345,8 +347,7 @@ void check_tracing_data(reader& in) {
   expect_text(in, "header_event");
   in.skip(in.u64());
   check_sized_blobs(in, in.u32());  // ftrace formats
-  std::uint32_t systems = in.u32();
-  in.expect_entries(systems, 2 + 4, "systems");
+  std::uint32_t systems = in.count32(2 + 4, "systems");
   for (std::uint32_t i = 0; i < systems; ++i) {
     c_string(in);
     check_sized_blobs(in, in.u32());
@@ -387,9 +388,9 @@ void check(io::perf::feature bit, reader& in, std::uint64_t section,
     case 27:  // COMPRESSED
       in.skip(5 * 4);
       return;
-    case 28: return check_pmu_caps_list(in);
+    case 28: return check_string_pairs(in, "capabilities");  // CPU_PMU_CAPS
     case 29: return check_clock_data(in);
-    case 30: return check_hybrid_topology(in);
+    case 30: return check_string_pairs(in, "nodes");  // HYBRID_TOPOLOGY
     case 31: return check_pmu_caps(in);
     default:  // BRANCH_STACK, STAT: perf reads nothing; newer features it skips
       return;

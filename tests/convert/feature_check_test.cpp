@@ -5,6 +5,7 @@
 #include "convert/feature_check.hpp"
 
 #include <gtest/gtest.h>
+#include <linux/bpf.h>
 
 #include <cstring>
 #include <string>
@@ -160,6 +161,30 @@ TEST(FeatureCheck, ReadsCpuTopologyWithNrcpusAvailableCpus) {
   EXPECT_EQ(feature_problem(io::perf::feature_cpu_topology, *topology, context), "");
   context.cpus_avail += 64;
   EXPECT_NE(feature_problem(io::perf::feature_cpu_topology, *topology, context), "");
+}
+
+// One program of BPF_PROG_INFO as perf record writes it: jited_ksyms (bit 3 of `arrays`) at
+// offset 0 of 16 data bytes, the map ids counted but not fetched.
+bytes one_program(bpf_prog_info info, std::uint64_t arrays) {
+  io::perf::feature_encoder out;
+  out.u32(1);
+  out.u32(sizeof info);
+  out.u32(16);
+  out.u64(arrays);
+  out.bytes(std::as_bytes(std::span{&info, 1}));
+  out.bytes(bytes(16));
+  return out.take();
+}
+
+TEST(FeatureCheck, NamesABpfProgramWhoseArraysPerfWouldReadOutsideItsData) {
+  bpf_prog_info info{};
+  info.nr_jited_ksyms = 2;
+  info.jited_ksyms = 0;
+  info.nr_map_ids = 5;  // the kernel's count, the array not asked for
+  EXPECT_EQ(feature_problem(bit(25), one_program(info, 1 << 3)), "");
+  EXPECT_NE(feature_problem(bit(25), one_program(info, 0)), "");  // a raw pointer to perf
+  info.jited_ksyms = 8;  // 2 u64 from byte 8 of 16
+  EXPECT_NE(feature_problem(bit(25), one_program(info, 1 << 3)), "");
 }
 
 // perf 6.1 asserts on a build-id above 20 bytes and reads a name into PATH_MAX bytes of stack.
