@@ -11,13 +11,19 @@ namespace {
 constexpr std::uint64_t hw_event_mask = 0xffffffff;  // perf's PERF_HW_EVENT_MASK (hybrid PMUs)
 
 // perf 6.1's evsel__hw_names and evsel__sw_names, by config.
-constexpr std::array<std::string_view, 10> hardware_names{
-    "cycles",      "instructions",  "cache-references",        "cache-misses",
-    "branches",    "branch-misses", "bus-cycles",              "stalled-cycles-frontend",
-    "stalled-cycles-backend", "ref-cycles"};
+constexpr std::array<std::string_view, 10> hardware_names{"cycles",
+                                                          "instructions",
+                                                          "cache-references",
+                                                          "cache-misses",
+                                                          "branches",
+                                                          "branch-misses",
+                                                          "bus-cycles",
+                                                          "stalled-cycles-frontend",
+                                                          "stalled-cycles-backend",
+                                                          "ref-cycles"};
 constexpr std::array<std::string_view, 10> software_names{
-    "cpu-clock",    "task-clock",    "page-faults",      "context-switches", "cpu-migrations",
-    "minor-faults", "major-faults",  "alignment-faults", "emulation-faults", "dummy"};
+    "cpu-clock",    "task-clock",   "page-faults",      "context-switches", "cpu-migrations",
+    "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy"};
 
 // perf's evsel__add_modifiers: ":" then k, u, h for the levels counted when any is excluded,
 // p for precise_ip, and H, G when the guest exclusion is not the default.
@@ -45,8 +51,8 @@ std::string modifiers(const perf_event_attr& attr) {
 // off_cpu_time_attr): a software BPF output at frequency 1 with call chains and without the raw
 // data a real bpf-output event carries.
 bool is_off_cpu_time(const perf_event_attr& attr) {
-  return attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_BPF_OUTPUT &&
-         attr.freq && attr.sample_freq == 1 && (attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+  return attr.type == PERF_TYPE_SOFTWARE && attr.config == PERF_COUNT_SW_BPF_OUTPUT && attr.freq &&
+         attr.sample_freq == 1 && (attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
          !(attr.sample_type & PERF_SAMPLE_RAW);
 }
 

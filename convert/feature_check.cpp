@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -25,14 +25,38 @@ constexpr std::uint32_t max_cpus = 2048;  // perf 6.1's MAX_NR_CPUS
 constexpr std::uint64_t name_align = 64;  // perf's NAME_ALIGN: string lengths it counts
 
 // perf 6.1's HEADER_* names of the features it parses (util/header.h), by bit.
-constexpr std::array<std::string_view, 32> feature_names{
-    "",           "TRACING_DATA",  "BUILD_ID",     "HOSTNAME",        "OSRELEASE",
-    "VERSION",    "ARCH",          "NRCPUS",       "CPUDESC",         "CPUID",
-    "TOTAL_MEM",  "CMDLINE",       "EVENT_DESC",   "CPU_TOPOLOGY",    "NUMA_TOPOLOGY",
-    "BRANCH_STACK", "PMU_MAPPINGS", "GROUP_DESC",  "AUXTRACE",        "STAT",
-    "CACHE",      "SAMPLE_TIME",   "MEM_TOPOLOGY", "CLOCKID",         "DIR_FORMAT",
-    "BPF_PROG_INFO", "BPF_BTF",    "COMPRESSED",   "CPU_PMU_CAPS",    "CLOCK_DATA",
-    "HYBRID_TOPOLOGY", "PMU_CAPS"};
+constexpr std::array<std::string_view, 32> feature_names{"",
+                                                         "TRACING_DATA",
+                                                         "BUILD_ID",
+                                                         "HOSTNAME",
+                                                         "OSRELEASE",
+                                                         "VERSION",
+                                                         "ARCH",
+                                                         "NRCPUS",
+                                                         "CPUDESC",
+                                                         "CPUID",
+                                                         "TOTAL_MEM",
+                                                         "CMDLINE",
+                                                         "EVENT_DESC",
+                                                         "CPU_TOPOLOGY",
+                                                         "NUMA_TOPOLOGY",
+                                                         "BRANCH_STACK",
+                                                         "PMU_MAPPINGS",
+                                                         "GROUP_DESC",
+                                                         "AUXTRACE",
+                                                         "STAT",
+                                                         "CACHE",
+                                                         "SAMPLE_TIME",
+                                                         "MEM_TOPOLOGY",
+                                                         "CLOCKID",
+                                                         "DIR_FORMAT",
+                                                         "BPF_PROG_INFO",
+                                                         "BPF_BTF",
+                                                         "COMPRESSED",
+                                                         "CPU_PMU_CAPS",
+                                                         "CLOCK_DATA",
+                                                         "HYBRID_TOPOLOGY",
+                                                         "PMU_CAPS"};
 
 // One payload read as perf reads it: every read inside the payload (byte_cursor), failures
 // named at their offset.
@@ -54,8 +78,8 @@ class reader {
   // loop, so that a huge count fails at once rather than after reading every entry.
   void expect_entries(std::uint64_t count, std::uint64_t min_bytes, const char* what) {
     if (min_bytes != 0 && count > in_.left() / min_bytes)
-      fail(std::to_string(count) + " " + what + " cannot fit in the " +
-           std::to_string(in_.left()) + " bytes left");
+      fail(std::to_string(count) + " " + what + " cannot fit in the " + std::to_string(in_.left()) +
+           " bytes left");
   }
   // A u32 (or u64) count of entries of at least `min_bytes` each, checked as expect_entries.
   std::uint32_t count32(std::uint64_t min_bytes, const char* what) {
@@ -211,14 +235,14 @@ struct bpil_array {
   std::size_t size_field;
   bool read_by_perf;
 };
-#define AREC_BPIL(array, count, size, read)                                                   \
-  bpil_array {                                                                                \
-    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), size, 0, read             \
+#define AREC_BPIL(array, count, size, read)                                       \
+  bpil_array {                                                                    \
+    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), size, 0, read \
   }
-#define AREC_BPIL_SIZED(array, count, size_field)                                   \
-  bpil_array {                                                                      \
-    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), 0,              \
-        offsetof(bpf_prog_info, size_field), true                                   \
+#define AREC_BPIL_SIZED(array, count, size_field)                      \
+  bpil_array {                                                         \
+    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), 0, \
+        offsetof(bpf_prog_info, size_field), true                      \
   }
 constexpr std::array<bpil_array, 9> bpil_arrays{
     AREC_BPIL(jited_prog_insns, jited_prog_len, 1, true),
@@ -352,46 +376,69 @@ void check_tracing_data(reader& in) {
     c_string(in);
     check_sized_blobs(in, in.u32());
   }
-  in.skip(in.u32());  // kallsyms
-  in.skip(in.u32());  // printk formats
+  in.skip(in.u32());                      // kallsyms
+  in.skip(in.u32());                      // printk formats
   if (version >= 0.6) in.skip(in.u64());  // saved cmdlines
 }
 
 void check(io::perf::feature bit, reader& in, std::uint64_t section,
            const feature_context& context) {
   switch (static_cast<unsigned>(bit)) {
-    case 1: return check_tracing_data(in);
-    case 3: case 4: case 5: case 6: case 8: case 9:  // HOSTNAME ... CPUID: one string
+    case 1:
+      return check_tracing_data(in);
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+    case 8:
+    case 9:  // HOSTNAME ... CPUID: one string
       in.string();
       return;
-    case 7: return check_nrcpus(in);
-    case 10: case 23:  // TOTAL_MEM, CLOCKID
+    case 7:
+      return check_nrcpus(in);
+    case 10:
+    case 23:  // TOTAL_MEM, CLOCKID
       in.skip(8);
       return;
-    case 11: return check_cmdline(in);
-    case 12: return check_event_desc(in);
-    case 13: return check_cpu_topology(in, section, context);
-    case 14: return check_numa_topology(in);
-    case 16: return check_pmu_mappings(in);
-    case 17: return check_group_desc(in, context);
-    case 18: return check_auxtrace(in);
-    case 20: return check_cache(in);
+    case 11:
+      return check_cmdline(in);
+    case 12:
+      return check_event_desc(in);
+    case 13:
+      return check_cpu_topology(in, section, context);
+    case 14:
+      return check_numa_topology(in);
+    case 16:
+      return check_pmu_mappings(in);
+    case 17:
+      return check_group_desc(in, context);
+    case 18:
+      return check_auxtrace(in);
+    case 20:
+      return check_cache(in);
     case 21:  // SAMPLE_TIME
       in.skip(16);
       return;
-    case 22: return check_mem_topology(in);
+    case 22:
+      return check_mem_topology(in);
     case 24:  // DIR_FORMAT
       in.skip(8);
       return;
-    case 25: return check_bpf_prog_info(in);
-    case 26: return check_bpf_btf(in);
+    case 25:
+      return check_bpf_prog_info(in);
+    case 26:
+      return check_bpf_btf(in);
     case 27:  // COMPRESSED
       in.skip(5 * 4);
       return;
-    case 28: return check_string_pairs(in, "capabilities");  // CPU_PMU_CAPS
-    case 29: return check_clock_data(in);
-    case 30: return check_string_pairs(in, "nodes");  // HYBRID_TOPOLOGY
-    case 31: return check_pmu_caps(in);
+    case 28:
+      return check_string_pairs(in, "capabilities");  // CPU_PMU_CAPS
+    case 29:
+      return check_clock_data(in);
+    case 30:
+      return check_string_pairs(in, "nodes");  // HYBRID_TOPOLOGY
+    case 31:
+      return check_pmu_caps(in);
     default:  // BRANCH_STACK, STAT: perf reads nothing; newer features it skips
       return;
   }

@@ -19,8 +19,8 @@ namespace arec::convert {
 
 // What a feature's payload is checked against: the recording around it.
 struct feature_context {
-  std::size_t attrs = 0;          // the attrs GROUP_DESC indexes
-  std::uint32_t cpus_avail = 0;   // NRCPUS' available CPUs (kept), CPU_TOPOLOGY's per-CPU arrays
+  std::size_t attrs = 0;         // the attrs GROUP_DESC indexes
+  std::uint32_t cpus_avail = 0;  // NRCPUS' available CPUs (kept), CPU_TOPOLOGY's per-CPU arrays
 };
 
 // The context of a recording with `features` and `attrs` attrs: NRCPUS' available CPUs when

@@ -25,7 +25,9 @@ using namespace test_records;
 using io::perf::feature;
 using bytes = std::vector<std::byte>;
 
-feature bit(unsigned value) { return static_cast<feature>(value); }
+feature bit(unsigned value) {
+  return static_cast<feature>(value);
+}
 
 // The payloads perf writes and arec does not (arec writes the host's: add_host_features).
 io::perf::feature_set other_features() {
@@ -35,7 +37,9 @@ io::perf::feature_set other_features() {
     fill(out);
     set.set(bit(b), out.take());
   };
-  payload(11, [](auto& out) { out.string_list(std::vector<std::string>{"/usr/bin/perf", "record"}); });
+  payload(11, [](auto& out) {
+    out.string_list(std::vector<std::string>{"/usr/bin/perf", "record"});
+  });
   payload(17, [](auto& out) {  // GROUP_DESC: one group of both attrs
     out.u32(1);
     out.string("{anon_group}");
@@ -183,7 +187,7 @@ TEST(FeatureCheck, NamesABpfProgramWhoseArraysPerfWouldReadOutsideItsData) {
   info.nr_map_ids = 5;  // the kernel's count, the array not asked for
   EXPECT_EQ(feature_problem(bit(25), one_program(info, 1 << 3)), "");
   EXPECT_NE(feature_problem(bit(25), one_program(info, 0)), "");  // a raw pointer to perf
-  info.jited_ksyms = 8;  // 2 u64 from byte 8 of 16
+  info.jited_ksyms = 8;                                           // 2 u64 from byte 8 of 16
   EXPECT_NE(feature_problem(bit(25), one_program(info, 1 << 3)), "");
 }
 

@@ -326,9 +326,9 @@ TEST_F(RecordOffCpu, KillNineThenSalvageNamesTheOffCpuEvent) {
   test::child_process program =
       test::child_process::spawn({test_program("off_cpu_pair"), "20", "10", "1000000"});
   // Every block a sample of its own, written when it ends: blocks are on disk before the kill.
-  test::child_process recording = test::child_process::spawn(
-      rec_.command({"-v", "--off-cpu", "--off-cpu-thresh", "0", "-g", "-p",
-                    std::to_string(program.pid()), "-o", data}));
+  test::child_process recording =
+      test::child_process::spawn(rec_.command({"-v", "--off-cpu", "--off-cpu-thresh", "0", "-g",
+                                               "-p", std::to_string(program.pid()), "-o", data}));
   ASSERT_TRUE(wait_for_samples_on_disk(recording, 10)) << recording.stderr_so_far();
   recording.send_signal(SIGKILL);
   test::command_result killed = recording.wait(10s);
