@@ -227,22 +227,23 @@ void check_clock_data(reader& in) {
 // perf_bpil's arrays (perf 6.1 util/bpf-utils.c): where each array's offset into the data is,
 // its element count and each element's size (a fixed size, or the field that holds it).
 // perf record asks the kernel for all but the translated instructions and the map ids, whose
-// counts the kernel fills in anyway (without their arrays); perf reads only the others.
+// counts the kernel fills in anyway (without their arrays); perf reads only the others. Records
+// of the sized arrays are read as the kernel's structs, whatever size the file gives them.
 struct bpil_array {
   std::size_t offset_field;
   std::size_t count_field;
-  std::size_t fixed_size;  // 0: the size is in size_field
-  std::size_t size_field;
+  std::size_t element_size;  // the size, or with a size_field the least size perf reads
+  std::size_t size_field;    // 0: a fixed size
   bool read_by_perf;
 };
 #define AREC_BPIL(array, count, size, read)                                       \
   bpil_array {                                                                    \
     offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), size, 0, read \
   }
-#define AREC_BPIL_SIZED(array, count, size_field)                      \
-  bpil_array {                                                         \
-    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), 0, \
-        offsetof(bpf_prog_info, size_field), true                      \
+#define AREC_BPIL_SIZED(array, count, size_field, record)                           \
+  bpil_array {                                                                      \
+    offsetof(bpf_prog_info, array), offsetof(bpf_prog_info, count), sizeof(record), \
+        offsetof(bpf_prog_info, size_field), true                                   \
   }
 constexpr std::array<bpil_array, 9> bpil_arrays{
     AREC_BPIL(jited_prog_insns, jited_prog_len, 1, true),
@@ -250,9 +251,9 @@ constexpr std::array<bpil_array, 9> bpil_arrays{
     AREC_BPIL(map_ids, nr_map_ids, 4, false),
     AREC_BPIL(jited_ksyms, nr_jited_ksyms, 8, true),
     AREC_BPIL(jited_func_lens, nr_jited_func_lens, 4, true),
-    AREC_BPIL_SIZED(func_info, nr_func_info, func_info_rec_size),
-    AREC_BPIL_SIZED(line_info, nr_line_info, line_info_rec_size),
-    AREC_BPIL_SIZED(jited_line_info, nr_jited_line_info, jited_line_info_rec_size),
+    AREC_BPIL_SIZED(func_info, nr_func_info, func_info_rec_size, bpf_func_info),
+    AREC_BPIL_SIZED(line_info, nr_line_info, line_info_rec_size, bpf_line_info),
+    AREC_BPIL_SIZED(jited_line_info, nr_jited_line_info, jited_line_info_rec_size, std::uint64_t),
     AREC_BPIL(prog_tags, nr_prog_tags, BPF_TAG_SIZE, true),
 };
 #undef AREC_BPIL
@@ -276,12 +277,14 @@ void check_bpf_arrays(reader& in, const bpf_prog_info& info, std::uint64_t array
     bool translated = arrays >> i & 1;
     if (count == 0 || (!translated && !array.read_by_perf)) continue;
     std::uint64_t size =
-        array.fixed_size ? array.fixed_size : field<std::uint32_t>(info, array.size_field);
+        array.size_field ? field<std::uint32_t>(info, array.size_field) : array.element_size;
     std::uint64_t offset = field<std::uint64_t>(info, array.offset_field);
-    bool inside = offset <= data_len && (size == 0 || count <= (data_len - offset) / size);
+    bool inside =
+        size >= array.element_size && offset <= data_len && count <= (data_len - offset) / size;
     if (!translated || !inside)
       in.fail("program info array " + std::to_string(i) + " of " + std::to_string(count) +
-              " elements is not inside its " + std::to_string(data_len) + " data bytes");
+              " elements of " + std::to_string(size) + " bytes is not inside its " +
+              std::to_string(data_len) + " data bytes");
   }
 }
 

@@ -186,9 +186,16 @@ TEST(FeatureCheck, NamesABpfProgramWhoseArraysPerfWouldReadOutsideItsData) {
   info.jited_ksyms = 0;
   info.nr_map_ids = 5;  // the kernel's count, the array not asked for
   EXPECT_EQ(feature_problem(bit(25), one_program(info, 1 << 3)), "");
-  EXPECT_NE(feature_problem(bit(25), one_program(info, 0)), "");  // a raw pointer to perf
-  info.jited_ksyms = 8;                                           // 2 u64 from byte 8 of 16
+  // Untranslated, jited_ksyms would be a raw pointer to perf.
+  EXPECT_NE(feature_problem(bit(25), one_program(info, 0)), "");
+  info.jited_ksyms = 8;  // 2 u64 from byte 8 of 16
   EXPECT_NE(feature_problem(bit(25), one_program(info, 1 << 3)), "");
+  bpf_prog_info funcs{};
+  funcs.nr_func_info = 2;
+  funcs.func_info_rec_size = sizeof(bpf_func_info);
+  EXPECT_EQ(feature_problem(bit(25), one_program(funcs, 1 << 5)), "");
+  funcs.func_info_rec_size = 1;  // perf reads a whole bpf_func_info at each
+  EXPECT_NE(feature_problem(bit(25), one_program(funcs, 1 << 5)), "");
 }
 
 // perf 6.1 asserts on a build-id above 20 bytes and reads a name into PATH_MAX bytes of stack.
