@@ -24,39 +24,15 @@ using io::perf::format_error;
 constexpr std::uint32_t max_cpus = 2048;  // perf 6.1's MAX_NR_CPUS
 constexpr std::uint64_t name_align = 64;  // perf's NAME_ALIGN: string lengths it counts
 
-// perf 6.1's HEADER_* names of the features it parses (util/header.h), by bit.
-constexpr std::array<std::string_view, 32> feature_names{"",
-                                                         "TRACING_DATA",
-                                                         "BUILD_ID",
-                                                         "HOSTNAME",
-                                                         "OSRELEASE",
-                                                         "VERSION",
-                                                         "ARCH",
-                                                         "NRCPUS",
-                                                         "CPUDESC",
-                                                         "CPUID",
-                                                         "TOTAL_MEM",
-                                                         "CMDLINE",
-                                                         "EVENT_DESC",
-                                                         "CPU_TOPOLOGY",
-                                                         "NUMA_TOPOLOGY",
-                                                         "BRANCH_STACK",
-                                                         "PMU_MAPPINGS",
-                                                         "GROUP_DESC",
-                                                         "AUXTRACE",
-                                                         "STAT",
-                                                         "CACHE",
-                                                         "SAMPLE_TIME",
-                                                         "MEM_TOPOLOGY",
-                                                         "CLOCKID",
-                                                         "DIR_FORMAT",
-                                                         "BPF_PROG_INFO",
-                                                         "BPF_BTF",
-                                                         "COMPRESSED",
-                                                         "CPU_PMU_CAPS",
-                                                         "CLOCK_DATA",
-                                                         "HYBRID_TOPOLOGY",
-                                                         "PMU_CAPS"};
+// perf 6.1's HEADER_* names (util/header.h), by bit.
+constexpr std::array<std::string_view, 32> feature_names{
+    "RESERVED",        "TRACING_DATA", "BUILD_ID",     "HOSTNAME",     "OSRELEASE",
+    "VERSION",         "ARCH",         "NRCPUS",       "CPUDESC",      "CPUID",
+    "TOTAL_MEM",       "CMDLINE",      "EVENT_DESC",   "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
+    "BRANCH_STACK",    "PMU_MAPPINGS", "GROUP_DESC",   "AUXTRACE",     "STAT",
+    "CACHE",           "SAMPLE_TIME",  "MEM_TOPOLOGY", "CLOCKID",      "DIR_FORMAT",
+    "BPF_PROG_INFO",   "BPF_BTF",      "COMPRESSED",   "CPU_PMU_CAPS", "CLOCK_DATA",
+    "HYBRID_TOPOLOGY", "PMU_CAPS"};
 
 // One payload read as perf reads it: every read inside the payload (byte_cursor), failures
 // named at their offset.
