@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convert/converter.hpp"
@@ -196,6 +197,35 @@ TEST(FeatureCheck, NamesABpfProgramWhoseArraysPerfWouldReadOutsideItsData) {
   EXPECT_EQ(feature_problem(bit(25), one_program(funcs, 1 << 5)), "");
   funcs.func_info_rec_size = 1;  // perf reads a whole bpf_func_info at each
   EXPECT_NE(feature_problem(bit(25), one_program(funcs, 1 << 5)), "");
+}
+
+// The smallest tracing data perf 6.1 reads: no formats, version 0.6 (saved cmdlines last).
+bytes tracing_data(std::uint32_t systems) {
+  io::perf::feature_encoder out;
+  auto text = [&](std::string_view t) {
+    out.bytes(std::as_bytes(std::span{t.data(), t.size() + 1}));
+  };
+  text("\027\010\104tracing0.6");
+  out.bytes(std::vector{std::byte{0}, std::byte{8}});  // little endian, long size 8
+  out.u32(4096);
+  text("header_page");
+  out.u64(0);
+  text("header_event");
+  out.u64(0);
+  out.u32(0);  // ftrace formats
+  out.u32(systems);
+  out.u32(0);  // kallsyms
+  out.u32(0);  // printk formats
+  out.u64(0);  // saved cmdlines
+  return out.take();
+}
+
+TEST(FeatureCheck, ReadsTracingDataAsTraceReportDoes) {
+  EXPECT_EQ(feature_problem(bit(1), tracing_data(0)), "");
+  EXPECT_NE(feature_problem(bit(1), tracing_data(0x41000000)), "");  // systems
+  bytes cut = tracing_data(0);
+  cut.resize(cut.size() - 1);  // the saved cmdlines' size of version 0.6
+  EXPECT_NE(feature_problem(bit(1), cut), "");
 }
 
 // perf 6.1 asserts on a build-id above 20 bytes and reads a name into PATH_MAX bytes of stack.
