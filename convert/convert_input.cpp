@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "convert/event_names.hpp"
 #include "convert/record_check.hpp"
 #include "io/dir_reader.hpp"
 #include "io/file_status.hpp"
@@ -143,6 +144,13 @@ convert_input open_convert_input(const std::string& path, bool salvage,
   input.features = std::move(read.features);
   for (const std::string& note : read.salvage_notes)
     input.salvage_notes.push_back(input.as_given(note));
+  if (salvage && !input.features.has(io::perf::feature_event_desc)) {
+    input.salvaged_names = name_salvaged_events(input.events);
+    input.salvage_notes.push_back(
+        input.path + ": no EVENT_DESC; named " + std::to_string(input.salvaged_names) + " of its " +
+        std::to_string(input.events.size()) +
+        " events from their attrs (as perf 6.1 does; offcpu-time for arec's off-CPU event)");
+  }
   const io::perf::file_header& header = input.header;
   if (std::string problem = attrs_problem(input.events); !problem.empty())
     throw format_error(input.spool ? path : input.header_path, header.attrs.offset, problem);

@@ -26,6 +26,9 @@ struct convert_input {
   std::vector<io::perf::data_range> ranges;
   // Salvage only: what was wrong with the header file and how it was worked around.
   std::vector<std::string> salvage_notes;
+  // Salvage of a recording without EVENT_DESC (arec killed): how many leading events got a
+  // name from their attr (event_names.hpp), for the output's EVENT_DESC; else 0.
+  std::size_t salvaged_names = 0;
   // A stream read from standard input (`-`) or a FIFO, copied here to be read like a file.
   io::unique_fd spool;
   std::uint64_t total_bytes() const;
@@ -45,7 +48,8 @@ struct convert_input {
 // after the header) unless `salvage`, a directory without data.N files or with a gap in their
 // numbers (the missing one is named, offset 0). In salvage mode a data size of 0 or past the end
 // of the file means "up to the end of the file" and the features are dropped, missing data.N
-// files are skipped; the notes say so.
+// files are skipped; the notes say so. Salvage names the events of a file without EVENT_DESC
+// from their attrs (name_salvaged_events).
 // Throws std::system_error when a file cannot be opened or read.
 convert_input open_convert_input(const std::string& path, bool salvage,
                                  const std::string& spool_dir = "/tmp");

@@ -8,6 +8,7 @@
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
 #include "convert/deferred_callchains.hpp"
+#include "convert/feature_check.hpp"
 #include "convert/jit_mappings.hpp"
 #include "convert/mmap_build_ids.hpp"
 #include "convert/off_cpu_switches.hpp"
@@ -377,6 +378,7 @@ convert_report convert(const convert_options& options, const convert_settings& s
     rejected.first = input.as_given(rejected.first);
 
   io::perf::feature_set features;
+  feature_context context = feature_context_of(input.features, input.events.size());
   for (const auto& [bit, payload] : input.features) {
     // A single file, not a directory; COMPRESSED is re-set by the output when it compresses;
     // SAMPLE_TIME is recomputed below.
@@ -389,13 +391,20 @@ convert_report convert(const convert_options& options, const convert_settings& s
       report.dropped_features.push_back(feature_name(bit) + ", newer than perf 6.1");
       continue;
     }
-    if (std::string problem = feature_problem(bit, payload); !problem.empty()) {
+    if (std::string problem = feature_problem(bit, payload, context); !problem.empty()) {
       report.dropped_features.push_back(std::move(problem));
       continue;
     }
     features.set(bit, payload);
   }
-  if (switches) features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(events));
+  // EVENT_DESC names attrs by index: without the recording's own, only the leading attrs
+  // salvage could name are described, and perf names the others itself.
+  bool all_named = input.features.has(io::perf::feature_event_desc) ||
+                   input.salvaged_names == input.events.size();
+  std::size_t described = all_named ? events.size() : input.salvaged_names;
+  if ((switches || input.salvaged_names > 0) && described > 0)
+    features.set(io::perf::feature_event_desc,
+                 io::perf::event_desc_payload(std::span{events}.first(described)));
   report.jit_mappings = jit.rewritten();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
   const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);

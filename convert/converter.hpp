@@ -53,7 +53,7 @@ struct convert_report {
   // Records of types perf 6.1 does not know, dropped: how many of each type.
   std::map<std::uint32_t, std::uint64_t> unknown_records;
   std::vector<rejected_records> rejected;  // records perf 6.1 could not read, dropped
-  // Features perf 6.1 could not read, dropped: what is wrong with each (feature_problem).
+  // Features perf 6.1 could not read, dropped: what is wrong with each (feature_check.hpp).
   std::vector<std::string> dropped_features;
   std::uint64_t dropped_bytes = 0;    // salvage: bytes after the damage, not converted
   std::vector<std::string> notes;     // salvage: what was damaged and dropped, one line each

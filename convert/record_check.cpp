@@ -6,8 +6,6 @@
 #include <bit>
 #include <cstring>
 
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_abi.hpp"
 #include "io/perf_data/record_cursor.hpp"
 #include "io/perf_data/sample_layout.hpp"
@@ -146,19 +144,6 @@ std::string attrs_problem(std::span<const io::perf::event_entry> events) {
       return "attr " + std::to_string(i) +
              " differs from attr 0 in sample_id_all: perf 6.1 refuses it (non matching "
              "sample_id_all)";
-  }
-  return {};
-}
-
-std::string feature_problem(io::perf::feature bit, std::span<const std::byte> payload) {
-  if (bit != io::perf::feature_build_id) return {};
-  try {
-    io::perf::parse_build_id_payload(payload, 0, "BUILD_ID");
-  } catch (const io::perf::format_error& error) {
-    std::string what = error.what();
-    std::string prefix = "BUILD_ID: offset " + std::to_string(error.offset()) + ": ";
-    return "byte " + std::to_string(error.offset()) +
-           " of the BUILD_ID feature: " + what.substr(what.starts_with(prefix) ? prefix.size() : 0);
   }
   return {};
 }

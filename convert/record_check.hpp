@@ -23,10 +23,6 @@ namespace arec::convert {
 // what is wrong with `events`, or an empty string. One attr is always consistent.
 std::string attrs_problem(std::span<const io::perf::event_entry> events);
 
-// What perf 6.1 cannot read in the payload of feature `bit` (BUILD_ID: an entry that overflows
-// its buffers), "byte N of the X feature: PROBLEM", or an empty string.
-std::string feature_problem(io::perf::feature bit, std::span<const std::byte> payload);
-
 class record_check {
  public:
   // perf 6.1 indexes per-CPU tables with a record's cpu unchecked; MAX_NR_CPUS there.

@@ -42,6 +42,7 @@ class byte_cursor {
     return std::string(chars, static_cast<const char*>(nul));
   }
   std::uint64_t offset() const { return base_ + pos_; }
+  std::uint64_t left() const { return bytes_.size() - pos_; }
 
  private:
   [[noreturn]] void fail(const std::string& problem) {

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/build_id_feature.hpp"
 #include "records.hpp"
 
 namespace arec::convert {
@@ -200,21 +199,6 @@ TEST(RecordCheck, AttrsPerfRefusesTogetherAreNamed) {
   EXPECT_EQ(attrs_problem(id_all),
             "attr 1 differs from attr 0 in sample_id_all: perf 6.1 refuses it (non matching "
             "sample_id_all)");
-}
-
-// perf 6.1 asserts on a build-id above 20 bytes and reads a name into PATH_MAX bytes of stack.
-TEST(RecordCheck, NamesABuildIdFeaturePerfOverflowsOn) {
-  io::perf::build_id_entry entry;
-  entry.cpumode = PERF_RECORD_MISC_USER;
-  entry.id.size = 20;
-  entry.filename = "/bin/true";
-  std::vector<std::byte> payload = io::perf::build_id_payload(std::span{&entry, 1});
-  EXPECT_EQ(feature_problem(io::perf::feature_build_id, payload), "");
-  payload[32] = std::byte{160};  // the size byte after the 20 id bytes
-  EXPECT_EQ(feature_problem(io::perf::feature_build_id, payload),
-            "byte 0 of the BUILD_ID feature: a BUILD_ID entry whose build-id has 160 bytes, "
-            "more than 20");
-  EXPECT_EQ(feature_problem(io::perf::feature_hostname, payload), "");
 }
 
 }  // namespace

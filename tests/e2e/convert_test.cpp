@@ -5,10 +5,14 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "io/perf_data/perf_abi.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -161,6 +165,73 @@ TEST(ConvertCommand, MissingInputNamesIt) {
   EXPECT_EQ(run.exit_code, 1) << run.describe();
   EXPECT_NE(run.err.find(dir.file("nope.data")), std::string::npos) << run.err;
   EXPECT_FALSE(exists(dir.file("o")));
+}
+
+// Where feature `bit`'s payload starts in the perf.data file `bytes` (0 without it).
+std::uint64_t feature_offset(const std::string& bytes, unsigned bit) {
+  io::perf::file_header header{};
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (!(header.features[bit / 64] >> (bit % 64) & 1)) return 0;
+  unsigned index = 0;
+  for (unsigned b = 0; b < bit; ++b) index += header.features[b / 64] >> (b % 64) & 1;
+  io::perf::file_section section{};
+  std::memcpy(&section,
+              bytes.data() + header.data.offset + header.data.size + index * sizeof section,
+              sizeof section);
+  return section.offset;
+}
+
+// One field of an arec recording's PMU_MAPPINGS (its count) or MEM_TOPOLOGY (the first node's
+// bitmap size) set to an extreme: perf report SIGSEGVed on what convert copied. Now convert
+// drops the feature, names it, and perf reads the output.
+TEST(ConvertCommand, DropsADamagedFeatureNamingItAndPerfReadsTheOutput) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  recorder rec = recorder::from_environment();
+  if (!rec.is_arec()) GTEST_SKIP() << "convert is arec's own command";
+  test::temp_dir dir;
+  const std::string data = dir.file("rec.data");
+  test::command_result recorded =
+      test::run_command(rec.command({"-q", "-o", data, "--", test_program("hot_loop"), "50"}));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  std::ifstream in(data, std::ios::binary);
+  const std::string original{std::istreambuf_iterator<char>(in), {}};
+  struct damage {
+    unsigned bit;
+    const char* name;
+    std::size_t at;  // the field's offset in the payload
+    std::uint64_t value;
+    std::size_t width;
+  };
+  for (const damage& d : {damage{16, "PMU_MAPPINGS", 0, 0x41000000, 4},
+                          damage{22, "MEM_TOPOLOGY", 40, ~std::uint64_t{0}, 8}}) {
+    std::uint64_t offset = feature_offset(original, d.bit);
+    if (offset == 0) continue;  // sysfs gave this machine no such feature
+    std::string damaged = original;
+    std::memcpy(damaged.data() + offset + d.at, &d.value, d.width);
+    const std::string input = dir.file(std::string("damaged-") + d.name);
+    std::ofstream(input, std::ios::binary) << damaged;
+    for (bool salvage : {false, true}) {
+      SCOPED_TRACE(std::string(d.name) + (salvage ? " --salvage" : ""));
+      const std::string out = dir.file(std::string("out-") + d.name + (salvage ? "-s" : ""));
+      std::vector<std::string> convert{arec_binary(), "convert", "-i", input, "-o", out};
+      if (salvage) convert.push_back("--salvage");
+      test::command_result converted = test::run_command(convert);
+      ASSERT_EQ(converted.exit_code, 0) << converted.describe();
+      EXPECT_NE(converted.err.find("arec: warning: dropped a feature perf 6.1 cannot read: byte "),
+                std::string::npos)
+          << converted.err;
+      EXPECT_NE(converted.err.find(std::string(" of the ") + d.name + " feature: "),
+                std::string::npos)
+          << converted.err;
+      for (std::vector<std::string> perf :
+           {std::vector<std::string>{"perf", "report", "--stdio", "-i", out},
+            std::vector<std::string>{"perf", "report", "--header-only", "-I", "-i", out}}) {
+        test::command_result read = test::run_command(perf);
+        EXPECT_EQ(read.term_signal, 0) << read.describe();
+        EXPECT_EQ(read.exit_code, 0) << read.describe();
+      }
+    }
+  }
 }
 
 }  // namespace

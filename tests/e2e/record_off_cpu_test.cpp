@@ -4,6 +4,7 @@
 // files and pushed windows; hotspot's views of the converted file; and perf's own
 // record_offcpu.sh with arec as the recorder.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "arec_summary.hpp"
 #include "control_fifo.hpp"
 #include "hotspot_stream.hpp"
 #include "pprof_summary.hpp"
@@ -314,6 +316,43 @@ TEST_F(RecordOffCpu, PushedWindowsCarryTheOffCpuTimeThatEndedInThem) {
   EXPECT_GE(with_time, 2u) << "the off-CPU time is not split between the windows";
   EXPECT_NEAR(sleep_total, slept, 0.2 * slept);
   EXPECT_NEAR(wait_total, waited, 0.2 * waited);
+}
+
+// kill -9 leaves no EVENT_DESC, and perf 6.1 names the offcpu-time attr "unknown-software";
+// `arec convert --salvage` knows arec's off-CPU attr and names it again (convert/event_names).
+TEST_F(RecordOffCpu, KillNineThenSalvageNamesTheOffCpuEvent) {
+  if (!rec_.is_arec()) GTEST_SKIP() << "convert --salvage is arec's own command";
+  const std::string data = dir_.file("killed.data"), salvaged = dir_.file("salvaged.data");
+  test::child_process program =
+      test::child_process::spawn({test_program("off_cpu_pair"), "20", "10", "1000000"});
+  // Every block a sample of its own, written when it ends: blocks are on disk before the kill.
+  test::child_process recording =
+      test::child_process::spawn(rec_.command({"-v", "--off-cpu", "--off-cpu-thresh", "0", "-g",
+                                               "-p", std::to_string(program.pid()), "-o", data}));
+  ASSERT_TRUE(wait_for_samples_on_disk(recording, 10)) << recording.stderr_so_far();
+  recording.send_signal(SIGKILL);
+  test::command_result killed = recording.wait(10s);
+  ASSERT_EQ(killed.term_signal, SIGKILL) << killed.describe();
+  auto events_of = [](const std::string& file) {
+    test::command_result script =
+        test::run_command({"perf", "script", "-i", file, "-F", "event"}, 60s);
+    EXPECT_EQ(script.exit_code, 0) << script.describe();
+    return script.out;
+  };
+  ASSERT_NE(events_of(data).find("unknown-software"), std::string::npos)
+      << "the killed file names the off-CPU samples as perf does without EVENT_DESC";
+
+  test::command_result salvage =
+      test::run_command({arec_binary(), "convert", "--salvage", "-i", data, "-o", salvaged}, 60s);
+  ASSERT_EQ(salvage.exit_code, 0) << salvage.describe();
+  std::string events = events_of(salvaged);
+  EXPECT_NE(events.find("offcpu-time:"), std::string::npos) << events.substr(0, 2000);
+  EXPECT_EQ(events.find("unknown-software"), std::string::npos) << events.substr(0, 2000);
+  test::command_result report =
+      test::run_command({"perf", "report", "-i", salvaged, "--stdio", "-g", "none"}, 60s);
+  ASSERT_EQ(report.exit_code, 0) << report.describe();
+  EXPECT_NE(report.out.find("of event 'offcpu-time'"), std::string::npos)
+      << report.out.substr(0, 2000);
 }
 
 // A switch flood (both ends of a pipe on one cpu: a switch per message) overflows small rings: the

@@ -5,8 +5,12 @@
 //   export   `arec export` of them, pprof and folded
 //   archive  the header reader and the BUILD_ID feature's entries, as `arec archive` reads them
 //   spool    the bytes as a push spool's window file, read back by push_spool::load
+//   features the bytes as one header feature of a valid recording (the first byte picks which
+//            of perf 6.1's, and strict or --salvage), converted: feature_check's reading
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -26,13 +30,14 @@
 #include "fleet/push_spool.hpp"
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/format_error.hpp"
+#include "io/perf_data/perf_file_writer.hpp"
 #include "io/perf_data/perf_header.hpp"
 #include "io/unique_fd.hpp"
 #include "io/usage_error.hpp"
 
 namespace {
 
-enum class target { convert, salvage, exporting, archive, spool };
+enum class target { convert, salvage, exporting, archive, spool, features };
 
 target chosen() {
   const char* name = std::getenv("AREC_FUZZ_TARGET");
@@ -42,7 +47,9 @@ target chosen() {
   if (value == "export") return target::exporting;
   if (value == "archive") return target::archive;
   if (value == "spool") return target::spool;
-  std::fprintf(stderr, "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive or spool\n",
+  if (value == "features") return target::features;
+  std::fprintf(stderr,
+               "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive, spool or features\n",
                name);
   std::abort();
 }
@@ -122,6 +129,31 @@ void spool_once(const std::string& input) {
   refused_or_read([&] { (void)spool.load(entry); });
 }
 
+// The fuzzed payload as feature 1..31 of a recording that is otherwise whole (one attr, no
+// records), so every input reaches the feature checks rather than dying in the header.
+void features_once(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return;
+  auto bit = static_cast<arec::io::perf::feature>(1 + data[0] % 31);
+  const auto* payload = reinterpret_cast<const std::byte*>(data + 1);
+  arec::io::perf::feature_set features;
+  features.set(bit, {payload, payload + size - 1});
+  arec::io::perf::event_entry event;
+  event.attr.size = sizeof event.attr;
+  event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+  event.attr.sample_id_all = 1;
+  event.ids = {1};
+  const std::string path = scratch("features.perf");
+  {
+    arec::io::unique_fd fd =
+        arec::io::unique_fd::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    arec::io::perf::perf_file_writer writer(fd.get(), path);
+    writer.write_prologue(std::span{&event, 1});
+    writer.write_epilogue(0, features);
+  }
+  convert_once(path, (data[0] & 0x80) != 0);
+  ::unlink(path.c_str());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -141,6 +173,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case target::exporting: export_once(input); break;
     case target::archive: archive_once(input); break;
     case target::spool: spool_once(input); break;
+    case target::features: features_once(data, size); break;
   }
   return 0;
 }
