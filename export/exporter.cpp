@@ -93,6 +93,10 @@ export_report export_recording(const export_options& options) {
                                 " records perf 6.1 cannot read either: " + rejected.problem +
                                 " (the first at " + rejected.first + ")");
   }
+  for (std::string& warning : builder.take_perf_map_warnings())
+    report.warnings.push_back(std::move(warning));
+  if (std::uint64_t left_out = builder.perf_map_lines_left_out(); left_out != 0)
+    report.warnings.push_back(std::to_string(left_out) + " lines of perf maps were not read in all");
   report.inputs = opened.size();
   report.samples = builder.samples();
   report.bad_samples = builder.bad_samples();
