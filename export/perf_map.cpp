@@ -34,17 +34,21 @@ std::string perf_maps::read_from_dir(pid_t pid) {
 perf_maps::process_map& perf_maps::add(pid_t pid, std::string_view text, bool captured) {
   process_map& map = by_pid_[pid];
   symbols_ -= map.table.size();
+  left_out_ -= map.table.left_out();
+  map.table = {};  // freed before the next one is parsed
   std::size_t room = max_symbols_ - symbols_;
   map.table = symbols::perf_map_table(text, std::min(symbols::perf_map_table::max_symbols, room));
   map.captured = captured;
   symbols_ += map.table.size();
-  if (map.table.left_out() != 0 && left_out_ == 0)
+  if (map.table.left_out() != 0 && !said_left_out_) {
+    said_left_out_ = true;
     warnings_.push_back("the perf map of process " + std::to_string(pid) + ": " +
                         std::to_string(map.table.left_out()) + " of its lines are not read (at most " +
                         std::to_string(symbols::perf_map_table::max_symbols) + " of one map, " +
                         std::to_string(max_symbols_) +
                         " of all maps together, the last ones written): the JIT frames they "
                         "name stay unnamed");
+  }
   left_out_ += map.table.left_out();
   return map;
 }
@@ -66,7 +70,10 @@ void perf_maps::forget_all_but(std::span<const pid_t> captured) {
     const auto& [pid, map] = entry;
     bool kept =
         map.captured && std::find(captured.begin(), captured.end(), pid) != captured.end();
-    if (!kept) symbols_ -= map.table.size();
+    if (!kept) {
+      symbols_ -= map.table.size();
+      left_out_ -= map.table.left_out();
+    }
     return !kept;
   });
 }

@@ -43,7 +43,7 @@ class perf_maps {
   // grown, when a new frame asks), and so are the captured maps of processes not in `captured`.
   void forget_all_but(std::span<const pid_t> captured);
 
-  // Lines of maps left out so far by the bounds.
+  // Lines of the maps held now that the bounds left out.
   std::uint64_t left_out() const noexcept { return left_out_; }
   // What was refused or left out since the last call, one line each (bounded: four refusals
   // named, then one line for the rest; the bounds said once).
@@ -61,7 +61,8 @@ class perf_maps {
   const std::size_t max_symbols_;
   std::size_t symbols_ = 0;  // held by by_pid_ now
   std::unordered_map<pid_t, process_map> by_pid_;
-  std::uint64_t left_out_ = 0;
+  std::uint64_t left_out_ = 0;   // of the maps in by_pid_
+  bool said_left_out_ = false;  // the bounds are said once
   std::size_t refused_ = 0;
   std::vector<std::string> warnings_;
 };

@@ -94,6 +94,9 @@ std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte
                          "the perf maps of the perf-map feature hold more than " +
                              std::to_string(max_perf_map_bytes) + " bytes of text together");
     text_left -= text_size;
+    // The writer's frames state their size: memory is sized only from a size the frame agrees on.
+    if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != text_size)
+      throw format_error(file, at, "a perf map of the perf-map feature does not decompress");
     map.text.resize(static_cast<std::size_t>(text_size));
     std::size_t got =
         ZSTD_decompress(map.text.data(), map.text.size(), stored.data(), stored.size());
