@@ -5,6 +5,8 @@
 //   export   `arec export` of them, pprof and folded
 //   archive  the header reader and the BUILD_ID feature's entries, as `arec archive` reads them
 //   spool    the bytes as a push spool's window file, read back by push_spool::load
+//   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it)
+//            and as arec's perf-map feature (io/perf_data/perf_maps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
 #include <sys/mman.h>
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,12 +30,15 @@
 #include "io/perf_data/build_id_feature.hpp"
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_header.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "io/usage_error.hpp"
+#include "symbols/jit_elf.hpp"
+#include "symbols/perf_map_symbols.hpp"
 
 namespace {
 
-enum class target { convert, salvage, exporting, archive, spool };
+enum class target { convert, salvage, exporting, archive, spool, perfmap };
 
 target chosen() {
   const char* name = std::getenv("AREC_FUZZ_TARGET");
@@ -42,7 +48,9 @@ target chosen() {
   if (value == "export") return target::exporting;
   if (value == "archive") return target::archive;
   if (value == "spool") return target::spool;
-  std::fprintf(stderr, "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive or spool\n",
+  if (value == "perfmap") return target::perfmap;
+  std::fprintf(stderr,
+               "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive, spool or perfmap\n",
                name);
   std::abort();
 }
@@ -122,6 +130,35 @@ void spool_once(const std::string& input) {
   refused_or_read([&] { (void)spool.load(entry); });
 }
 
+// The table's promises: sorted by start, names inside its text, at most `max` symbols, and a
+// lookup's answer contains the address. A broken one traps.
+void check_table(std::string_view text, std::size_t max) {
+  arec::symbols::perf_map_table table(text, max);
+  if (table.size() > max) __builtin_trap();
+  std::uint64_t previous = 0;
+  for (const arec::symbols::perf_map_symbol& symbol : table.symbols()) {
+    if (symbol.start < previous || symbol.end <= symbol.start) __builtin_trap();
+    if (table.name(symbol).size() != symbol.name_size) __builtin_trap();
+    previous = symbol.start;
+    for (std::uint64_t address : {symbol.start, symbol.end - 1, symbol.end}) {
+      const arec::symbols::perf_map_symbol* found = table.at(address);
+      if (found && (address < found->start || address >= found->end)) __builtin_trap();
+    }
+  }
+}
+
+void perf_map_once(const std::uint8_t* data, std::size_t size) {
+  std::string_view text{reinterpret_cast<const char*>(data), size};
+  check_table(text, 8);
+  check_table(text, arec::symbols::perf_map_table::max_symbols);
+  (void)arec::symbols::make_jit_elf(7, text);
+  refused_or_read([&] {
+    auto payload = std::as_bytes(std::span{data, size});
+    for (const auto& map : arec::io::perf::parse_perf_maps_payload(payload, 0, "fuzz"))
+      check_table(map.text, arec::symbols::perf_map_table::max_symbols);
+  });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -141,6 +178,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case target::exporting: export_once(input); break;
     case target::archive: archive_once(input); break;
     case target::spool: spool_once(input); break;
+    case target::perfmap: perf_map_once(data, size); break;  // the bytes themselves
   }
   return 0;
 }
