@@ -44,6 +44,12 @@ class ProcessPerfMap : public ::testing::Test {
     return root() + path;
   }
   process_perf_map open() const { return open_process_perf_map(1234, {dir_.file("proc")}); }
+  // Opens the map, which must be refused for `problem`.
+  void expect_refused(const std::string& problem) const {
+    process_perf_map map = open();
+    EXPECT_FALSE(map.fd);
+    EXPECT_EQ(map.problem, problem);
+  }
   static std::string text_of(const process_perf_map& map) {
     char buffer[64] = {};
     ssize_t got = ::pread(map.fd.get(), buffer, sizeof buffer - 1, 0);
@@ -92,9 +98,7 @@ TEST_F(ProcessPerfMap, OnlyTheProcesssOwnUserMayOwnIt) {
   std::string path = write_map();
   EXPECT_TRUE(open().fd) << "the process's own user wrote it";
   ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
-  process_perf_map planted = open();
-  EXPECT_FALSE(planted.fd);
-  EXPECT_EQ(planted.problem, "is owned by uid 4242, not by the process's user (uid 5000)");
+  expect_refused("is owned by uid 4242, not by the process's user (uid 5000)");
   run_as("4242\t5000\t5000\t5000");
   EXPECT_TRUE(open().fd) << "its real uid is 4242";
 }
@@ -106,9 +110,7 @@ TEST_F(ProcessPerfMap, ARootOwnedMapNamesOnlyAProcessThatRunsAsRoot) {
   std::string path = write_map();
   ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
   ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
-  process_perf_map refused = open();
-  EXPECT_FALSE(refused.fd);
-  EXPECT_EQ(refused.problem, "is owned by uid 0, not by the process's user (uid 5000)");
+  expect_refused("is owned by uid 0, not by the process's user (uid 5000)");
   run_as("0\t0\t0\t0");
   EXPECT_TRUE(open().fd) << "a root process's map is root's";
 }
@@ -116,13 +118,9 @@ TEST_F(ProcessPerfMap, ARootOwnedMapNamesOnlyAProcessThatRunsAsRoot) {
 TEST_F(ProcessPerfMap, AMapOthersMayWriteOrItsOwnerMayNotReadIsRefused) {
   std::string path = write_map();
   ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
-  process_perf_map writable = open();
-  EXPECT_FALSE(writable.fd);
-  EXPECT_EQ(writable.problem, "may be written by group or others (mode 0666)");
+  expect_refused("may be written by group or others (mode 0666)");
   ASSERT_EQ(::chmod(path.c_str(), 0244), 0);
-  process_perf_map unreadable = open();
-  EXPECT_FALSE(unreadable.fd);
-  EXPECT_EQ(unreadable.problem, "is not readable by its owner (mode 0244)");
+  expect_refused("is not readable by its owner (mode 0244)");
 }
 
 // A user in a mount namespace of its own may bind-mount any file it can name over its map's
