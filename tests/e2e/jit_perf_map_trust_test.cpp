@@ -76,11 +76,12 @@ TEST_F(JitPerfMapTrust, ARootOnlyFileAUserMountsOverItsMapIsNeitherKeptNorNamed)
   ASSERT_TRUE(pid) << "jit_loop did not start";
   std::string folded = record_and_export(pid->substr(0, pid->size() - 1));
   EXPECT_EQ(folded.find("ROOT_ONLY_SECRET"), std::string::npos) << folded;
-  if (rec_.is_arec())
+  if (rec_.is_arec()) {
     EXPECT_NE(recorded_.err.find("is a mount of its own, not a file of the process's /tmp: its "
                                  "JIT frames stay unnamed"),
               std::string::npos)
         << recorded_.err;
+  }
 }
 
 // The capture refused a map another user wrote for a root process ("its JIT frames stay
@@ -98,10 +99,11 @@ TEST_F(JitPerfMapTrust, AMapAnotherUserPlantedForARootProcessNamesNothing) {
   ASSERT_EQ(::chown(planted.path.c_str(), other.uid(), other.gid()), 0);
   std::string folded = record_and_export(pid->substr(0, pid->size() - 1));
   EXPECT_EQ(folded.find("PLANTED_BY_ANOTHER_USER"), std::string::npos) << folded;
-  if (rec_.is_arec())
+  if (rec_.is_arec()) {
     EXPECT_NE(recorded_.err.find("is owned by uid " + std::to_string(other.uid())),
               std::string::npos)
         << recorded_.err;
+  }
 }
 
 }  // namespace
