@@ -27,7 +27,8 @@ std::string perf_maps::read_from_dir(pid_t pid) {
   if (++refused_ <= refusals_named)
     warnings_.push_back(problem + ": it names no frame of process " + std::to_string(pid));
   else if (refused_ == refusals_named + 1)
-    warnings_.push_back("more perf maps in " + dir_ + " are refused or unreadable; not named again");
+    warnings_.push_back("more perf maps in " + dir_ +
+                        " are refused or unreadable; not named again");
   return {};
 }
 
@@ -43,7 +44,8 @@ perf_maps::process_map& perf_maps::add(pid_t pid, std::string_view text, bool ca
   if (map.table.left_out() != 0 && !said_left_out_) {
     said_left_out_ = true;
     warnings_.push_back("the perf map of process " + std::to_string(pid) + ": " +
-                        std::to_string(map.table.left_out()) + " of its lines are not read (at most " +
+                        std::to_string(map.table.left_out()) +
+                        " of its lines are not read (at most " +
                         std::to_string(symbols::perf_map_table::max_symbols) + " of one map, " +
                         std::to_string(max_symbols_) +
                         " of all maps together, the last ones written): the JIT frames they "
@@ -68,8 +70,7 @@ std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
 void perf_maps::forget_all_but(std::span<const pid_t> captured) {
   std::erase_if(by_pid_, [&](const auto& entry) {
     const auto& [pid, map] = entry;
-    bool kept =
-        map.captured && std::find(captured.begin(), captured.end(), pid) != captured.end();
+    bool kept = map.captured && std::find(captured.begin(), captured.end(), pid) != captured.end();
     if (!kept) {
       symbols_ -= map.table.size();
       left_out_ -= map.table.left_out();

@@ -61,7 +61,7 @@ class perf_maps {
   const std::size_t max_symbols_;
   std::size_t symbols_ = 0;  // held by by_pid_ now
   std::unordered_map<pid_t, process_map> by_pid_;
-  std::uint64_t left_out_ = 0;   // of the maps in by_pid_
+  std::uint64_t left_out_ = 0;  // of the maps in by_pid_
   bool said_left_out_ = false;  // the bounds are said once
   std::size_t refused_ = 0;
   std::vector<std::string> warnings_;

@@ -69,9 +69,10 @@ perf_map_table::perf_map_table(std::string_view text, std::size_t max) {
     symbols_.push_back(symbol);
   }
   // name_at grows with the line, so this is a stable sort by start without its buffer.
-  std::sort(symbols_.begin(), symbols_.end(), [](const perf_map_symbol& a, const perf_map_symbol& b) {
-    return a.start != b.start ? a.start < b.start : a.name_at < b.name_at;
-  });
+  std::sort(symbols_.begin(), symbols_.end(),
+            [](const perf_map_symbol& a, const perf_map_symbol& b) {
+              return a.start != b.start ? a.start < b.start : a.name_at < b.name_at;
+            });
   symbols_.shrink_to_fit();
   names_.shrink_to_fit();
 }

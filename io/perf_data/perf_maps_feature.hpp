@@ -43,6 +43,10 @@ class perf_maps_room {
   // True, and `map` counted, when it still fits: its text within max_perf_map_bytes of all
   // the maps', the section within max_feature_bytes.
   bool take(const stored_perf_map& map);
+  // Whether a map of `text_bytes` could still fit (its frame not counted yet).
+  bool has_text_room(std::uint64_t text_bytes) const {
+    return text_bytes <= max_perf_map_bytes - text_;
+  }
 
  private:
   std::uint64_t text_ = 0;

@@ -201,12 +201,20 @@ std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
   std::size_t too_large = 0;
   io::exclusive_lock lock{maps_mutex_};
   for (kept_perf_map& map : perf_maps_) {
-    std::optional<io::perf::stored_perf_map> stored = current(map);
-    if (!stored) continue;
-    if (room.take(*stored))
+    // A map that cannot fit is neither read nor held (compressed, it could still be 256 MiB).
+    struct stat now {};
+    bool fits = !map.fd || ::fstat(map.fd.get(), &now) != 0 ||
+                room.has_text_room(static_cast<std::uint64_t>(now.st_size));
+    std::optional<io::perf::stored_perf_map> stored;
+    if (fits) stored = current(map);
+    if (fits && !stored) continue;  // unreadable: said once
+    if (fits && room.take(*stored)) {
       texts.push_back(std::move(*stored));
-    else
-      ++too_large;
+      continue;
+    }
+    ++too_large;
+    map.stored = {};
+    map.size = -1;  // read again when it may fit
   }
   if (too_large > perf_maps_too_large_ && say_)
     say_("arec: warning: the perf maps of " + std::to_string(too_large) +

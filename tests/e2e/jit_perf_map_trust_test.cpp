@@ -66,10 +66,10 @@ TEST_F(JitPerfMapTrust, ARootOnlyFileAUserMountsOverItsMapIsNeitherKeptNorNamed)
   std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp" +
                        " && : > /tmp/perf-$$.map && mount --bind /mnt/secret /tmp/perf-$$.map" +
                        " && exec " + test_program("jit_loop") + " 60000 none";
-  test::child_process jit = test::child_process::spawn(
-      {"setpriv", "--reuid=" + std::to_string(other.uid()),
-       "--regid=" + std::to_string(other.gid()), "--clear-groups", "unshare", "-Urm", "sh", "-c",
-       inside});
+  test::child_process jit =
+      test::child_process::spawn({"setpriv", "--reuid=" + std::to_string(other.uid()),
+                                  "--regid=" + std::to_string(other.gid()), "--clear-groups",
+                                  "unshare", "-Urm", "sh", "-c", inside});
   std::optional<std::string> pid = jit.read_stdout_line(60s);
   if (!pid && jit.has_exited())
     GTEST_SKIP() << "no user namespace for an unprivileged user here: " << jit.stderr_so_far();

@@ -52,9 +52,10 @@ TEST(PerfMap, AMapInTheDirectoryThatAnotherUserOwnsOrOthersMayWriteNamesNothingA
   EXPECT_EQ(maps.function_at(43, 0x1010), "");
   std::vector<std::string> said = maps.take_warnings();
   ASSERT_EQ(said.size(), 2u);
-  EXPECT_EQ(said[0], dir.file("perf-42.map") + " is owned by uid 4242, not by the user running "
-                     "arec or root (uid " + std::to_string(::geteuid()) +
-                     "): it names no frame of process 42");
+  EXPECT_EQ(said[0], dir.file("perf-42.map") +
+                         " is owned by uid 4242, not by the user running "
+                         "arec or root (uid " +
+                         std::to_string(::geteuid()) + "): it names no frame of process 42");
   EXPECT_NE(said[1].find("may be written by group or others (mode 0666)"), std::string::npos);
 }
 

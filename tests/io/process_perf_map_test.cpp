@@ -131,7 +131,8 @@ TEST_F(ProcessPerfMap, AFileMountedOverTheMapIsRefused) {
   std::ofstream{dir_.file("other")} << "1000 10 mounted\n";
   ASSERT_EQ(::chown(dir_.file("other").c_str(), 5000, 5000), 0);
   test::forked_result result = test::run_forked([&](std::string& report) {
-    if (::unshare(CLONE_NEWNS) != 0 || ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         ::mount(dir_.file("other").c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
       report = std::string("mount: ") + std::strerror(errno);
       return test::cannot_run_here;

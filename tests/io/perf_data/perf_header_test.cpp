@@ -279,6 +279,7 @@ TEST(PerfHeader, AFeatureSectionTooLargeIsSaidToBeTooLarge) {
   EXPECT_FALSE(salvaged.features.has(feature_hostname));
   ASSERT_EQ(salvaged.salvage_notes.size(), 1u);
   EXPECT_EQ(salvaged.salvage_notes[0],
-            file.path() + ": offset " + std::to_string(table) + ": section of feature 3 is too large (" +
-                std::to_string(size) + " bytes, at most 268435456); dropping that feature");
+            file.path() + ": offset " + std::to_string(table) +
+                ": section of feature 3 is too large (" + std::to_string(size) +
+                " bytes, at most 268435456); dropping that feature");
 }
