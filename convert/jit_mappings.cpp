@@ -12,6 +12,7 @@
 #include "io/unaligned.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/jit_elf.hpp"
+#include "symbols/perf_map_symbols.hpp"
 
 namespace arec::convert {
 namespace {
@@ -92,6 +93,11 @@ void jit_mappings::make_elf(pid_t pid, process& owner) {
   try {
     std::optional<symbols::jit_elf> elf = symbols::make_jit_elf(pid, owner.text);
     if (!elf) return;
+    if (elf->left_out != 0)
+      warnings_.push_back("the perf map of process " + std::to_string(pid) + " has " +
+                          std::to_string(elf->left_out) + " lines more than the " +
+                          std::to_string(symbols::perf_map_table::max_symbols) +
+                          " read of one map: only its last ones name its JIT frames");
     if (elf->image.size() > cache_room_) {
       warnings_.push_back(not_added + "(its " + std::to_string(elf->image.size()) +
                           " bytes are more than one conversion may still add to it): perf "

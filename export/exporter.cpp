@@ -79,7 +79,9 @@ export_report export_recording(const export_options& options) {
   // only grew since (the last one holds every function the earlier ones did).
   for (const convert::convert_input& input : opened) {
     builder.add_recorded_build_ids(recorded_build_ids(input.features));
-    builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
+    // The first file's maps came with its settings: decoded and parsed once.
+    if (&input != &opened.front())
+      builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
     builder.add_recorded_containers(recorded_containers(input.features));
   }
   builder_sink sink(builder);
@@ -93,6 +95,12 @@ export_report export_recording(const export_options& options) {
                                 " records perf 6.1 cannot read either: " + rejected.problem +
                                 " (the first at " + rejected.first + ")");
   }
+  for (std::string& warning : builder.take_perf_map_warnings())
+    report.warnings.push_back(std::move(warning));
+  if (std::uint64_t left_out = builder.perf_map_lines_left_out(); left_out != 0)
+    report.warnings.push_back(std::to_string(left_out) +
+                              " lines of perf maps were not read in all: their JIT frames stay "
+                              "unnamed");
   report.inputs = opened.size();
   report.samples = builder.samples();
   report.bad_samples = builder.bad_samples();

@@ -1,37 +1,82 @@
 #include "export/perf_map.hpp"
 
-#include <fcntl.h>
-
+#include <algorithm>
+#include <optional>
 #include <system_error>
+#include <utility>
 
-#include "io/owned_files.hpp"
+#include "io/process_perf_map.hpp"
 
 namespace arec::exporting {
 namespace {
 
-// The map file, read only when it is a regular file within the bound, never through a symlink.
-std::string read_map(const std::string& path) {
-  try {
-    auto read = io::read_bounded_regular_file(AT_FDCWD, path, perf_maps::max_bytes, O_NOFOLLOW);
-    if (read && read->problem.empty()) return std::move(read->text);
-  } catch (const std::system_error&) {
-    // unreadable: no names, as for a missing map
-  }
-  return {};
-}
+constexpr std::size_t refusals_named = 4;
 
 }  // namespace
 
+std::string perf_maps::read_from_dir(pid_t pid) {
+  std::string problem;
+  try {
+    std::optional<io::bounded_file> read = io::read_perf_map_file(dir_, pid);
+    if (!read) return {};
+    if (read->problem.empty()) return std::move(read->text);
+    problem = dir_ + "/perf-" + std::to_string(pid) + ".map " + read->problem;
+  } catch (const std::system_error& error) {
+    problem = error.what();
+  }
+  if (++refused_ <= refusals_named)
+    warnings_.push_back(problem + ": it names no frame of process " + std::to_string(pid));
+  else if (refused_ == refusals_named + 1)
+    warnings_.push_back("more perf maps in " + dir_ +
+                        " are refused or unreadable; not named again");
+  return {};
+}
+
+perf_maps::process_map& perf_maps::add(pid_t pid, std::string_view text, bool captured) {
+  process_map& map = by_pid_[pid];
+  symbols_ -= map.table.size();
+  left_out_ -= map.table.left_out();
+  map.table = {};  // freed before the next one is parsed
+  std::size_t room = max_symbols_ - symbols_;
+  map.table = symbols::perf_map_table(text, std::min(symbols::perf_map_table::max_symbols, room));
+  map.captured = captured;
+  symbols_ += map.table.size();
+  if (map.table.left_out() != 0 && !said_left_out_) {
+    said_left_out_ = true;
+    warnings_.push_back("the perf map of process " + std::to_string(pid) + ": " +
+                        std::to_string(map.table.left_out()) +
+                        " of its lines are not read (at most " +
+                        std::to_string(symbols::perf_map_table::max_symbols) + " of one map, " +
+                        std::to_string(max_symbols_) +
+                        " of all maps together, the last ones written): the JIT frames they "
+                        "name stay unnamed");
+  }
+  left_out_ += map.table.left_out();
+  return map;
+}
+
 void perf_maps::use_captured(pid_t pid, std::string_view text) {
-  by_pid_[pid] = symbols::parse_perf_map(text);
+  add(pid, text, true);
 }
 
 std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
-  auto [found, added] = by_pid_.try_emplace(pid);
-  if (added && !dir_.empty())
-    found->second = symbols::parse_perf_map(read_map(dir_ + "/perf-" + std::to_string(pid) + ".map"));
-  const perf_map_symbol* symbol = symbols::perf_map_symbol_at(found->second, address);
-  return symbol ? std::string_view{symbol->name} : std::string_view{};
+  auto found = by_pid_.find(pid);
+  const process_map& map =
+      found != by_pid_.end() ? found->second : add(pid, read_from_dir(pid), false);
+  const symbols::perf_map_symbol* symbol = map.table.at(address);
+  return symbol ? map.table.name(*symbol) : std::string_view{};
+}
+
+void perf_maps::forget_all_but(std::span<const pid_t> captured) {
+  std::erase_if(by_pid_, [&](const auto& entry) {
+    const auto& [pid, map] = entry;
+    bool kept = map.captured && std::find(captured.begin(), captured.end(), pid) != captured.end();
+    if (!kept) {
+      symbols_ -= map.table.size();
+      left_out_ -= map.table.left_out();
+    }
+    return !kept;
+  });
 }
 
 }  // namespace arec::exporting

@@ -330,6 +330,13 @@ void profile_builder::add_recorded_perf_maps(const std::vector<io::perf::capture
   });
 }
 
+void profile_builder::forget_perf_maps_but(std::span<const pid_t> listed) {
+  jit_symbols_.forget_all_but(listed);
+  std::erase_if(unnamed_jit_, [&](const unnamed_jit_location& jit) {
+    return std::find(listed.begin(), listed.end(), jit.pid) == listed.end();
+  });
+}
+
 void profile_builder::add_recorded_containers(
     const std::vector<io::perf::process_container>& processes) {
   for (const auto& [pid, process] : io::perf::unambiguous_by_pid(processes))

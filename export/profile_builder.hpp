@@ -75,6 +75,15 @@ class profile_builder {
   // The perf maps a later file of the recording captured: each replaces its process's earlier
   // state (the maps only grow while their runtimes run).
   void add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps);
+  // A live recording's next window, whose perf maps are those of `listed`: the maps of
+  // processes it no longer lists are forgotten (they are gone), and so are those read from
+  // perf_map_dir (read again when a new frame asks), so a recording that runs for weeks holds
+  // only its live processes' maps. JIT locations of the forgotten processes stay unnamed.
+  void forget_perf_maps_but(std::span<const pid_t> listed);
+  // What the perf maps' bounds and rules left out or refused since the last call (export/perf_map).
+  std::vector<std::string> take_perf_map_warnings() { return jit_symbols_.take_warnings(); }
+  // Lines of perf maps not read so far (the bounds of export/perf_map).
+  std::uint64_t perf_map_lines_left_out() const noexcept { return jit_symbols_.left_out(); }
   // The containers a later file of the recording noted.
   void add_recorded_containers(const std::vector<io::perf::process_container>& processes);
 

@@ -1,5 +1,7 @@
 #include "export/window_exporter.hpp"
 
+#include <algorithm>
+#include <span>
 #include <utility>
 
 #include "convert/convert_input.hpp"
@@ -39,11 +41,20 @@ void encode_parts(profile p, const profile_limits& limits, const window_encoding
 
 }  // namespace
 
+// Each window's feature lists the live processes' maps: the others are forgotten.
 void window_exporter::add_new_perf_maps(const io::perf::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
-  if (!payload || *payload == last_perf_maps_) return;
-  builder_->add_recorded_perf_maps(recorded_perf_maps(features));
-  last_perf_maps_ = *payload;
+  std::span<const std::byte> now = payload ? std::span{*payload} : std::span<const std::byte>{};
+  if (std::ranges::equal(now, last_perf_maps_)) {
+    builder_->forget_perf_maps_but(last_pids_);
+    return;
+  }
+  std::vector<io::perf::captured_perf_map> maps = recorded_perf_maps(features);
+  last_pids_.clear();
+  for (const io::perf::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
+  builder_->forget_perf_maps_but(last_pids_);
+  builder_->add_recorded_perf_maps(maps);
+  last_perf_maps_.assign(now.begin(), now.end());
 }
 
 window_export window_exporter::export_window(const std::string& path, std::int64_t start_ns,
@@ -52,7 +63,10 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   // Salvage: a window cut short by a full disk or a failed write still has its samples.
   convert::convert_input input = convert::open_convert_input(path, true);
   if (!builder_) {
-    builder_.emplace(input.events, settings_from(input.features));
+    builder_settings settings = settings_from(input.features);
+    for (const io::perf::captured_perf_map& map : settings.recorded_perf_maps)
+      last_pids_.push_back(map.pid);
+    builder_.emplace(input.events, std::move(settings));
     if (const auto* maps = input.features.find(io::perf::feature_arec_perf_maps))
       last_perf_maps_ = *maps;
   } else {
@@ -70,6 +84,7 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   }
   window_export out;
   out.samples = builder_->samples();
+  out.warnings = builder_->take_perf_map_warnings();
   profile whole = builder_->finish(start_ns, end_ns);
   if (encoding.metric_safe_type_names) use_metric_safe_type_names(whole);
   out.cut_stacks = truncate_stacks(whole, limits.max_stack_depth);

@@ -4,6 +4,8 @@
 // recording, not once per window.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -41,6 +43,8 @@ struct window_export {
   std::uint64_t samples = 0;      // perf samples read
   std::uint64_t cut_stacks = 0;   // stacks cut to the limit's depth
   bool split_for_limits = false;  // parts were made to fit the limits
+  // Perf maps refused or left out in this window (export/perf_map: bounded), one line each.
+  std::vector<std::string> warnings;
 };
 
 class window_exporter {
@@ -59,6 +63,7 @@ class window_exporter {
   // The last window's perf-map feature: a window that brings the same bytes (no code compiled
   // since) is not decoded and parsed again.
   std::vector<std::byte> last_perf_maps_;
+  std::vector<pid_t> last_pids_;  // the processes it lists
 };
 
 }  // namespace arec::exporting

@@ -15,12 +15,6 @@
 namespace arec::io {
 namespace {
 
-std::string octal_mode(mode_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
 std::string parent_of(const std::string& path) {
   std::size_t slash = path.find_last_not_of('/');
   slash = slash == std::string::npos ? std::string::npos : path.rfind('/', slash);
@@ -29,6 +23,12 @@ std::string parent_of(const std::string& path) {
 }
 
 }  // namespace
+
+std::string octal_mode(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
 
 std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::string& path,
                                                       std::size_t max_bytes, int extra_flags) {

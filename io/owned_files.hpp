@@ -35,6 +35,9 @@ std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::str
 // messages). Memory grows with what is read, not with the bound.
 bounded_file read_bounded_open_file(int fd, const std::string& name, std::size_t max_bytes);
 
+// `mode`'s permission bits as chmod takes them ("0644"), for messages.
+std::string octal_mode(mode_t mode);
+
 // What in `status` makes a file or directory untrustworthy for the running user: owned by
 // another user than it (or root, when `root_may_own`), or writable by group or others; with
 // `private_read`, also readable by them. Empty when it is trusted.

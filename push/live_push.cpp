@@ -132,6 +132,7 @@ void live_push::export_and_push(const window_output& window) {
     totals_.samples += exported.samples;
   }
   report_limits_met(exported, first_split, first_cut);
+  for (const std::string& warning : exported.warnings) report_("push: " + warning);
   if (keep_outputs_) return;
   try {
     io::remove_output(window.path);

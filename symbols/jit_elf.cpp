@@ -22,10 +22,10 @@ struct function_range {
 
 // The map's functions cut where a later one overwrote them: between two consecutive start or
 // end addresses the owner cannot change, so it is asked once per such interval.
-std::vector<function_range> owned_ranges(const std::vector<perf_map_symbol>& symbols) {
+std::vector<function_range> owned_ranges(const perf_map_table& symbols) {
   std::vector<std::uint64_t> bounds;
   bounds.reserve(2 * symbols.size());
-  for (const perf_map_symbol& symbol : symbols) {
+  for (const perf_map_symbol& symbol : symbols.symbols()) {
     bounds.push_back(symbol.start);
     bounds.push_back(symbol.end);
   }
@@ -33,7 +33,7 @@ std::vector<function_range> owned_ranges(const std::vector<perf_map_symbol>& sym
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   std::vector<function_range> ranges;
   for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
-    const perf_map_symbol* owner = perf_map_symbol_at(symbols, bounds[i]);
+    const perf_map_symbol* owner = symbols.at(bounds[i]);
     if (!owner) continue;
     if (!ranges.empty() && ranges.back().symbol == owner && ranges.back().end == bounds[i])
       ranges.back().end = bounds[i + 1];
@@ -131,10 +131,11 @@ Elf64_Shdr section_header(section which, Elf64_Word type, std::uint64_t offset,
 }  // namespace
 
 std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
-  std::vector<perf_map_symbol> symbols = parse_perf_map(text);
+  perf_map_table symbols(text);
   std::vector<function_range> ranges = owned_ranges(symbols);
   if (ranges.empty()) return std::nullopt;
-  jit_elf elf{map_build_id(pid, text), {}, ranges.front().start, ranges.back().end};
+  jit_elf elf{map_build_id(pid, text), {}, ranges.front().start, ranges.back().end,
+              symbols.left_out()};
   std::vector<std::byte>& out = elf.image;
   std::size_t header_at = append(out, file_header());
 
@@ -164,7 +165,7 @@ std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
     symbol.st_value = range.start;
     symbol.st_size = range.end - range.start;
     append(out, symbol);
-    names.append(range.symbol->name).push_back('\0');
+    names.append(symbols.name(*range.symbol)).push_back('\0');
   }
   std::size_t symtab_size = out.size() - symtab_at;
   std::size_t strtab_at = append_bytes(out, names);

@@ -21,6 +21,7 @@ struct jit_elf {
   std::vector<std::byte> image;  // the whole file
   std::uint64_t low = 0;         // the lowest address a function of the map starts at
   std::uint64_t high = 0;        // the highest one a function ends at
+  std::size_t left_out = 0;      // lines beyond perf_map_table::max_symbols, not in the ELF
 };
 
 // The ELF of process `pid`'s perf map `text`, or nullopt when it names no function: ET_DYN, one
@@ -28,7 +29,7 @@ struct jit_elf {
 // [low, high) and one PT_LOAD whose p_vaddr equals its p_offset (so perf names an address the
 // same whether or not it adjusts symbols by the segment) and whose file and memory sizes both
 // cover [low, high) (no code is in the file), and a GNU build-id note. Where the
-// JIT reused memory the function written last owns it (perf_map_symbol_at): the symbols
+// JIT reused memory the function written last owns it (perf_map_table::at): the symbols
 // never overlap, and one function partly overwritten may have two. A mapping of JIT code
 // resolves through it with pgoff equal to the mapping's start (map_ip(ip) == ip).
 std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "io/perf_data/byte_cursor.hpp"
+#include "io/perf_data/feature_limits.hpp"
 #include "io/perf_data/header_file.hpp"
 #include "io/perf_data/pipe_head.hpp"
 #include "io/system_error.hpp"
@@ -16,7 +17,6 @@ namespace {
 
 constexpr std::uint64_t pipe_header_size = 16;
 constexpr std::uint64_t oldest_attr_size = 64;  // PERF_ATTR_SIZE_VER0
-constexpr std::uint64_t max_feature_bytes = 256u << 20;  // larger is a corrupt table, not data
 // After a section that ends past the end of the file: what salvage does about it.
 constexpr const char* cut_hint = "; cut short? --salvage keeps its complete records";
 
@@ -167,11 +167,17 @@ std::uint64_t read_features(const header_file& file, perf_header& input, bool sa
       if (!salvage) {
         if (bit == 0) file.fail(descriptor, "feature bit 0 (reserved) is set");
         if (section.size > max_feature_bytes && file.fits(section))
-          file.fail(descriptor, what + " claims " + std::to_string(section.size) + " bytes");
+          file.fail(descriptor, what + " is too large: it claims " + std::to_string(section.size) +
+                                    " bytes, at most " + std::to_string(max_feature_bytes) +
+                                    " are read");
         file.check(section, descriptor, what, cut_hint);
       }
+      std::string problem = section.size > max_feature_bytes && bit != 0
+                                ? " is too large (" + std::to_string(section.size) +
+                                      " bytes, at most " + std::to_string(max_feature_bytes) + ")"
+                                : " is outside the file";
       input.salvage_notes.push_back(file.path() + ": offset " + std::to_string(descriptor) + ": " +
-                                    what + " is outside the file; dropping that feature");
+                                    what + problem + "; dropping that feature");
       continue;
     }
     std::vector<std::byte> payload(section.size);

@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "io/perf_data/byte_cursor.hpp"
 #include "io/perf_data/feature_encoder.hpp"
@@ -26,17 +27,33 @@ std::vector<std::byte> compressed(std::string_view text) {
 
 std::size_t padding(std::size_t size) { return (8 - size % 8) % 8; }
 
+constexpr std::uint64_t map_header_bytes = 24;  // pid, 0, text bytes, stored bytes
+
 }  // namespace
 
 stored_perf_map store_perf_map(pid_t pid, std::string_view text) {
   return {pid, text.size(), compressed(text)};
 }
 
+bool perf_maps_room::take(const stored_perf_map& map) {
+  std::uint64_t section = map_header_bytes + map.frame.size() + padding(map.frame.size());
+  if (map.text_size > max_perf_map_bytes - text_ || section > max_feature_bytes - section_)
+    return false;
+  text_ += map.text_size;
+  section_ += section;
+  return true;
+}
+
 std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps) {
+  std::vector<const stored_perf_map*> fitting;
+  perf_maps_room room;
+  for (const stored_perf_map& map : maps)
+    if (room.take(map)) fitting.push_back(&map);
   feature_encoder out;
   out.u32(payload_version);
-  out.u32(static_cast<std::uint32_t>(maps.size()));
-  for (const stored_perf_map& map : maps) {
+  out.u32(static_cast<std::uint32_t>(fitting.size()));
+  for (const stored_perf_map* kept : fitting) {
+    const stored_perf_map& map = *kept;
     out.u32(static_cast<std::uint32_t>(map.pid));
     out.u32(0);
     out.u64(map.text_size);
@@ -62,6 +79,7 @@ std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte
     throw format_error(file, base, "the perf-map feature has an unknown version");
   auto count = in.value<std::uint32_t>();
   std::vector<captured_perf_map> maps;
+  std::uint64_t text_left = max_perf_map_bytes;
   for (std::uint32_t i = 0; i < count; ++i) {
     captured_perf_map map;
     std::uint64_t at = in.offset();
@@ -71,8 +89,14 @@ std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte
     auto stored_size = in.value<std::uint64_t>();
     std::span<const std::byte> stored = in.take(stored_size);
     in.take(padding(static_cast<std::size_t>(stored_size)));
-    if (text_size > max_perf_map_bytes)
-      throw format_error(file, at, "a perf map of the perf-map feature is over 256 MiB");
+    if (text_size > text_left)
+      throw format_error(file, at,
+                         "the perf maps of the perf-map feature hold more than " +
+                             std::to_string(max_perf_map_bytes) + " bytes of text together");
+    text_left -= text_size;
+    // The writer's frames state their size: memory is sized only from a size the frame agrees on.
+    if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != text_size)
+      throw format_error(file, at, "a perf map of the perf-map feature does not decompress");
     map.text.resize(static_cast<std::size_t>(text_size));
     std::size_t got =
         ZSTD_decompress(map.text.data(), map.text.size(), stored.data(), stored.size());

@@ -133,13 +133,14 @@ void build_id_reader::capture_perf_map(pid_t pid) {
   if (!map.problem.empty() && say_)
     say_("arec: warning: " + map.path + " of pid " + std::to_string(pid) + " " + map.problem +
          ": its JIT frames stay unnamed");
-  if (!map.fd) return;
+  if (!map.fd && map.problem.empty()) return;  // none (yet)
   io::exclusive_lock lock{maps_mutex_};
   kept_perf_map kept;
   kept.pid = pid;
   kept.path = std::move(map.path);
   kept.fd = std::move(map.fd);
   kept.started = *started;
+  if (!kept.fd) kept.stored = io::perf::store_perf_map(pid, {});
   perf_maps_.push_back(std::move(kept));
 }
 
@@ -175,6 +176,7 @@ void build_id_reader::forget_gone_processes() {
 }
 
 std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map& map) {
+  if (!map.fd) return map.stored;  // refused: empty
   struct stat now {};
   if (::fstat(map.fd.get(), &now) == 0 && now.st_size == map.size &&
       now.st_mtim.tv_sec == map.modified.tv_sec && now.st_mtim.tv_nsec == map.modified.tv_nsec)
@@ -199,10 +201,30 @@ std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map&
 
 std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
   std::vector<io::perf::stored_perf_map> texts;
+  io::perf::perf_maps_room room;
+  std::size_t too_large = 0;
   io::exclusive_lock lock{maps_mutex_};
-  for (kept_perf_map& map : perf_maps_)
-    if (std::optional<io::perf::stored_perf_map> stored = current(map))
+  for (kept_perf_map& map : perf_maps_) {
+    // A map that cannot fit is neither read nor held (compressed, it could still be 256 MiB).
+    struct stat now {};
+    bool fits = !map.fd || ::fstat(map.fd.get(), &now) != 0 ||
+                room.has_text_room(static_cast<std::uint64_t>(now.st_size));
+    std::optional<io::perf::stored_perf_map> stored;
+    if (fits) stored = current(map);
+    if (fits && !stored) continue;  // unreadable: said once
+    if (fits && room.take(*stored)) {
       texts.push_back(std::move(*stored));
+      continue;
+    }
+    ++too_large;
+    map.stored = {};
+    map.size = -1;  // read again when it may fit
+  }
+  if (too_large > perf_maps_too_large_ && say_)
+    say_("arec: warning: the perf maps of " + std::to_string(too_large) +
+         " processes are left out of this file: with them its maps would hold more than " +
+         std::to_string(io::perf::max_perf_map_bytes) + " bytes, which no reader accepts");
+  perf_maps_too_large_ = too_large;
   if (perf_maps_left_out_ > 0 && say_)
     say_("arec: warning: the perf maps of " + std::to_string(perf_maps_left_out_) +
          " more processes with JIT code are not kept (at most " +

@@ -60,7 +60,9 @@ class build_id_reader {
   void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
   // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
   // each finished file of the recording gets the state at its end. A map unchanged since the
-  // last call (same size and modification time) is not read again. Safe from any thread.
+  // last call (same size and modification time) is not read again. A refused map is an empty
+  // one (no reader then reads the process's /tmp map instead); maps beyond the feature's room
+  // (io::perf::perf_maps_room) are left out and said. Safe from any thread.
   std::vector<io::perf::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
   // Queues reading the container of process `pid`, which just got its first sample (while it
   // lives: a process gone by then gets no container label). Safe from any thread.
@@ -109,7 +111,7 @@ class build_id_reader {
   struct kept_perf_map {
     pid_t pid = 0;
     std::string path;  // as the process names it, for messages
-    io::unique_fd fd;
+    io::unique_fd fd;  // empty: refused, kept as an empty map so that no reader names its frames
     std::uint64_t started = 0;  // the process's start time: a reused pid is another process
     // What perf_maps() last read of it, and the size and time it had then.
     io::perf::stored_perf_map stored;
@@ -125,6 +127,8 @@ class build_id_reader {
   std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);
   static constexpr std::size_t max_perf_maps = 1024;
   std::size_t perf_maps_left_out_ AREC_GUARDED_BY(maps_mutex_) = 0;
+  // Maps left out of the last file as its feature had no room left (perf_maps_room).
+  std::size_t perf_maps_too_large_ AREC_GUARDED_BY(maps_mutex_) = 0;
   struct noted_container {
     io::perf::process_container process;
     std::uint64_t started = 0;

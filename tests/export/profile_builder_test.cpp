@@ -33,6 +33,7 @@ class ProfileBuilder : public ::testing::Test {
     builder_settings settings;
     settings.symbols.kallsyms_path = dir_.file("kallsyms");
     settings.symbols.build_id_dir = dir_.path();
+    settings.perf_map_dir = dir_.path();  // none there: the host's /tmp plays no part
     events_.push_back(cpu_clock_event());
     builder_ = std::make_unique<profile_builder>(events_, settings);
     builder_->add(kernel_mmap(kernel_start, 0x1000000));
@@ -234,6 +235,17 @@ TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierO
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n"}});
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n7f0000001000 100 jsNew\n"}});
   EXPECT_EQ(leaf_at(jit_start + 0x1010), "jsNew");
+}
+
+// `arec --push` runs for weeks: each window's feature lists the live processes' maps, and the
+// maps of those it no longer lists (gone) are forgotten, not held for the rest of the run.
+TEST_F(ProfileBuilderCaptured, ALiveRecordingForgetsTheMapsOfProcessesItNoLongerLists) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n7f0000001000 100 jsOther\n"}});
+  const pid_t listed[] = {100};
+  builder_->forget_perf_maps_but(listed);
+  EXPECT_EQ(leaf_at(jit_start + 0x10), "jsHot") << "still listed: kept";
+  builder_->forget_perf_maps_but({});
+  EXPECT_EQ(leaf_at(jit_start + 0x1010), "") << "no longer listed: forgotten";
 }
 
 }  // namespace

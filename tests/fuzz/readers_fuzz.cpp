@@ -7,6 +7,8 @@
 //   spool    the bytes as a push spool's window file, read back by push_spool::load
 //   features the bytes as one header feature of a valid recording (the first byte picks which
 //            of perf 6.1's, and strict or --salvage), converted: feature_check's reading
+//   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it)
+//            and as arec's perf-map feature (io/perf_data/perf_maps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,12 +35,15 @@
 #include "io/perf_data/format_error.hpp"
 #include "io/perf_data/perf_file_writer.hpp"
 #include "io/perf_data/perf_header.hpp"
+#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "io/usage_error.hpp"
+#include "symbols/jit_elf.hpp"
+#include "symbols/perf_map_symbols.hpp"
 
 namespace {
 
-enum class target { convert, salvage, exporting, archive, spool, features };
+enum class target { convert, salvage, exporting, archive, spool, features, perfmap };
 
 target chosen() {
   const char* name = std::getenv("AREC_FUZZ_TARGET");
@@ -48,8 +54,10 @@ target chosen() {
   if (value == "archive") return target::archive;
   if (value == "spool") return target::spool;
   if (value == "features") return target::features;
+  if (value == "perfmap") return target::perfmap;
   std::fprintf(stderr,
-               "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive, spool or features\n",
+               "AREC_FUZZ_TARGET=%s: not convert, salvage, export, archive, spool, features or "
+               "perfmap\n",
                name);
   std::abort();
 }
@@ -154,6 +162,35 @@ void features_once(const std::uint8_t* data, std::size_t size) {
   ::unlink(path.c_str());
 }
 
+// The table's promises: sorted by start, names inside its text, at most `max` symbols, and a
+// lookup's answer contains the address. A broken one traps.
+void check_table(std::string_view text, std::size_t max) {
+  arec::symbols::perf_map_table table(text, max);
+  if (table.size() > max) __builtin_trap();
+  std::uint64_t previous = 0;
+  for (const arec::symbols::perf_map_symbol& symbol : table.symbols()) {
+    if (symbol.start < previous || symbol.end <= symbol.start) __builtin_trap();
+    if (table.name(symbol).size() != symbol.name_size) __builtin_trap();
+    previous = symbol.start;
+    for (std::uint64_t address : {symbol.start, symbol.end - 1, symbol.end}) {
+      const arec::symbols::perf_map_symbol* found = table.at(address);
+      if (found && (address < found->start || address >= found->end)) __builtin_trap();
+    }
+  }
+}
+
+void perf_map_once(const std::uint8_t* data, std::size_t size) {
+  std::string_view text{reinterpret_cast<const char*>(data), size};
+  check_table(text, 8);
+  check_table(text, arec::symbols::perf_map_table::max_symbols);
+  (void)arec::symbols::make_jit_elf(7, text);
+  refused_or_read([&] {
+    auto payload = std::as_bytes(std::span{data, size});
+    for (const auto& map : arec::io::perf::parse_perf_maps_payload(payload, 0, "fuzz"))
+      check_table(map.text, arec::symbols::perf_map_table::max_symbols);
+  });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -174,6 +211,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case target::archive: archive_once(input); break;
     case target::spool: spool_once(input); break;
     case target::features: features_once(data, size); break;
+    case target::perfmap: perf_map_once(data, size); break;  // the bytes themselves
   }
   return 0;
 }

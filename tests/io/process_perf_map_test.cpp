@@ -1,15 +1,21 @@
 // process_perf_map: a JIT runtime's perf map is found as its process sees it (its root, its pid
 // in its namespace), a link cannot lead out of the process's root, and a map that someone else
-// could have planted or may still rewrite is refused with the reason. /proc is a tree the test
-// builds (proc_root), with the process's root a plain directory.
+// could have planted or may still rewrite, or whose text the process's user could not read
+// (root's file, a file mounted over the map's path), is refused with the reason. /proc is a
+// tree the test builds (proc_root), with the process's root a plain directory.
 #include "io/process_perf_map.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
+#include "support/forked.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::io {
@@ -22,16 +28,28 @@ class ProcessPerfMap : public ::testing::Test {
     ::mkdir(dir_.file("proc/1234").c_str(), 0755);
     ::mkdir(root().c_str(), 0755);
     ::mkdir((root() + "/tmp").c_str(), 0755);
-    // Host pid 1234 is pid 7 in its namespace; its effective uid is 5000.
+    // Host pid 1234 is pid 7 in its namespace; it runs as uid 5000.
+    run_as("5000\t5000\t5000\t5000");
+  }
+  void run_as(const std::string& uids) const {
     std::ofstream{dir_.file("proc/1234/status")}
-        << "Name:\tnode\nUid:\t5000\t5000\t5000\t5000\nNSpid:\t1234\t7\n";
+        << "Name:\tnode\nUid:\t" << uids << "\nNSpid:\t1234\t7\n";
   }
   std::string root() const { return dir_.file("proc/1234/root"); }
+  // The map as the process (uid 5000) writes it.
   std::string write_map(const std::string& path = "/tmp/perf-7.map") const {
     std::ofstream{root() + path} << "1000 10 jsHot\n";
+    EXPECT_EQ(::chown((root() + path).c_str(), 5000, 5000), 0);
+    ::chmod((root() + path).c_str(), 0644);
     return root() + path;
   }
   process_perf_map open() const { return open_process_perf_map(1234, {dir_.file("proc")}); }
+  // Opens the map, which must be refused for `problem`.
+  void expect_refused(const std::string& problem) const {
+    process_perf_map map = open();
+    EXPECT_FALSE(map.fd);
+    EXPECT_EQ(map.problem, problem);
+  }
   static std::string text_of(const process_perf_map& map) {
     char buffer[64] = {};
     ssize_t got = ::pread(map.fd.get(), buffer, sizeof buffer - 1, 0);
@@ -76,22 +94,56 @@ TEST_F(ProcessPerfMap, AMapThatIsALinkIsRefused) {
   EXPECT_EQ(map.problem, "is a symbolic link");
 }
 
-TEST_F(ProcessPerfMap, OnlyTheProcesssUserRootOrArecsUserMayOwnIt) {
+TEST_F(ProcessPerfMap, OnlyTheProcesssOwnUserMayOwnIt) {
   std::string path = write_map();
-  ASSERT_EQ(::chown(path.c_str(), 5000, 5000), 0);
   EXPECT_TRUE(open().fd) << "the process's own user wrote it";
   ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
-  process_perf_map planted = open();
-  EXPECT_FALSE(planted.fd);
-  EXPECT_NE(planted.problem.find("is owned by uid 4242"), std::string::npos) << planted.problem;
+  expect_refused("is owned by uid 4242, not by the process's user (uid 5000)");
+  run_as("4242\t5000\t5000\t5000");
+  EXPECT_TRUE(open().fd) << "its real uid is 4242";
 }
 
-TEST_F(ProcessPerfMap, AMapOthersMayWriteIsRefused) {
+// Root's file names the frames of a process only when the process runs as root: else the text
+// (an ssh host key a user mounted or linked at its map's path) would be kept in the recording
+// and name that user's frames, though the user could never read it.
+TEST_F(ProcessPerfMap, ARootOwnedMapNamesOnlyAProcessThatRunsAsRoot) {
+  std::string path = write_map();
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  expect_refused("is owned by uid 0, not by the process's user (uid 5000)");
+  run_as("0\t0\t0\t0");
+  EXPECT_TRUE(open().fd) << "a root process's map is root's";
+}
+
+TEST_F(ProcessPerfMap, AMapOthersMayWriteOrItsOwnerMayNotReadIsRefused) {
   std::string path = write_map();
   ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
-  process_perf_map map = open();
-  EXPECT_FALSE(map.fd);
-  EXPECT_EQ(map.problem, "may be written by group or others");
+  expect_refused("may be written by group or others (mode 0666)");
+  ASSERT_EQ(::chmod(path.c_str(), 0244), 0);
+  expect_refused("is not readable by its owner (mode 0244)");
+}
+
+// A user in a mount namespace of its own may bind-mount any file it can name over its map's
+// path, even one it may not read; a map is a file the runtime wrote in its /tmp, never a mount.
+// The mount is made in a private mount namespace of a forked child: the host sees none.
+TEST_F(ProcessPerfMap, AFileMountedOverTheMapIsRefused) {
+  std::string path = write_map();
+  std::ofstream{dir_.file("other")} << "1000 10 mounted\n";
+  ASSERT_EQ(::chown(dir_.file("other").c_str(), 5000, 5000), 0);
+  test::forked_result result = test::run_forked([&](std::string& report) {
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount(dir_.file("other").c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+      report = std::string("mount: ") + std::strerror(errno);
+      return test::cannot_run_here;
+    }
+    process_perf_map map = open();
+    report = map.problem;
+    return map.fd ? 1 : 0;
+  });
+  if (result.status == test::cannot_run_here) GTEST_SKIP() << result.text;
+  EXPECT_EQ(result.status, 0) << "the mounted file was opened";
+  EXPECT_EQ(result.text, "is a mount of its own, not a file of the process's /tmp");
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// jit_loop MILLISECONDS: spends ~MILLISECONDS of CPU time in code it generated into anonymous
-// executable memory, as a JIT does, and names that code "jit_spin" in /tmp/perf-PID.map (perf
-// report's convention for JIT symbols). Prints its pid once the code is mapped and named, so
-// the caller knows the mapping exists and can remove the map file afterwards.
+// jit_loop MILLISECONDS [append|none]: spends ~MILLISECONDS of CPU time in code it generated
+// into anonymous executable memory, as a JIT does, and names that code "jit_spin" in
+// /tmp/perf-PID.map (perf report's convention for JIT symbols): a new map, or with `append`
+// one line added to the map already there, or with `none` no map written (the test provides
+// whatever is at that path). Prints its pid once the code is mapped and named, so the caller
+// knows the mapping exists and can remove the map file afterwards.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +39,15 @@ int main(int argc, char** argv) {
   __builtin___clear_cache((char*)code, (char*)code + sizeof spin_code);
   // Made executable now: the kernel records an exec mapping ("//anon") at this mprotect.
   if (mprotect(code, size, PROT_READ | PROT_EXEC) != 0) return 1;
-  char map_path[64];
-  snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", (int)getpid());
-  FILE* map = fopen(map_path, "w");
-  if (!map) return 1;
-  fprintf(map, "%lx %zx jit_spin\n", (unsigned long)(uintptr_t)code, sizeof spin_code);
-  fclose(map);
+  const char* mode = argc > 2 ? argv[2] : "";
+  if (strcmp(mode, "none") != 0) {
+    char map_path[64];
+    snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", (int)getpid());
+    FILE* map = fopen(map_path, strcmp(mode, "append") == 0 ? "a" : "w");
+    if (!map) return 1;
+    fprintf(map, "%lx %zx jit_spin\n", (unsigned long)(uintptr_t)code, sizeof spin_code);
+    fclose(map);
+  }
   printf("%d\n", (int)getpid());
   fflush(stdout);
   void (*spin)(uint64_t) = (void (*)(uint64_t))(uintptr_t)code;

@@ -261,3 +261,25 @@ TEST(PerfHeader, SalvageDropsAFeatureOutsideTheFileAndKeepsTheOthers) {
             file.path() + ": offset " + std::to_string(table) +
                 ": section of feature 3 is outside the file; dropping that feature");
 }
+
+// A feature larger than any reader takes is refused as too large, not as outside the file (it
+// used to be "outside the file" in salvage: a 293 MB perf-map feature arec itself wrote, well
+// inside the file). The file is sparse: its 300 MiB cost no disk.
+TEST(PerfHeader, AFeatureSectionTooLargeIsSaidToBeTooLarge) {
+  patchable_file file;
+  write_valid(file);
+  std::uint64_t table = data_offset + 16;
+  std::uint64_t size = std::uint64_t{300} << 20;
+  ASSERT_EQ(::ftruncate(file.fd(), static_cast<off_t>(table + size + 4096)), 0);
+  file.put(table, file_section{table, size});  // HOSTNAME's descriptor, the table's first
+  EXPECT_EQ(error_of(file.path()), file.path() + ": offset " + std::to_string(table) +
+                                       ": section of feature 3 is too large: it claims " +
+                                       std::to_string(size) + " bytes, at most 268435456 are read");
+  perf_header salvaged = read_perf_header(file.path(), header_mode::salvage);
+  EXPECT_FALSE(salvaged.features.has(feature_hostname));
+  ASSERT_EQ(salvaged.salvage_notes.size(), 1u);
+  EXPECT_EQ(salvaged.salvage_notes[0],
+            file.path() + ": offset " + std::to_string(table) +
+                ": section of feature 3 is too large (" + std::to_string(size) +
+                " bytes, at most 268435456); dropping that feature");
+}

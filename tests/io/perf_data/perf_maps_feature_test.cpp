@@ -62,6 +62,36 @@ TEST(PerfMapsFeature, ATextSizeThatDisagreesWithItsFrameIsRefused) {
   EXPECT_THROW(parse_perf_maps_payload(payload, 0, "rec.data"), format_error);
 }
 
+// Random text, which zstd cannot compress: `bytes` of it.
+std::string incompressible(std::size_t bytes, std::uint64_t seed) {
+  std::string text(bytes, '\0');
+  for (std::size_t i = 0; i + 8 <= bytes; i += 8) {
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    std::memcpy(text.data() + i, &seed, 8);
+  }
+  return text;
+}
+
+// Two processes with 140 MiB maps made a feature of 293 MB that every reader refused (the
+// writer bounded one map, the readers the whole section): the writer now leaves out what the
+// readers would refuse, with the same constant, and they read the rest.
+TEST(PerfMapsFeature, TheWriterLeavesOutWhatNoReaderWouldAccept) {
+  std::vector<stored_perf_map> maps{store_perf_map(41, incompressible(140u << 20, 1)),
+                                    store_perf_map(42, incompressible(140u << 20, 2)),
+                                    store_perf_map(43, "1000 10 small\n")};
+  std::vector<std::byte> payload = perf_maps_payload(maps);
+  EXPECT_LE(payload.size(), std::uint64_t{256} << 20) << "perf_header reads no larger feature";
+  EXPECT_LE(payload.size(), max_feature_bytes);
+  std::vector<captured_perf_map> back = parse_perf_maps_payload(payload, 0, "test");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].pid, 41);
+  EXPECT_EQ(back[1].pid, 43);
+  perf_maps_room room;
+  EXPECT_TRUE(room.take(maps[0]));
+  EXPECT_FALSE(room.take(maps[1]));
+  EXPECT_TRUE(room.take(maps[2]));
+}
+
 TEST(ContainerIdsFeature, ProcessesComeBackWithTheirContainers) {
   std::vector<process_container> processes{{41, std::string(64, 'a')}, {42, std::string(64, 'b')}};
   std::vector<std::byte> payload = container_ids_payload(processes);

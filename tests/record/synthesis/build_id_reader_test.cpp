@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
@@ -92,41 +93,91 @@ TEST(BuildIdReaderThread, APerfMapIsCapturedAndReadAsItGrows) {
   EXPECT_TRUE(said.empty()) << said.front();
 }
 
+// A child process that lives until the test lets it go (release, or the end of the test).
+class waiting_child {
+ public:
+  waiting_child() {
+    if (::pipe(ready_) != 0 || ::pipe(release_) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    char byte = 0;
+    if (pid_ == 0) {
+      if (::write(ready_[1], &byte, 1) != 1 || ::read(release_[0], &byte, 1) < 0) ::_exit(1);
+      ::_exit(0);
+    }
+    if (::read(ready_[0], &byte, 1) != 1) throw std::runtime_error("the child did not start");
+  }
+  ~waiting_child() {
+    release();
+    for (int fd : {ready_[0], ready_[1], release_[0], release_[1]}) ::close(fd);
+  }
+  waiting_child(const waiting_child&) = delete;
+  waiting_child& operator=(const waiting_child&) = delete;
+  pid_t pid() const noexcept { return pid_; }
+  // Lets it end, and reaps it.
+  void release() {
+    if (pid_ <= 0) return;
+    char byte = 0;
+    int status = 0;
+    if (::write(release_[1], &byte, 1) == 1) ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+ private:
+  int ready_[2] = {-1, -1}, release_[2] = {-1, -1};
+  pid_t pid_ = 0;
+};
+
 // A long recording (--push for weeks) keeps only its live processes' maps once a finished file
 // holds the others': a gone process's map is forgotten, a live one's kept.
 TEST(BuildIdReaderThread, TheMapOfAProcessThatIsGoneIsForgottenOnceWritten) {
-  int ready[2], release[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  ASSERT_EQ(::pipe(release), 0);
-  pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {  // a process that lives until the test lets it go
-    char byte = 0;
-    if (::write(ready[1], &byte, 1) != 1 || ::read(release[0], &byte, 1) < 0) ::_exit(1);
-    ::_exit(0);
-  }
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  waiting_child child;
   const std::string mine = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
-  const std::string its = "/tmp/perf-" + std::to_string(child) + ".map";
+  const std::string its = "/tmp/perf-" + std::to_string(child.pid()) + ".map";
   removed_at_end cleanup_mine{mine}, cleanup_its{its};
   { std::ofstream{mine} << "1000 10 mine\n"; }
   { std::ofstream{its} << "1000 10 its\n"; }
   build_id_reader reader;
   reader.enqueue_perf_map(::getpid());
-  reader.enqueue_perf_map(child);
+  reader.enqueue_perf_map(child.pid());
   reader.stop();
   EXPECT_EQ(reader.perf_maps().size(), 2u);
   reader.forget_gone_processes();
   EXPECT_EQ(reader.perf_maps().size(), 2u) << "both still run";
-  ASSERT_EQ(::write(release[1], &byte, 1), 1);
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  child.release();
   reader.forget_gone_processes();
   std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].pid, ::getpid());
-  for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
+}
+
+// Two processes' 140 MiB maps made a feature no reader accepted (each map was within its
+// bound, the file's whole was not): the recorder now leaves out what would not fit, says so,
+// and the rest reads back. The maps are sparse files: no disk is used.
+TEST(BuildIdReaderThread, MapsThatWouldMakeTheFileUnreadableAreLeftOutAndSaid) {
+  waiting_child child;
+  const std::string mine = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  const std::string its = "/tmp/perf-" + std::to_string(child.pid()) + ".map";
+  removed_at_end cleanup_mine{mine}, cleanup_its{its};
+  for (const std::string& path : {mine, its}) {
+    { std::ofstream{path} << "1000 10 f\n"; }
+    ASSERT_EQ(::truncate(path.c_str(), off_t{140} << 20), 0);
+  }
+  std::vector<std::string> said;
+  build_id_reader reader({}, nullptr, cache_scope::sampled,
+                         [&](const std::string& line) { said.push_back(line); });
+  reader.enqueue_perf_map(::getpid());
+  reader.enqueue_perf_map(child.pid());
+  reader.stop();
+  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].pid, ::getpid());
+  std::vector<std::byte> payload = io::perf::perf_maps_payload(kept);
+  EXPECT_EQ(io::perf::parse_perf_maps_payload(payload, 0, "test").size(), 1u);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("the perf maps of 1 processes are left out of this file"),
+            std::string::npos)
+      << said[0];
 }
 
 TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarning) {
@@ -139,7 +190,10 @@ TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarni
                          [&](const std::string& line) { said.push_back(line); });
   reader.enqueue_perf_map(::getpid());
   reader.stop();
-  EXPECT_TRUE(reader.perf_maps().empty());
+  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].pid, ::getpid());
+  EXPECT_EQ(first_text(kept), "");
   ASSERT_EQ(said.size(), 1u);
   EXPECT_NE(said[0].find("is owned by uid 4242"), std::string::npos) << said[0];
   EXPECT_NE(said[0].find("JIT frames stay unnamed"), std::string::npos) << said[0];
