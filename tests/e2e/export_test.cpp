@@ -139,7 +139,7 @@ TEST_F(Export, FoldedStacksCountEverySampleRootFirst) {
         line.substr(0, space).ends_with(";main;call_major;hot_major"))
       major += count;
   }
-  EXPECT_EQ(total, script.samples.size()) << excerpt(exported.out);
+  EXPECT_EQ(total, sample_records(data())) << excerpt(exported.out);
   EXPECT_GT(major, total / 10) << excerpt(exported.out);
 }
 
@@ -204,7 +204,7 @@ TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
   test::command_result exported = test::run_command(
       {arec_binary(), "export", "-q", "--format=folded", "-i", directory, "-o", "-"});
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
-  EXPECT_EQ(folded_total(exported.out), whole.samples.size()) << excerpt(exported.out);
+  EXPECT_EQ(folded_total(exported.out), sample_records(directory)) << excerpt(exported.out);
 
   const std::string base = dir.file("rotated.data");
   // Small rings wake the drain often, so the 20K limit is crossed many times.
@@ -218,7 +218,7 @@ TEST(ExportInputs, ReadsCompressedThreadsDirectoriesAndRotatedFilesWhole) {
   std::size_t samples = 0;
   for (const std::string& file : files) {
     command.insert(command.end(), {"-i", file});
-    samples += run_perf_script(file).samples.size();
+    samples += sample_records(file);
   }
   exported = test::run_command(command);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
@@ -323,7 +323,7 @@ TEST_F(Export, NpmDecoderAgreesOnSampleCountsAndLabels) {
     ++by_comm[sample.comm];
     ++by_tid[sample.tid];
   }
-  EXPECT_EQ(json_number(decoded.out, "samples"), static_cast<long>(script.samples.size()))
+  EXPECT_EQ(json_number(decoded.out, "samples"), static_cast<long>(sample_records(data())))
       << decoded.out;
   for (const auto& [comm, count] : by_comm)
     EXPECT_EQ(json_number(decoded.out, comm), count) << comm << "\n" << decoded.out;

@@ -55,10 +55,11 @@ test::command_result record_until_full(const std::vector<std::string>& extra,
 void expect_readable_with_samples(const std::string& data) {
   perf_report report = run_perf_report(data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
-  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
+  // -a -g at 20 kHz: on a busy machine a ring may overflow, which the file counts (LOST).
+  EXPECT_FALSE(has_warning_besides_lost_chunks(report.run)) << report.run.err;
   perf_script script = run_perf_script(data);
   ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
-  EXPECT_GT(script.samples.size(), 100u);
+  EXPECT_GT(sample_records(data), 100u);
 }
 
 class RecordFailure : public ::testing::Test {
@@ -223,8 +224,8 @@ TEST_F(RecordFailure, SecondInterruptStopsWaitingForAWorkloadThatIgnoresTerminat
   ASSERT_TRUE(summary) << "the file was not finalized before the wait: " << run.err;
   perf_report report = run_perf_report(data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
-  EXPECT_FALSE(has_warning(report.run)) << report.run.err;
-  EXPECT_EQ(run_perf_script(data).samples.size(), summary->samples);
+  EXPECT_FALSE(has_warning_besides_lost_chunks(report.run)) << report.run.err;
+  EXPECT_EQ(sample_records(data), summary->samples);
 }
 
 TEST_F(RecordFailure, SighupStopsCleanly) {
@@ -241,7 +242,7 @@ TEST_F(RecordFailure, SighupStopsCleanly) {
   auto summary = find_arec_summary(run.err);
   ASSERT_TRUE(summary) << run.err;
   perf_script script = run_perf_script(data);
-  EXPECT_EQ(script.samples.size(), summary->samples);
+  EXPECT_EQ(sample_records(data), summary->samples);
 }
 
 // --overwrite on a full disk. The tmpfs is mounted in a private mount namespace of the

@@ -17,6 +17,7 @@
 
 #include "arec_summary.hpp"
 #include "io/cgroup_fs.hpp"
+#include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -85,7 +86,7 @@ TEST_F(RecordTargets, UserRecordsOnlyThatUsersProcesses) {
   if (rec_.is_arec()) {
     std::optional<arec_summary> summary = find_arec_summary(run.err);
     ASSERT_TRUE(summary) << run.err;
-    EXPECT_EQ(summary->samples, script.samples.size()) << run.err;
+    EXPECT_EQ(summary->samples, sample_records(data_)) << run.err;
   }
 }
 
