@@ -36,13 +36,17 @@ bool parse_row(std::string_view line, report_row& row) {
 }  // namespace
 
 std::size_t sample_records(const std::string& file) {
-  test::command_result dump =
-      test::run_command({"perf", "report", "-D", "-i", file}, std::chrono::seconds{120});
-  EXPECT_EQ(dump.exit_code, 0) << file << ": " << dump.describe();
+  test::command_result stats =
+      test::run_command({"perf", "report", "--stats", "-i", file}, std::chrono::seconds{120});
+  EXPECT_EQ(stats.exit_code, 0) << file << ": " << stats.describe();
+  // "Aggregated stats:" first, then per event: the first "SAMPLE events:" line is the total.
+  std::string_view out = stats.out;
+  std::size_t at = out.find("SAMPLE events:");
+  if (at == std::string_view::npos) return 0;
+  out.remove_prefix(at + std::string_view{"SAMPLE events:"}.size());
+  out.remove_prefix(std::min(out.find_first_not_of(' '), out.size()));
   std::size_t count = 0;
-  for (std::size_t at = dump.out.find(" PERF_RECORD_SAMPLE("); at != std::string::npos;
-       at = dump.out.find(" PERF_RECORD_SAMPLE(", at + 1))
-    ++count;
+  std::from_chars(out.data(), out.data() + out.size(), count);
   return count;
 }
 

@@ -30,8 +30,9 @@ struct perf_report {
 // no call-graph text) and parses its stdout.
 perf_report run_perf_report(const std::string& data_file);
 
-// The SAMPLE records in `file`, as `perf report -D` lists them: what arec counts as written.
-// Unlike perf script's lines, no task's name (which may hold a newline) can change the count.
+// The SAMPLE records in `file`, as `perf report --stats` counts them: what arec counts as
+// written. Unlike perf script's lines, no task's name (which may hold a newline) can change the
+// count, and it costs perf no symbol lookup.
 std::size_t sample_records(const std::string& file);
 
 // Whether perf printed a warning (any case of "warning") on stderr.

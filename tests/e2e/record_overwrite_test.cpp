@@ -123,7 +123,7 @@ class RecordOverwrite : public ::testing::Test {
     std::uint64_t ended = monotonic_ns();
     EXPECT_EQ(run.term_signal, 0) << run.describe();
     EXPECT_TRUE(rotated_outputs(dir_.path(), base_).empty());
-    expect_readable_alone(data_, "hot_loop", true);
+    expect_readable_alone(data_);
     std::vector<std::uint64_t> times = sample_times_ns(data_);
     ASSERT_FALSE(times.empty());
     EXPECT_LE(times.size(), ring_bound());
@@ -138,7 +138,7 @@ class RecordOverwrite : public ::testing::Test {
     std::size_t samples = 0;
     std::uint64_t previous_last = 0;
     for (const std::string& file : files) {
-      expect_readable_alone(file, "hot_loop", true);
+      expect_readable_alone(file);
       std::vector<std::uint64_t> times = sample_times_ns(file);
       ASSERT_FALSE(times.empty()) << file << " holds no sample";
       EXPECT_GT(times.front(), previous_last) << file << " repeats or precedes the file before";
@@ -164,7 +164,7 @@ TEST_F(RecordOverwrite, Sigusr2WritesOneCompleteFileOfTheLastSamples) {
   std::uint64_t dumped = monotonic_ns();
   std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
   ASSERT_EQ(files.size(), 1u);
-  expect_readable_alone(files[0], "hot_loop", true);
+  expect_readable_alone(files[0]);
   std::vector<std::uint64_t> times = sample_times_ns(files[0]);
   ASSERT_FALSE(times.empty());
   // The last samples before the signal: the older ones were overwritten, none came after.
@@ -212,7 +212,7 @@ TEST_F(RecordOverwrite, ControlSnapshotIsAcknowledgedOnceItsFileIsComplete) {
     std::uint64_t acknowledged = monotonic_ns();
     std::vector<std::string> files = rotated_outputs(dir_.path(), base_);
     ASSERT_EQ(files.size(), n);
-    expect_readable_alone(files.back(), "hot_loop", true);
+    expect_readable_alone(files.back());
     std::vector<std::uint64_t> times = sample_times_ns(files.back());
     ASSERT_FALSE(times.empty());
     // The last samples before the command (the oldest were overwritten), none after its ack.
@@ -254,7 +254,7 @@ TEST_F(RecordOverwrite, MaxFilesKeepsTheNewestSnapshots) {
   EXPECT_NE(third, std::string::npos) << run.err;
   EXPECT_NE(fourth, std::string::npos) << run.err;
   EXPECT_EQ(count_of(run.err.substr(0, third), "arec: dump "), 2u) << run.err;
-  for (const std::string& file : files) expect_readable_alone(file, "hot_loop", true);
+  for (const std::string& file : files) expect_readable_alone(file);
 }
 
 // Without --switch-output nothing is written until the end, which writes the last state into
@@ -287,7 +287,7 @@ TEST_F(RecordOverwrite, ThreadsSnapshotsAreWholeDataDirectories) {
   std::size_t samples = 0;
   for (const std::string& file : files) {
     EXPECT_TRUE(std::filesystem::exists(file + "/data.0")) << file;
-    expect_readable_alone(file, "hot_loop", true);
+    expect_readable_alone(file);
     for (std::uint64_t time : sample_times_ns(file)) {
       EXPECT_TRUE(seen.insert(time).second) << time << " appears twice, again in " << file;
       ++samples;

@@ -61,8 +61,16 @@ class RecordRotation : public ::testing::Test {
                                  bool system_wide = false) {
     std::size_t samples = 0;
     std::set<std::string> seen;
-    for (const std::string& file : files) {
-      samples += expect_readable_alone(file, program);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const std::string& file = files[i];
+      // How many files a size limit makes depends on what else runs (a busy host's side band
+      // fills 100 KB many times a second): every file is counted and its samples' times read
+      // (perf reads it whole for both), the full check with symbols runs on at most ten spread
+      // over the recording, the first and last among them.
+      if (files.size() <= 10 || i % (files.size() / 8) == 0 || i + 1 == files.size())
+        samples += expect_readable_alone(file, program);
+      else
+        samples += sample_records(file);
       for (const std::string& time : sample_times(file, system_wide))
         EXPECT_TRUE(seen.insert(time).second) << time << " appears twice, again in " << file;
     }

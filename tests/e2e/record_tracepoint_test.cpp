@@ -28,17 +28,28 @@ TEST(RecordTracepoint, SchedSwitchSamplesDecodeWithFields) {
   std::size_t switches = 0;
   std::size_t decoded = 0;
   bool sleep_switched_out = false;
+  // One record per "sched:sched_switch:" line and the lines after it: a task whose name holds a
+  // newline (any process may run beside the test) continues its record on the next line.
+  std::string record;
+  auto count = [&] {
+    if (record.empty()) return;
+    ++switches;
+    if (record.find("prev_comm=") != std::string::npos &&
+        record.find("next_comm=") != std::string::npos)
+      ++decoded;
+    // The workload blocks in nanosleep, so the kernel switches away from it at least once.
+    if (record.find("prev_comm=sleep ") != std::string::npos) sleep_switched_out = true;
+  };
   std::istringstream lines(script.out);
   for (std::string line; std::getline(lines, line);) {
-    if (line.find("sched:sched_switch:") == std::string::npos) continue;
-    ++switches;
-    if (line.find("prev_comm=") != std::string::npos &&
-        line.find("next_comm=") != std::string::npos) {
-      ++decoded;
+    if (line.find("sched:sched_switch:") != std::string::npos) {
+      count();
+      record = line;
+    } else if (!record.empty()) {
+      record += "\n" + line;
     }
-    // The workload blocks in nanosleep, so the kernel switches away from it at least once.
-    if (line.find("prev_comm=sleep ") != std::string::npos) sleep_switched_out = true;
   }
+  count();
   ASSERT_GT(switches, 0u) << "perf script:\n" << script.out.substr(0, 3000);
   EXPECT_EQ(decoded, switches) << "perf script:\n" << script.out.substr(0, 3000);
   EXPECT_TRUE(sleep_switched_out) << "perf script:\n" << script.out.substr(0, 3000);
