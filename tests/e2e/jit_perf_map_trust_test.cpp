@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -62,10 +63,14 @@ TEST_F(JitPerfMapTrust, ARootOnlyFileAUserMountsOverItsMapIsNeitherKeptNorNamed)
   std::ofstream{secret} << map_naming_everything("ROOT_ONLY_SECRET");
   ASSERT_EQ(::chmod(secret.c_str(), 0600), 0);
   // Its own /tmp (a tmpfs of its namespace: the host's /tmp is untouched), and the root-only
-  // file mounted at its map's path, reached through the test's directory mounted on /mnt.
+  // file mounted at its map's path, reached through the test's directory mounted on /mnt. The
+  // program runs from that directory too: the tmpfs hides whatever else was under /tmp (a
+  // build in a clone there, as the README's test command makes).
+  std::filesystem::copy_file(test_program("jit_loop"), dir_.file("jit_loop"));
+  ASSERT_EQ(::chmod(dir_.file("jit_loop").c_str(), 0755), 0);
   std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp" +
                        " && : > /tmp/perf-$$.map && mount --bind /mnt/secret /tmp/perf-$$.map" +
-                       " && exec " + test_program("jit_loop") + " 60000 none";
+                       " && exec /mnt/jit_loop 60000 none";
   test::child_process jit =
       test::child_process::spawn({"setpriv", "--reuid=" + std::to_string(other.uid()),
                                   "--regid=" + std::to_string(other.gid()), "--clear-groups",
