@@ -33,22 +33,27 @@ bool parse_row(std::string_view line, report_row& row) {
   return false;
 }
 
-}  // namespace
-
-std::size_t sample_records(const std::string& file) {
+// The first "TYPE events:" count of `perf report --stats`: the total of all events'.
+std::size_t records_of_type(const std::string& file, std::string_view type) {
   test::command_result stats =
       test::run_command({"perf", "report", "--stats", "-i", file}, std::chrono::seconds{120});
   EXPECT_EQ(stats.exit_code, 0) << file << ": " << stats.describe();
-  // "Aggregated stats:" first, then per event: the first "SAMPLE events:" line is the total.
+  std::string label = std::string(type) + " events:";
   std::string_view out = stats.out;
-  std::size_t at = out.find("SAMPLE events:");
+  std::size_t at = out.find(label);
   if (at == std::string_view::npos) return 0;
-  out.remove_prefix(at + std::string_view{"SAMPLE events:"}.size());
+  out.remove_prefix(at + label.size());
   out.remove_prefix(std::min(out.find_first_not_of(' '), out.size()));
   std::size_t count = 0;
   std::from_chars(out.data(), out.data() + out.size(), count);
   return count;
 }
+
+}  // namespace
+
+std::size_t sample_records(const std::string& file) { return records_of_type(file, "SAMPLE"); }
+
+std::size_t lost_records(const std::string& file) { return records_of_type(file, "LOST"); }
 
 std::vector<report_row> parse_perf_report(std::string_view text) {
   std::vector<report_row> rows;

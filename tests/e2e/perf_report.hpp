@@ -34,6 +34,9 @@ perf_report run_perf_report(const std::string& data_file);
 // written. Unlike perf script's lines, no task's name (which may hold a newline) can change the
 // count, and it costs perf no symbol lookup.
 std::size_t sample_records(const std::string& file);
+// The LOST records in `file` (the kernel's count of what a full ring dropped), counted the same
+// way: a loaded host's switch flood can fill a system-wide recording's rings.
+std::size_t lost_records(const std::string& file);
 
 // Whether perf printed a warning (any case of "warning") on stderr.
 bool has_warning(const test::command_result& run);

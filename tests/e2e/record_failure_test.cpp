@@ -368,11 +368,12 @@ void expect_summary_of_files(const full_disk_flight_recorder& run_files,
 // A snapshot larger than the disk: the file keeps the slices of whole records that fit, its
 // header says so, and arec says the disk was full and what did not fit.
 TEST_F(RecordFailure, OverwriteSnapshotLargerThanTheDiskKeepsWhatFit) {
-  // The prologue takes ~30 KB on a quiet host, far more where thousands of tasks run. Three
-  // seconds of -a -g samples are more than 256 KiB beyond it even where the kernel has lowered
-  // perf_event_max_sample_rate after earlier tests (with a 1 MiB disk, two seconds at such a
-  // rate once fitted, and arec rightly went on recording).
-  full_disk_flight_recorder flight(1, 256 << 10, {"-m", "256"});
+  // The prologue takes ~30 KB on a quiet host, far more where thousands of tasks run, and the
+  // file holds it twice: at its start, and again read from /proc just before the snapshot
+  // (--tail-synthesize). Three seconds of -a -g samples are more than 256 KiB beyond that even
+  // where the kernel has lowered perf_event_max_sample_rate after earlier tests (with a 1 MiB
+  // disk, two seconds at such a rate once fitted, and arec rightly went on recording).
+  full_disk_flight_recorder flight(2, 256 << 10, {"-m", "256"});
   test::child_process& recording = flight.recording();
   for (int second = 0; second < 3; ++second)
     ASSERT_TRUE(recording.wait_for_stderr("arec: progress: ", 60s, recording.stderr_read()));

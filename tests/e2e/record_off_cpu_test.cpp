@@ -21,6 +21,7 @@
 #include "arec_summary.hpp"
 #include "control_fifo.hpp"
 #include "hotspot_stream.hpp"
+#include "perf_report.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -98,8 +99,15 @@ TEST_F(RecordOffCpu, BlockedTimeIsTheSameSystemWideCompressedAndWithThreads) {
     std::string data = dir_.file("variant.data");
     auto [slept, waited] = record_pair(options, data);
     std::map<std::string, double> charged = off_cpu_ns_by_symbol(data);
-    EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
-    EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+    // System-wide, another program's switch flood can fill the rings (the sampled switches
+    // of the pair are then lost, and counted): what is charged may only be less, never more.
+    if (std::size_t lost = options[1] == "-a" ? lost_records(data) : 0; lost > 0) {
+      EXPECT_LE(charged["sleep_in_nanosleep"], 1.2 * slept) << lost << " LOST records";
+      EXPECT_LE(charged["wait_on_pipe"], 1.2 * waited) << lost << " LOST records";
+    } else {
+      EXPECT_NEAR(charged["sleep_in_nanosleep"], slept, 0.2 * slept);
+      EXPECT_NEAR(charged["wait_on_pipe"], waited, 0.2 * waited);
+    }
     test::run_command({"rm", "-rf", data});
   }
 }
