@@ -43,6 +43,18 @@ perf_event_attr base_attr(const sampling_config& config) {
   return attr;
 }
 
+// A frame-pointer chain skips the caller of a frameless function (a leaf, Debian's libc): a
+// few bytes of user stack let export and convert put it back (symbols/chain_completion). No
+// REGS_USER with it: perf report would then post-unwind (repeating the chain's frames) and
+// drop the samples whose IP it lacks. Not where the user's own --user-regs are sampled (perf
+// would post-unwind), nor for an event that never samples user space.
+void add_fp_stack_snapshot(perf_event_attr& attr) {
+  if ((attr.sample_type & PERF_SAMPLE_REGS_USER) || attr.exclude_user || attr.exclude_callchain_user)
+    return;
+  attr.sample_type |= PERF_SAMPLE_STACK_USER;
+  attr.sample_stack_user = fp_stack_snapshot_bytes;
+}
+
 // The call graph of one event: its own terms replace -g/--call-graph entirely, as perf's do
 // (stack-size alone then means none, max-stack alone frame pointers).
 void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampling_config& config) {
@@ -66,6 +78,7 @@ void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampli
       break;
     case call_graph_mode::fp:
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+      add_fp_stack_snapshot(attr);
       break;
     case call_graph_mode::dwarf:
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
