@@ -235,32 +235,23 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
 
 std::span<const std::uint64_t> profile_builder::completed_chain(const decoded_sample& sample,
                                                                 const model::thread* task) {
-  std::span<const std::uint64_t> chain = sample.callchain;
-  if (!sample.fp_snapshot || !task) return chain;
-  auto user = std::find(chain.begin(), chain.end(), std::uint64_t{PERF_CONTEXT_USER});
-  if (user == chain.end()) return chain;
-  auto user_end = std::find_if(user + 1, chain.end(),
-                               [](std::uint64_t entry) { return entry >= context_max; });
-  if (user + 1 == user_end) return chain;
-  symbols::completion outcome = symbols::completion::no_cfi;
-  if (!completion_off_) {
-    try {
-      symbols::process_rules rules(cfi_objects_, *task->address_space());
-      outcome = symbols::complete_user_chain({user + 1, user_end}, sample.stack_user, rules,
-                                             user_chain_);
-    } catch (const std::runtime_error& error) {  // libdw missing: said once, chains kept
-      completion_off_ = true;
-      completion_warning_ = error.what();
-    }
+  if (!sample.fp_snapshot || !task || completion_off_) return sample.callchain;
+  std::optional<symbols::completion> outcome;
+  try {
+    symbols::process_rules rules(cfi_objects_, *task->address_space());
+    outcome = symbols::complete_callchain(sample.callchain, sample.stack_user, rules, user_chain_,
+                                          chain_);
+  } catch (const std::runtime_error& error) {  // libdw missing: said once, chains kept
+    completion_off_ = true;
+    completion_warning_ = error.what();
+    outcome = symbols::completion::no_cfi;
   }
-  if (symbols::not_completed(outcome)) ++chains_not_completed_;
-  if (outcome == symbols::completion::bp_unverified) ++chains_unverified_;
-  if (outcome != symbols::completion::completed && outcome != symbols::completion::bp_unverified)
-    return chain;
-  chain_.assign(chain.begin(), user + 1);
-  chain_.insert(chain_.end(), user_chain_.begin(), user_chain_.end());
-  chain_.insert(chain_.end(), user_end, chain.end());
-  return chain_;
+  if (!outcome) return sample.callchain;
+  if (symbols::not_completed(*outcome)) ++chains_not_completed_;
+  if (*outcome == symbols::completion::bp_unverified) ++chains_unverified_;
+  return symbols::not_completed(*outcome) || *outcome == symbols::completion::unchanged
+             ? sample.callchain
+             : std::span<const std::uint64_t>(chain_);
 }
 
 std::vector<std::string> profile_builder::take_perf_map_warnings() {

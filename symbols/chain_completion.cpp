@@ -1,5 +1,8 @@
 #include "symbols/chain_completion.hpp"
 
+#include <linux/perf_event.h>
+
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -58,6 +61,26 @@ completion complete_user_chain(std::span<const std::uint64_t> user,
     sp = cfa;
   }
   return keep_chain(completion::too_deep, user, out);
+}
+
+std::optional<completion> complete_callchain(std::span<const std::uint64_t> chain,
+                                             std::span<const std::byte> stack,
+                                             frame_rule_source& rules,
+                                             std::vector<std::uint64_t>& user,
+                                             std::vector<std::uint64_t>& out) {
+  constexpr std::uint64_t context_max = static_cast<std::uint64_t>(-4095);  // markers above
+  auto marker = std::find(chain.begin(), chain.end(), std::uint64_t{PERF_CONTEXT_USER});
+  if (marker == chain.end()) return std::nullopt;
+  auto end = std::find_if(marker + 1, chain.end(),
+                          [](std::uint64_t entry) { return entry >= context_max; });
+  if (marker + 1 == end) return std::nullopt;
+  completion outcome = complete_user_chain({marker + 1, end}, stack, rules, user);
+  if (outcome == completion::completed || outcome == completion::bp_unverified) {
+    out.assign(chain.begin(), marker + 1);
+    out.insert(out.end(), user.begin(), user.end());
+    out.insert(out.end(), end, chain.end());
+  }
+  return outcome;
 }
 
 }  // namespace arec::symbols

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -54,5 +55,14 @@ inline constexpr std::size_t max_frameless_frames = 32;
 completion complete_user_chain(std::span<const std::uint64_t> user,
                                std::span<const std::byte> stack, frame_rule_source& rules,
                                std::vector<std::uint64_t>& out);
+
+// The same for a whole PERF_SAMPLE_CALLCHAIN (PERF_CONTEXT_* markers included): nullopt when it
+// has no user entries. `out` holds the whole chain with its user part completed when the outcome
+// is completed or bp_unverified; `user` is scratch.
+std::optional<completion> complete_callchain(std::span<const std::uint64_t> chain,
+                                             std::span<const std::byte> stack,
+                                             frame_rule_source& rules,
+                                             std::vector<std::uint64_t>& user,
+                                             std::vector<std::uint64_t>& out);
 
 }  // namespace arec::symbols

@@ -4,11 +4,14 @@
 // --call-graph dwarf does, while perf reads arec's raw file as it reads its own -g file.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "arec_summary.hpp"
+#include "hotspot_stream.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -166,6 +169,46 @@ TEST_F(CompletedFpStacks, PprofCarriesTheCompletedStacks) {
   }
   ASSERT_GE(leaf_traces, 1u) << excerpt(traces.out);
   EXPECT_EQ(with_stage, leaf_traces) << excerpt(traces.out);
+}
+
+// arec convert writes the completed chains: perf script and hotspot's parser name the caller.
+TEST_F(CompletedFpStacks, ConvertWritesTheCompletedChainsForPerfAndHotspot) {
+  std::string converted = dir_->file("converted.data");
+  test::command_result convert =
+      test::run_command({arec_binary(), "convert", "-i", file("arec-g"), "-o", converted});
+  ASSERT_EQ(convert.exit_code, 0) << convert.describe();
+  EXPECT_NE(convert.err.find("frame-pointer stacks completed from CFI"), std::string::npos)
+      << convert.err;
+  perf_script script = run_perf_script(converted);
+  ASSERT_EQ(script.run.exit_code, 0) << script.run.describe();
+  std::optional<arec_summary> summary = find_arec_summary(arec_->err);
+  ASSERT_TRUE(summary) << arec_->describe();
+  EXPECT_EQ(script.samples.size(), summary->samples);
+  double leaves = 0;
+  for (const char* leaf : {"leaf", "memchr"}) {
+    caller_share share = script_caller_share(script.samples, leaf, "stage");
+    ASSERT_GE(share.total, 10) << leaf << "\n" << excerpt(script.run.out);
+    EXPECT_GE(share.fraction(), 0.95) << leaf << "\n" << excerpt(script.run.out);
+    leaves += share.total;
+  }
+  for (const script_sample& sample : script.samples)
+    ASSERT_FALSE(repeats_a_frame(sample)) << excerpt(script.run.out);
+
+  const std::string parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
+  if (!std::ifstream{parser}) GTEST_SKIP() << parser << " is not installed (hotspot)";
+  std::string stream = dir_->file("converted.stream");
+  test::command_result parsed = test::run_command({parser, "--input", converted, "--output", stream});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
+  std::ifstream in(stream, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  std::optional<test::perfparser_totals> totals =
+      test::read_perfparser_stream(std::as_bytes(std::span{bytes}), error);
+  ASSERT_TRUE(totals) << error;
+  auto stage = totals->symbols.find({"cpu-clock", "stage"});
+  ASSERT_NE(stage, totals->symbols.end());
+  // hotspot's inclusive cost of stage holds (nearly) every leaf and memchr sample.
+  EXPECT_GE(static_cast<double>(stage->second.inclusive_samples), 0.95 * leaves);
 }
 
 }  // namespace
