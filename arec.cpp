@@ -13,7 +13,7 @@
 #include "cli/export_command.hpp"
 #include "cli/record_command.hpp"
 #include "cli/record_command_line.hpp"
-#include "io/stop_signals.hpp"
+#include "host/stop_signals.hpp"
 #include "record/session/workload.hpp"
 
 namespace {
@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
       return arec::cli::run_export_command(args.subspan(1));
     // Before anything is created: from here on a stop signal can only end the recording
     // cleanly (a complete file, no stray workload), whenever it comes.
-    arec::io::stop_signals::install();
+    arec::host::stop_signals::install();
     return record(args, command_line);
-  } catch (const arec::io::usage_error& error) {
+  } catch (const arec::base::usage_error& error) {
     return fail(error.what(), exit_usage);
   } catch (const arec::record::workload_error& error) {
     return fail(error.what(), exit_cannot_run);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "base/system_error.hpp"
 #include "io/append_writer.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
 namespace {

@@ -9,12 +9,12 @@
 #include <span>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/compressor.hpp"
+#include "perf_data/compressor.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace {
 
-namespace perf = arec::io::perf;
+namespace perf = arec::perf_data;
 
 template <typename T>
 void append(std::vector<std::byte>& out, const T& value) {
@@ -44,13 +44,13 @@ std::vector<std::byte> sample_stream(std::size_t bytes) {
     time += 900'000 + random() % 200'000;
     append(out, perf::record_header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
                                     static_cast<std::uint16_t>(8 + 8 * 7 + 8 * stack.size())});
-    append(out, std::uint64_t{17});                                // id
-    append(out, stack.front());                                    // ip
-    append(out, (std::uint64_t{4000} << 32) | tid);                // pid, tid
-    append(out, time);                                             // time
-    append(out, std::uint64_t{tid % 4});                           // cpu, reserved
-    append(out, std::uint64_t{1'000'000 + random() % 1000});       // period (frequency mode)
-    append(out, std::uint64_t{stack.size()});                      // callchain nr
+    append(out, std::uint64_t{17});                           // id
+    append(out, stack.front());                               // ip
+    append(out, (std::uint64_t{4000} << 32) | tid);           // pid, tid
+    append(out, time);                                        // time
+    append(out, std::uint64_t{tid % 4});                      // cpu, reserved
+    append(out, std::uint64_t{1'000'000 + random() % 1000});  // period (frequency mode)
+    append(out, std::uint64_t{stack.size()});                 // callchain nr
     for (auto ip : stack) append(out, ip);
   }
   return out;
@@ -67,8 +67,8 @@ void bm_compress(benchmark::State& state) {
   const int level = static_cast<int>(state.range(0));
   const auto chunk = static_cast<std::size_t>(state.range(1));
   constexpr std::size_t ring = 512 * 1024;
-  arec::io::perf::compressor c(level);
-  std::vector<std::byte> out(arec::io::perf::compressor::bound(chunk));
+  arec::perf_data::compressor c(level);
+  std::vector<std::byte> out(arec::perf_data::compressor::bound(chunk));
   std::size_t position = 0;
   for (auto _ : state) {
     if (position + chunk > stream.size()) position = 0;

@@ -13,12 +13,12 @@
 
 #include "export/perf_map.hpp"
 #include "io/owned_files.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 
 namespace {
 
-namespace perf = arec::io::perf;
+namespace perf = arec::perf_data;
 
 // Lines as node --perf-basic-prof writes them: address, size, kind, name, script position.
 std::string node_like_map(std::size_t entries) {
@@ -28,11 +28,12 @@ std::string node_like_map(std::size_t entries) {
   for (std::size_t i = 0; i < entries; ++i) {
     std::uint64_t size = 0x40 + random() % 0x600;
     char line[256];
-    std::snprintf(line, sizeof line,
-                  "%lx %lx LazyCompile:*handler%zu /srv/app/node_modules/pkg%zu/lib/file%zu.js:%zu:%zu\n",
-                  static_cast<unsigned long>(address), static_cast<unsigned long>(size), i,
-                  static_cast<std::size_t>(random() % 300), static_cast<std::size_t>(random() % 40),
-                  static_cast<std::size_t>(random() % 2000), static_cast<std::size_t>(random() % 80));
+    std::snprintf(
+        line, sizeof line,
+        "%lx %lx LazyCompile:*handler%zu /srv/app/node_modules/pkg%zu/lib/file%zu.js:%zu:%zu\n",
+        static_cast<unsigned long>(address), static_cast<unsigned long>(size), i,
+        static_cast<std::size_t>(random() % 300), static_cast<std::size_t>(random() % 40),
+        static_cast<std::size_t>(random() % 2000), static_cast<std::size_t>(random() % 80));
     text += line;
     address += size + random() % 0x100;
   }

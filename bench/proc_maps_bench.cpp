@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/proc_maps.hpp"
+#include "host/proc_maps.hpp"
 #include "io/small_file.hpp"
 
 namespace {
@@ -34,7 +34,7 @@ void bm_parse_maps_line(benchmark::State& state) {
   std::uint64_t parsed = 0;
   for (auto _ : state) {
     for (const std::string& line : lines) {
-      auto entry = arec::io::parse_maps_line(line);
+      auto entry = arec::host::parse_maps_line(line);
       benchmark::DoNotOptimize(entry);
       parsed += entry.has_value();
     }
@@ -49,7 +49,7 @@ void bm_read_self_maps(benchmark::State& state) {
   std::uint64_t mappings = 0;
   for (auto _ : state) {
     arec::io::small_file file = arec::io::small_file::open_at(AT_FDCWD, "/proc/self/maps");
-    arec::io::maps_reader reader{file, buffer};
+    arec::host::maps_reader reader{file, buffer};
     while (auto entry = reader.next()) {
       benchmark::DoNotOptimize(*entry);
       ++mappings;

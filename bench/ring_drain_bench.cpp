@@ -9,15 +9,15 @@
 #include <random>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/streaming/record_scan.hpp"
 #include "record/streaming/ring_reader.hpp"
 
 namespace {
 
-namespace perf = arec::io::perf;
+namespace perf = arec::perf_data;
 using arec::record::ring_reader;
 
 constexpr std::size_t ring_bytes = 512 * 1024;  // arec's default: 128 data pages
@@ -38,8 +38,8 @@ class fake_ring {
       const std::size_t frames = 4 + random() % 37;
       const auto size = static_cast<std::uint16_t>(8 + 5 * 8 + 8 + frames * 8);
       put(bytes + at, perf::record_header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, size});
-      std::uint64_t fields[6] = {17, 0x55d0'0000'1000, (4000ull << 32) | 4001, time += 250'000, 1,
-                                 frames};
+      std::uint64_t fields[6] = {
+          17, 0x55d0'0000'1000, (4000ull << 32) | 4001, time += 250'000, 1, frames};
       std::memcpy(bytes + at + 8, fields, sizeof fields);
       at += size;
       sizes_.push_back(size);

@@ -6,22 +6,22 @@
 #include <variant>
 
 #include "cli/archive_command_line.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_header.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/perf_header.hpp"
 #include "symbols/build_id_archive.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::cli {
 namespace {
 
-std::vector<io::perf::build_id_entry> recorded_build_ids(const std::string& input) {
-  std::string header_path = io::perf::recording_header_path(input);
-  io::perf::perf_header header =
-      io::perf::read_perf_header(header_path, io::perf::header_mode::strict);
-  const std::vector<std::byte>* payload = header.features.find(io::perf::feature_build_id);
-  std::vector<io::perf::build_id_entry> entries;
-  if (payload) entries = io::perf::parse_build_id_payload(*payload, 0, header_path + " BUILD_ID");
-  std::erase_if(entries, [](const io::perf::build_id_entry& entry) { return entry.id.empty(); });
+std::vector<perf_data::build_id_entry> recorded_build_ids(const std::string& input) {
+  std::string header_path = perf_data::recording_header_path(input);
+  perf_data::perf_header header =
+      perf_data::read_perf_header(header_path, perf_data::header_mode::strict);
+  const std::vector<std::byte>* payload = header.features.find(perf_data::feature_build_id);
+  std::vector<perf_data::build_id_entry> entries;
+  if (payload) entries = perf_data::parse_build_id_payload(*payload, 0, header_path + " BUILD_ID");
+  std::erase_if(entries, [](const perf_data::build_id_entry& entry) { return entry.id.empty(); });
   if (entries.empty())
     throw std::runtime_error(
         input +
@@ -43,7 +43,7 @@ int run_archive_command(std::span<const char* const> args) {
     return 0;
   }
   const symbols::archive_options& options = std::get<symbols::archive_options>(parsed);
-  std::vector<io::perf::build_id_entry> entries = recorded_build_ids(options.input);
+  std::vector<perf_data::build_id_entry> entries = recorded_build_ids(options.input);
   std::string cache = symbols::default_build_id_dir();
   symbols::archive_contents contents =
       symbols::write_build_id_archive(entries, cache, options.output);

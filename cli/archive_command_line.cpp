@@ -52,8 +52,8 @@ std::variant<symbols::archive_options, help_request> parse_archive_command_line(
   if (state.help) return help_request{archive_help_text()};
   if (rest < args.size() && !state.input_given) state.options.input = args[rest++];
   if (rest < args.size())
-    throw io::usage_error("unexpected argument " + io::quoted(args[rest]) +
-                          " (arec archive takes one recording)");
+    throw base::usage_error("unexpected argument " + base::quoted(args[rest]) +
+                            " (arec archive takes one recording)");
   if (state.options.output.empty()) state.options.output = default_output(state.options.input);
   return state.options;
 }

@@ -66,8 +66,8 @@ std::variant<convert::convert_options, help_request> parse_convert_command_line(
   std::size_t rest = parse_options(args, convert_table, state);
   if (state.help) return help_request{convert_help_text()};
   if (rest < args.size())
-    throw io::usage_error("unexpected argument " + io::quoted(args[rest]) +
-                          " (name files with -i and -o)");
+    throw base::usage_error("unexpected argument " + base::quoted(args[rest]) +
+                            " (name files with -i and -o)");
   return state.options;
 }
 

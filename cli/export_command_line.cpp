@@ -64,8 +64,8 @@ std::variant<exporting::export_options, help_request> parse_export_command_line(
   std::size_t rest = parse_options(args, export_table, state);
   if (state.help) return help_request{export_help_text()};
   if (rest < args.size())
-    throw io::usage_error("unexpected argument " + io::quoted(args[rest]) +
-                          " (name files with -i and -o)");
+    throw base::usage_error("unexpected argument " + base::quoted(args[rest]) +
+                            " (name files with -i and -o)");
   if (state.options.format == exporting::export_format::otlp) {
     for (const fleet::label& attribute :
          fleet::otlp_resource_attributes({}, fleet::process_environment))

@@ -6,14 +6,20 @@ namespace arec::cli {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<std::size_t>(option_group::count_)> group_titles{
-    "Target selection", "Event selection and sampling",   "Files", "Output", "Buffers and threads",
-    "Run control",      "Fleet push (Pyroscope, OpenTelemetry, Parca)", "Help"};
+    "Target selection",
+    "Event selection and sampling",
+    "Files",
+    "Output",
+    "Buffers and threads",
+    "Run control",
+    "Fleet push (Pyroscope, OpenTelemetry, Parca)",
+    "Help"};
 
 constexpr std::size_t help_column = 32;
 constexpr std::size_t help_width = 100;
 
 [[noreturn]] void throw_missing_value(std::string_view spelled) {
-  throw io::usage_error("option " + io::quoted(spelled) + " requires a value");
+  throw base::usage_error("option " + base::quoted(spelled) + " requires a value");
 }
 
 // Appends `text` word-wrapped to help_width, continuation lines indented to help_column.
@@ -80,7 +86,7 @@ void reject(const option_use& use, std::string_view problem) {
   message += use.value;
   message += ": ";
   message += problem;
-  throw io::usage_error(message);
+  throw base::usage_error(message);
 }
 
 // An exact long name, else the only one that starts with `name` (as perf accepts).
@@ -101,8 +107,9 @@ std::size_t find_long_option(std::span<const option_info> options, std::string_v
   }
   if (prefix_matches == 1) return match;
   if (prefix_matches > 1)
-    throw io::usage_error("ambiguous option " + io::quoted(arg) + " (could be " + candidates + ")");
-  throw io::usage_error("unknown option " + io::quoted(arg));
+    throw base::usage_error("ambiguous option " + base::quoted(arg) + " (could be " + candidates +
+                            ")");
+  throw base::usage_error("unknown option " + base::quoted(arg));
 }
 
 std::size_t find_short_option(std::span<const option_info> options, char name,
@@ -110,8 +117,8 @@ std::size_t find_short_option(std::span<const option_info> options, char name,
   for (std::size_t i = 0; i < options.size(); ++i)
     if (options[i].short_name == name) return i;
   std::string message = "unknown option '-" + std::string(1, name) + "'";
-  if (arg.size() > 2) message += " in " + io::quoted(arg);
-  throw io::usage_error(message);
+  if (arg.size() > 2) message += " in " + base::quoted(arg);
+  throw base::usage_error(message);
 }
 
 bool option_scanner::next(parsed_option& out) {
@@ -142,7 +149,7 @@ bool option_scanner::next_long(std::string_view arg, parsed_option& out) {
   out.use = option_use{.spelled = out.spelled};
   if (equals != std::string_view::npos) {
     if (name.argument == argument_kind::none)
-      throw io::usage_error("option " + io::quoted(out.spelled) + " takes no value");
+      throw base::usage_error("option " + base::quoted(out.spelled) + " takes no value");
     out.use.value = body.substr(equals + 1);
     out.use.with_equals = true;
   } else if (name.argument == argument_kind::required) {

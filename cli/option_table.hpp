@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::cli {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "io/terminal_line.hpp"
+#include "base/terminal_line.hpp"
 
 namespace arec::cli {
 namespace {
@@ -23,17 +23,18 @@ std::string format_progress(std::uint64_t done, std::uint64_t total,
   line.append(bar_cells - filled, '.');
   char text[160];
   std::snprintf(text, sizeof text, "] %3d%% %s of %s", static_cast<int>(fraction * 100),
-                io::format_bytes(done).c_str(), io::format_bytes(total).c_str());
+                base::format_bytes(done).c_str(), base::format_bytes(total).c_str());
   line += text;
   double seconds = static_cast<double>(elapsed.count()) / 1000;
   if (seconds > 0 && done > 0) {
     double rate = static_cast<double>(done) / seconds;
     auto left = static_cast<unsigned long long>(static_cast<double>(total - done) / rate + 0.5);
     std::snprintf(text, sizeof text, ", %s/s, %llu:%02llu left",
-                  io::format_bytes(static_cast<std::uint64_t>(rate)).c_str(), left / 60, left % 60);
+                  base::format_bytes(static_cast<std::uint64_t>(rate)).c_str(), left / 60,
+                  left % 60);
     line += text;
   }
-  return io::fit_to_width(std::move(line), width);
+  return base::fit_to_width(std::move(line), width);
 }
 
 void progress_bar::update(std::uint64_t done, std::uint64_t total) {

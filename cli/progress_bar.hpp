@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/terminal_line.hpp"
+#include "base/terminal_line.hpp"
 
 namespace arec::cli {
 
@@ -29,7 +29,7 @@ class progress_bar {
   void clear() { line_.clear(); }
 
  private:
-  io::terminal_line line_;  // erases itself when destroyed
+  base::terminal_line line_;  // erases itself when destroyed
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
 };

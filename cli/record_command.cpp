@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "host/stop_signals.hpp"
 #include "io/file_copy.hpp"
 #include "io/output_path.hpp"
-#include "io/stop_signals.hpp"
 #include "push/live_push.hpp"
 #include "record/session/session.hpp"
 
@@ -79,10 +79,10 @@ int record_and_push(record::record_options options, const fleet::push_options& p
   int status = record::run_session(options, command_line);
   // The stop signal that ended the recording is counted already: one more (a second Ctrl-C, a
   // SIGTERM) ends the flush, and what is not delivered stays in the spool.
-  unsigned stops = io::stop_signals::arrived().stops;
-  live.stop({io::stop_signals::wakeup_fd(), [stops] {
-               io::stop_signals::drain_wakeups();
-               return io::stop_signals::arrived().stops > stops;
+  unsigned stops = host::stop_signals::arrived().stops;
+  live.stop({host::stop_signals::wakeup_fd(), [stops] {
+               host::stop_signals::drain_wakeups();
+               return host::stop_signals::arrived().stops > stops;
              }});
   if (!options.quiet) print_push_summary(live.totals(), push_options);
   return status;

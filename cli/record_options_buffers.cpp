@@ -118,9 +118,9 @@ void settle_buffers(record_state& state) {
     // COMPRESSED feature's mmap_len): two rings' worth and a page must fit in it.
     auto page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     if (*options.mmap_pages * page_size >= (std::uint64_t{1} << 31))
-      throw io::usage_error("with -z, rings must be smaller than 2G (-m " +
-                            std::to_string(*options.mmap_pages) + " pages is " +
-                            std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
+      throw base::usage_error("with -z, rings must be smaller than 2G (-m " +
+                              std::to_string(*options.mmap_pages) + " pages is " +
+                              std::to_string((*options.mmap_pages * page_size) >> 30) + "G)");
   }
 }
 

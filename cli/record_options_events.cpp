@@ -27,14 +27,14 @@ using record::privilege_scope;
 void filter_last_events(record_state& state, const option_use& use, std::string_view filter) {
   auto refuse = [&](const std::string& problem) {
     if (!use.value.empty()) reject(use, problem);
-    throw io::usage_error(std::string(use.spelled) + ": " + problem);  // a flag has no value
+    throw base::usage_error(std::string(use.spelled) + ": " + problem);  // a flag has no value
   };
   std::span<record::event_spec> last{state.options.events};
   last = last.subspan(state.last_events_start);
   if (last.empty()) refuse("must follow the -e option of the tracepoints it filters");
   for (const record::event_spec& event : last)
     if (!event.tracepoint)
-      refuse("must follow a -e of tracepoints; " + io::quoted(event.name) +
+      refuse("must follow a -e of tracepoints; " + base::quoted(event.name) +
              " is not a tracepoint (arec filters only tracepoints)");
   for (record::event_spec& event : last) record::add_filter(event, filter);
 }
@@ -69,7 +69,7 @@ bool same_letters(std::string_view a, std::string_view b) {
 void set_privileges(record_state& state, privilege_scope scope) {
   if (state.options.attrs.privileges != privilege_scope::as_given &&
       state.options.attrs.privileges != scope)
-    throw io::usage_error("--all-user and --all-kernel are exclusive");
+    throw base::usage_error("--all-user and --all-kernel are exclusive");
   state.options.attrs.privileges = scope;
 }
 
@@ -80,7 +80,7 @@ void apply_events(record_state& state, const option_use& use) {
   try {
     for (record::event_spec& event : record::parse_event_list(use.value))
       state.options.events.push_back(std::move(event));
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     reject(use, error.what());
   }
 }
@@ -150,8 +150,9 @@ void apply_clockid(record_state& state, const option_use& use) {
 void settle_events(record_state& state) {
   record::record_options& options = state.options;
   if (options.frequency && options.period)
-    throw io::usage_error(state.frequency_spelled + " and " + state.period_spelled +
-                          " are exclusive: sample at a frequency or every PERIOD events, not both");
+    throw base::usage_error(
+        state.frequency_spelled + " and " + state.period_spelled +
+        " are exclusive: sample at a frequency or every PERIOD events, not both");
   if (options.events.empty()) options.events.push_back(record::parse_event_spec("cycles"));
   if (state.group) record::group_all_events(options.events);
 }

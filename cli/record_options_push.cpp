@@ -21,11 +21,11 @@ void settle_push(record_state& state) {
   fleet::push_options& push = *state.push;
   fleet::settle_push_destination(push, fleet::process_environment);
   if (options.output_path == "-")
-    throw io::usage_error("--push needs files to export: it cannot write to a pipe (-o -)");
+    throw base::usage_error("--push needs files to export: it cannot write to a pipe (-o -)");
   if (options.switch_output)
-    throw io::usage_error("--push cuts its own windows: it cannot be used with --switch-output");
+    throw base::usage_error("--push cuts its own windows: it cannot be used with --switch-output");
   if (options.attrs.overwrite)
-    throw io::usage_error("--push sends every window: it cannot be used with --overwrite");
+    throw base::usage_error("--push sends every window: it cannot be used with --overwrite");
   options.switch_output = record::record_options::output_switch{.time = push.interval};
   options.timestamp_filename = true;
   if (!options.frequency && !options.period) options.frequency = default_push_frequency_hz;

@@ -29,7 +29,7 @@ void apply_registers(record_state& state, const option_use& use, std::uint64_t& 
   std::string unknown;
   std::optional<std::uint64_t> parsed = record::parse_sample_registers(use.value, unknown);
   if (!parsed)
-    reject(use, "unknown register " + io::quoted(unknown) + " (" + std::string(use.spelled) +
+    reject(use, "unknown register " + base::quoted(unknown) + " (" + std::string(use.spelled) +
                     (use.spelled.size() == 2 ? "?" : "=?") + " lists them)");
   mask = *parsed;
 }
@@ -46,12 +46,12 @@ void apply_call_graph(record_state& state, const option_use& use) {
     return;
   }
   if (mode != "dwarf")
-    reject(use, "unknown call graph mode " + io::quoted(mode) + " (expected fp or dwarf)");
+    reject(use, "unknown call graph mode " + base::quoted(mode) + " (expected fp or dwarf)");
   state.options.call_graph = record::call_graph_mode::dwarf;
   state.options.dwarf_stack_size = record::default_dwarf_stack_size;
   if (!size_text) return;
   std::optional<std::uint64_t> size = parse_unsigned(*size_text);
-  if (!size) reject(use, io::quoted(*size_text) + " is not a stack size in bytes");
+  if (!size) reject(use, base::quoted(*size_text) + " is not a stack size in bytes");
   // perf rounds the size up to whole u64s before checking it.
   std::uint64_t rounded = (*size + 7) / 8 * 8;
   if (rounded == 0 || rounded > record::max_dwarf_stack_size)
@@ -95,7 +95,7 @@ void apply_branch_filter(record_state& state, const option_use& use) {
     auto known = std::find_if(names.begin(), names.end(),
                               [&](const auto& name) { return name.first == part; });
     if (known == names.end())
-      reject(use, "unknown branch filter " + io::quoted(part) +
+      reject(use, "unknown branch filter " + base::quoted(part) +
                       " (u, k, hv, any, any_call, any_ret, ind_call, ind_jmp, call, cond, "
                       "abort_tx, in_tx, no_tx, save_type, stack)");
     mode |= known->second;

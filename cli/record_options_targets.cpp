@@ -6,7 +6,7 @@
 
 #include "cli/option_values.hpp"
 #include "cli/record_option_handlers.hpp"
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 
 namespace arec::cli {
 namespace {
@@ -19,7 +19,8 @@ void add_task_ids(std::vector<int>& ids, const option_use& use, std::string_view
     std::string_view part = rest.substr(0, comma);
     std::optional<std::uint64_t> pid = parse_unsigned(part);
     if (!pid || *pid == 0 || *pid > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      reject(use, io::quoted(part) + " is not a " + std::string(what) + " id (a positive integer)");
+      reject(use,
+             base::quoted(part) + " is not a " + std::string(what) + " id (a positive integer)");
     ids.push_back(static_cast<int>(*pid));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
@@ -51,7 +52,7 @@ void settle_user(record::record_options& options) {
 
 void apply_cpus(record_state& state, const option_use& use) {
   try {
-    state.options.cpus = io::parse_cpu_list(use.value);
+    state.options.cpus = host::parse_cpu_list(use.value);
   } catch (const std::invalid_argument& error) {
     reject(use, error.what());
   }
@@ -82,7 +83,7 @@ void apply_cgroups(record_state& state, const option_use& use) {
     std::size_t index = state.cgroups_given++;
     if (!name.empty()) {
       if (index >= events.size())
-        reject(use, "cgroup " + io::quoted(name) + " has no event: only " +
+        reject(use, "cgroup " + base::quoted(name) + " has no event: only " +
                         std::to_string(events.size()) + " given before it with -e");
       events[index].cgroup = std::string(name);
     }
@@ -104,12 +105,12 @@ void settle_targets(record_state& state) {
   // switch records, so a system-wide recording is refused, in perf's words.
   if (state.latency) {
     if (options.system_wide)
-      throw io::usage_error("latency profiling is not supported with system-wide collection");
+      throw base::usage_error("latency profiling is not supported with system-wide collection");
     options.attrs.switch_events = true;
   }
   // perf's rule: the cgroup of an event is a filter on each cpu, so there must be one on each.
   if (state.cgroups_given > 0 && !options.system_wide)
-    throw io::usage_error("cgroup monitoring only available in system-wide mode (-a)");
+    throw base::usage_error("cgroup monitoring only available in system-wide mode (-a)");
 }
 
 }  // namespace arec::cli

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 #include "symbols/callchain_completer.hpp"
 
 namespace arec::convert {
@@ -19,7 +19,7 @@ namespace arec::convert {
 class completed_chains {
  public:
   // nullopt when no event records a frame-pointer chain with a stack copy.
-  static std::optional<completed_chains> for_events(std::span<const io::perf::event_entry> events);
+  static std::optional<completed_chains> for_events(std::span<const perf_data::event_entry> events);
 
   // `record` itself, or a SAMPLE with its completed chain (valid until the next call). Throws
   // std::runtime_error when libdw cannot be loaded.

@@ -8,19 +8,19 @@
 #include <charconv>
 #include <cstring>
 
+#include "base/system_error.hpp"
 #include "convert/event_names.hpp"
 #include "convert/record_check.hpp"
 #include "io/dir_reader.hpp"
 #include "io/file_status.hpp"
-#include "io/perf_data/perf_header.hpp"
-#include "io/perf_data/pipe_spool.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/perf_header.hpp"
+#include "perf_data/pipe_spool.hpp"
 
 namespace arec::convert {
 namespace {
 
-using io::perf::format_error;
+using perf_data::format_error;
 
 // What `mode` is, in the user's words, for a refusal.
 const char* file_kind(mode_t mode) {
@@ -35,12 +35,12 @@ std::string readable_path(convert_input& input, const std::string& spool_dir) {
   if (input.path == "-") {
     if (::isatty(STDIN_FILENO))
       throw format_error("-", 0, "standard input is a terminal, not a pipe stream (arec -o -)");
-    input.spool = io::perf::spool_pipe_stream(STDIN_FILENO, "standard input", spool_dir);
+    input.spool = perf_data::spool_pipe_stream(STDIN_FILENO, "standard input", spool_dir);
   } else {
     struct stat status = io::status_of(input.path);
     if (S_ISFIFO(status.st_mode)) {
       io::unique_fd fifo = io::unique_fd::open(input.path.c_str(), O_RDONLY | O_CLOEXEC);
-      input.spool = io::perf::spool_pipe_stream(fifo.get(), input.path, spool_dir);
+      input.spool = perf_data::spool_pipe_stream(fifo.get(), input.path, spool_dir);
     } else if (!S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode)) {
       throw format_error(input.path, 0,
                          std::string(file_kind(status.st_mode)) +
@@ -95,7 +95,7 @@ void add_directory_ranges(convert_input& input, bool salvage) {
   }
   for (unsigned number : numbers) {
     std::string path = input.path + "/data." + std::to_string(number);
-    input.ranges.push_back(io::perf::data_range{path, 0, file_size(path)});
+    input.ranges.push_back(perf_data::data_range{path, 0, file_size(path)});
   }
 }
 
@@ -103,7 +103,7 @@ void add_directory_ranges(convert_input& input, bool salvage) {
 
 std::uint64_t convert_input::total_bytes() const {
   std::uint64_t total = 0;
-  for (const io::perf::data_range& range : ranges) total += range.end - range.begin;
+  for (const perf_data::data_range& range : ranges) total += range.end - range.begin;
   return total;
 }
 
@@ -124,7 +124,7 @@ convert_input open_convert_input(const std::string& path, bool salvage,
   convert_input input;
   input.path = path;
   std::string readable = readable_path(input, spool_dir);
-  input.header_path = input.spool ? readable : io::perf::recording_header_path(path);
+  input.header_path = input.spool ? readable : perf_data::recording_header_path(path);
   input.directory = !input.spool && input.header_path != path;
   // A recording creates a directory's `data` right after the directory, then its data.N.
   if (input.directory && ::access(input.header_path.c_str(), F_OK) != 0 && errno == ENOENT &&
@@ -132,10 +132,10 @@ convert_input open_convert_input(const std::string& path, bool salvage,
     throw format_error(path, 0,
                        "an empty data directory: the recording was stopped as it created it, "
                        "before anything was recorded there");
-  io::perf::perf_header read;
+  perf_data::perf_header read;
   try {
-    read = io::perf::read_perf_header(input.header_path, salvage ? io::perf::header_mode::salvage
-                                                                 : io::perf::header_mode::strict);
+    read = perf_data::read_perf_header(input.header_path, salvage ? perf_data::header_mode::salvage
+                                                                  : perf_data::header_mode::strict);
   } catch (const format_error& error) {
     input.rethrow_as_given(error);
   }
@@ -144,18 +144,18 @@ convert_input open_convert_input(const std::string& path, bool salvage,
   input.features = std::move(read.features);
   for (const std::string& note : read.salvage_notes)
     input.salvage_notes.push_back(input.as_given(note));
-  if (salvage && !input.features.has(io::perf::feature_event_desc)) {
+  if (salvage && !input.features.has(perf_data::feature_event_desc)) {
     input.salvaged_names = name_salvaged_events(input.events);
     input.salvage_notes.push_back(
         input.path + ": no EVENT_DESC; named " + std::to_string(input.salvaged_names) + " of its " +
         std::to_string(input.events.size()) +
         " events from their attrs (as perf 6.1 does; offcpu-time for arec's off-CPU event)");
   }
-  const io::perf::file_header& header = input.header;
+  const perf_data::file_header& header = input.header;
   if (std::string problem = attrs_problem(input.events); !problem.empty())
     throw format_error(input.spool ? path : input.header_path, header.attrs.offset, problem);
-  input.ranges.push_back(io::perf::data_range{input.header_path, header.data.offset,
-                                              header.data.offset + header.data.size});
+  input.ranges.push_back(perf_data::data_range{input.header_path, header.data.offset,
+                                               header.data.offset + header.data.size});
   if (input.directory) add_directory_ranges(input, salvage);
   return input;
 }

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
-#include "io/perf_data/format_error.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/record_walker.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/feature_encoder.hpp"
+#include "perf_data/format_error.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/record_walker.hpp"
 
 namespace arec::convert {
 
@@ -19,11 +19,11 @@ struct convert_input {
   std::string path;         // as given
   std::string header_path;  // path itself, or path + "/data", or the spool's /proc/self/fd path
   bool directory = false;
-  io::perf::file_header header{};
-  std::vector<io::perf::event_entry> events;  // attrs (size <= 128) with ids, names if known
-  io::perf::feature_set features;             // every feature payload of the header file
+  perf_data::file_header header{};
+  std::vector<perf_data::event_entry> events;  // attrs (size <= 128) with ids, names if known
+  perf_data::feature_set features;             // every feature payload of the header file
   // The header file's data section first, then data.0, data.1, ... in numeric order.
-  std::vector<io::perf::data_range> ranges;
+  std::vector<perf_data::data_range> ranges;
   // Salvage only: what was wrong with the header file and how it was worked around.
   std::vector<std::string> salvage_notes;
   // Salvage of a recording without EVENT_DESC (arec killed): how many leading events got a
@@ -35,14 +35,14 @@ struct convert_input {
   // `text` ("FILE: offset N: ...") with the spool's name replaced by `path` ("-" or the FIFO),
   // as the user knows it; `error` rethrown so.
   std::string as_given(const std::string& text) const;
-  [[noreturn]] void rethrow_as_given(const io::perf::format_error& error) const;
+  [[noreturn]] void rethrow_as_given(const perf_data::format_error& error) const;
 };
 
 // Reads the header of `path` (a file, or a directory holding `data`) and lists the data ranges.
 // `path` "-" (standard input) or a FIFO is read to its end into an unlinked file in `spool_dir`
 // first, then read like a file: a pipe stream, as perf reads `-i -`. Anything else that is not
 // a regular file or a directory (a device, a socket) is a format_error at offset 0.
-// Throws io::perf::format_error "FILE: offset N: PROBLEM" for: a file too short for the header,
+// Throws perf_data::format_error "FILE: offset N: PROBLEM" for: a file too short for the header,
 // a bad magic, pipe or other-endian files, a header or attr size that is wrong, an attrs, ids,
 // data or feature section outside the file, an unfinished recording (data size 0 with records
 // after the header) unless `salvage`, a directory without data.N files or with a gap in their

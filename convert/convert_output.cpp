@@ -3,12 +3,12 @@
 #include <array>
 #include <cmath>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::convert {
 namespace {
 
-constexpr io::perf::record_header finished_round{io::perf::record_finished_round, 0, 8};
+constexpr perf_data::record_header finished_round{perf_data::record_finished_round, 0, 8};
 
 std::span<const std::byte> round_bytes() {
   return std::as_bytes(std::span{&finished_round, 1});
@@ -17,7 +17,8 @@ std::span<const std::byte> round_bytes() {
 }  // namespace
 
 convert_output::convert_output(const std::string& path,
-                               std::span<const io::perf::event_entry> events, int compression_level)
+                               std::span<const perf_data::event_entry> events,
+                               int compression_level)
     : file_(path, io::publish_policy::replace),
       header_(file_.fd(), path),
       data_offset_(header_.write_prologue(events)),
@@ -25,7 +26,7 @@ convert_output::convert_output(const std::string& path,
   batch_.reserve(batch_bytes);
   if (compression_level > 0) {
     compressor_.emplace(compression_level);
-    compressed_.resize(io::perf::compressor::bound(batch_bytes));
+    compressed_.resize(perf_data::compressor::bound(batch_bytes));
   }
 }
 
@@ -57,7 +58,7 @@ void convert_output::append(std::span<const std::byte> record) {
   record_bytes_ += record.size();
 }
 
-void convert_output::commit(io::perf::feature_set features) {
+void convert_output::commit(perf_data::feature_set features) {
   write_batch();
   if (data_bytes() == 0) {
     // perf refuses a data size of 0 ("not properly terminated?"); a lone round marker says
@@ -69,10 +70,10 @@ void convert_output::commit(io::perf::feature_set features) {
     double ratio = compressor_->bytes_out() ? static_cast<double>(compressor_->bytes_in()) /
                                                   static_cast<double>(compressor_->bytes_out())
                                             : 1.0;
-    features.set(io::perf::feature_compressed,
-                 io::perf::compressed_payload(static_cast<std::uint32_t>(compressor_->level()),
-                                              static_cast<std::uint32_t>(std::lround(ratio)),
-                                              decompression_buffer));
+    features.set(perf_data::feature_compressed,
+                 perf_data::compressed_payload(static_cast<std::uint32_t>(compressor_->level()),
+                                               static_cast<std::uint32_t>(std::lround(ratio)),
+                                               decompression_buffer));
   }
   header_.write_epilogue(data_bytes(), features);
   file_.commit();

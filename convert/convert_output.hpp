@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/compressor.hpp"
-#include "io/perf_data/feature_encoder.hpp"
-#include "io/perf_data/perf_file_writer.hpp"
 #include "io/plain_writer.hpp"
 #include "io/published_file.hpp"
+#include "perf_data/compressor.hpp"
+#include "perf_data/feature_encoder.hpp"
+#include "perf_data/perf_file_writer.hpp"
 
 namespace arec::convert {
 
@@ -31,7 +31,7 @@ class convert_output {
   // header, ids and attrs of `events`. `compression_level` 0 writes plain records, 1..22
   // COMPRESSED ones. Throws std::system_error when the file cannot be created or written (the
   // temporary file is removed then).
-  convert_output(const std::string& path, std::span<const io::perf::event_entry> events,
+  convert_output(const std::string& path, std::span<const perf_data::event_entry> events,
                  int compression_level);
   convert_output(const convert_output&) = delete;
   convert_output& operator=(const convert_output&) = delete;
@@ -42,7 +42,7 @@ class convert_output {
 
   // Writes the last batch, the feature table and payloads and the final header (plus the
   // COMPRESSED feature when compressing), then renames the file to its destination.
-  void commit(io::perf::feature_set features);
+  void commit(perf_data::feature_set features);
 
   // Record bytes appended so far (before compression).
   std::uint64_t record_bytes() const noexcept { return record_bytes_; }
@@ -54,10 +54,10 @@ class convert_output {
   void write(std::span<const std::span<const std::byte>> pieces);
 
   io::published_file file_;
-  io::perf::perf_file_writer header_;
+  perf_data::perf_file_writer header_;
   std::uint64_t data_offset_ = 0;
   io::plain_writer writer_;
-  std::optional<io::perf::compressor> compressor_;
+  std::optional<perf_data::compressor> compressor_;
   std::vector<std::byte> batch_;       // capacity batch_bytes, reused
   std::vector<std::byte> compressed_;  // compressor::bound(batch_bytes), reused
   std::uint64_t record_bytes_ = 0;

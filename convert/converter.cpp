@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "base/usage_error.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
 #include "convert/completed_chains.hpp"
@@ -17,12 +18,11 @@
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
 #include "io/file_status.hpp"
-#include "io/perf_data/format_error.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
-#include "io/perf_data/record_walker.hpp"
 #include "io/record_sink.hpp"
-#include "io/usage_error.hpp"
+#include "perf_data/format_error.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/perf_maps_feature.hpp"
+#include "perf_data/record_walker.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::convert {
@@ -74,10 +74,10 @@ std::string feature_name(unsigned bit) {
 
 // One data range being merged: its reader, its reorder window and the FINISHED_ROUND state.
 struct stream {
-  stream(io::perf::record_walker source, std::size_t window_budget)
+  stream(perf_data::record_walker source, std::size_t window_budget)
       : source(std::move(source)), window(window_budget) {}
 
-  io::perf::record_walker source;
+  perf_data::record_walker source;
   reorder_window window;
   std::uint64_t last_time = 0;  // of the last record read; records without a time inherit it
   std::uint64_t max_time = 0;   // largest time read so far
@@ -162,10 +162,10 @@ class merger {
         count * (read_buffer_bytes + decompression_allowance) + 2 * convert_output::batch_bytes;
     std::size_t left = settings_.memory_budget > fixed ? settings_.memory_budget - fixed : 0;
     std::size_t window = std::max(min_window_bytes, left / count);
-    for (const io::perf::data_range& range : input_.ranges)
+    for (const perf_data::data_range& range : input_.ranges)
       streams_.push_back(std::make_unique<stream>(
-          io::perf::record_walker::open(range,
-                                        {.salvage = salvage_, .buffer_bytes = read_buffer_bytes}),
+          perf_data::record_walker::open(range,
+                                         {.salvage = salvage_, .buffer_bytes = read_buffer_bytes}),
           window));
     heap_.reserve(count);
   }
@@ -178,25 +178,25 @@ class merger {
   // Reads records into the window until its earliest one may leave or the input ends.
   void fill(stream& s) {
     while (!s.exhausted && !s.ready()) {
-      std::optional<io::perf::walked_record> record = s.source.next();
+      std::optional<perf_data::walked_record> record = s.source.next();
       if (!record) {
         s.exhausted = true;
         break;
       }
       std::uint32_t type = record->header.type;
-      if (type == io::perf::record_finished_round) {
+      if (type == perf_data::record_finished_round) {
         s.safe_time = std::max(s.safe_time, s.round_max);
         s.round_max = s.max_time;
         continue;
       }
-      if (type == io::perf::record_header_tracing_data || type == io::perf::record_auxtrace)
-        throw io::perf::format_error(
+      if (type == perf_data::record_header_tracing_data || type == perf_data::record_auxtrace)
+        throw perf_data::format_error(
             s.source.path(), record->offset,
             "record type " + std::to_string(type) +
                 " carries data outside its size (pipe tracing data or AUX trace); not supported");
       // FINISHED_INIT only marks the end of the synthesized records, which the merge keeps first
       // anyway, and hotspot 1.3 reports it as an "unhandled event type".
-      if (type == io::perf::record_finished_init) continue;
+      if (type == perf_data::record_finished_init) continue;
       // Stitched into the samples that wait for them (read before the merge).
       if (type == record_callchain_deferred && deferred_) continue;
       if (!known_to_perf_6_1(type)) {
@@ -303,13 +303,13 @@ class output_sink final : public io::record_sink {
 };
 
 // The perf maps the recording captured; a damaged feature costs only the JIT names, said so.
-std::vector<io::perf::captured_perf_map> captured_perf_maps(const convert_input& input,
-                                                            convert_report& report) {
-  const std::vector<std::byte>* payload = input.features.find(io::perf::feature_arec_perf_maps);
+std::vector<perf_data::captured_perf_map> captured_perf_maps(const convert_input& input,
+                                                             convert_report& report) {
+  const std::vector<std::byte>* payload = input.features.find(perf_data::feature_arec_perf_maps);
   if (!payload) return {};
   try {
-    return io::perf::parse_perf_maps_payload(*payload, 0, input.path + ", perf-map feature");
-  } catch (const io::perf::format_error& error) {
+    return perf_data::parse_perf_maps_payload(*payload, 0, input.path + ", perf-map feature");
+  } catch (const perf_data::format_error& error) {
     report.warnings.push_back(std::string{error.what()} + ": JIT frames stay unnamed");
     return {};
   }
@@ -327,7 +327,7 @@ std::string spool_directory(const std::string& output) {
 int output_level(const convert_options& options, const convert_input& input) {
   if (options.compression_level > 0) return options.compression_level;
   if (!options.keep_compressed) return 0;
-  const std::vector<std::byte>* feature = input.features.find(io::perf::feature_compressed);
+  const std::vector<std::byte>* feature = input.features.find(perf_data::feature_compressed);
   if (!feature || feature->size() < 3 * sizeof(std::uint32_t)) return 0;  // input not compressed
   std::uint32_t level = 0;
   std::memcpy(&level, feature->data() + 2 * sizeof(std::uint32_t), sizeof level);
@@ -337,12 +337,12 @@ int output_level(const convert_options& options, const convert_input& input) {
 }  // namespace
 
 convert_report convert(const convert_options& options, const convert_settings& settings) {
-  if (options.output.empty()) throw io::usage_error("the output file name is empty");
+  if (options.output.empty()) throw base::usage_error("the output file name is empty");
   convert_input input =
       open_convert_input(options.input, options.salvage, spool_directory(options.output));
   if (options.output == options.input || io::same_file(options.output, input.header_path) ||
       io::same_file(options.output, options.input))
-    throw io::usage_error("-o " + options.output + ": the output would overwrite the input");
+    throw base::usage_error("-o " + options.output + ": the output would overwrite the input");
 
   convert_report report;
   report.files = input.ranges.size();
@@ -352,11 +352,11 @@ convert_report convert(const convert_options& options, const convert_settings& s
 
   std::optional<off_cpu_switches> switches;
   std::optional<deferred_callchains> deferred;
-  std::vector<io::perf::event_entry> events = input.events;
+  std::vector<perf_data::event_entry> events = input.events;
   try {
     if (options.off_cpu_switches) switches = off_cpu_switches::read(input, options.salvage);
     deferred = deferred_callchains::read(input, options.salvage);
-  } catch (const io::perf::format_error& error) {
+  } catch (const perf_data::format_error& error) {
     input.rethrow_as_given(error);
   }
   if (switches) {
@@ -374,24 +374,24 @@ convert_report convert(const convert_options& options, const convert_settings& s
                deferred ? &*deferred : nullptr);
   try {
     merge.run();
-  } catch (const io::perf::format_error& error) {
+  } catch (const perf_data::format_error& error) {
     input.rethrow_as_given(error);
   }
   for (std::string& note : report.notes) note = input.as_given(note);
   for (rejected_records& rejected : report.rejected)
     rejected.first = input.as_given(rejected.first);
 
-  io::perf::feature_set features;
+  perf_data::feature_set features;
   feature_context context = feature_context_of(input.features, input.events.size());
   for (const auto& [bit, payload] : input.features) {
     // A single file, not a directory; COMPRESSED is re-set by the output when it compresses;
     // SAMPLE_TIME is recomputed below.
-    if (bit == io::perf::feature_dir_format || bit == io::perf::feature_compressed ||
-        bit == io::perf::feature_sample_time)
+    if (bit == perf_data::feature_dir_format || bit == perf_data::feature_compressed ||
+        bit == perf_data::feature_sample_time)
       continue;
     // perf 6.1 skips the features it does not know (arec's own, far above, it skips quietly);
     // other readers may not: the converted file is one perf 6.1 reads as written.
-    if (bit >= io::perf::feature_last_known && bit < io::perf::feature_arec_container_ids) {
+    if (bit >= perf_data::feature_last_known && bit < perf_data::feature_arec_container_ids) {
       report.dropped_features.push_back(feature_name(bit) + ", newer than perf 6.1");
       continue;
     }
@@ -403,26 +403,26 @@ convert_report convert(const convert_options& options, const convert_settings& s
   }
   // EVENT_DESC names attrs by index: without the recording's own, only the leading attrs
   // salvage could name are described, and perf names the others itself.
-  bool all_named = input.features.has(io::perf::feature_event_desc) ||
+  bool all_named = input.features.has(perf_data::feature_event_desc) ||
                    input.salvaged_names == input.events.size();
   std::size_t described = all_named ? events.size() : input.salvaged_names;
   if ((switches || input.salvaged_names > 0) && described > 0)
-    features.set(io::perf::feature_event_desc,
-                 io::perf::event_desc_payload(std::span{events}.first(described)));
+    features.set(perf_data::feature_event_desc,
+                 perf_data::event_desc_payload(std::span{events}.first(described)));
   report.jit_mappings = jit.rewritten();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
-  const std::vector<std::byte>* own = features.find(io::perf::feature_build_id);
+  const std::vector<std::byte>* own = features.find(perf_data::feature_build_id);
   std::span<const std::byte> own_entries =
       own ? std::span<const std::byte>{*own} : std::span<const std::byte>{};
-  std::vector<io::perf::build_id_entry> entries = mmap_ids.missing_from(own_entries);
+  std::vector<perf_data::build_id_entry> entries = mmap_ids.missing_from(own_entries);
   report.mmap_build_ids = entries.size();
-  std::vector<io::perf::build_id_entry> jit_entries = jit.build_ids();
+  std::vector<perf_data::build_id_entry> jit_entries = jit.build_ids();
   entries.insert(entries.end(), jit_entries.begin(), jit_entries.end());
   if (!entries.empty())
-    features.set(io::perf::feature_build_id, with_build_ids(own_entries, entries));
+    features.set(perf_data::feature_build_id, with_build_ids(own_entries, entries));
   if (auto times = merge.sample_times())
-    features.set(io::perf::feature_sample_time,
-                 io::perf::sample_time_payload(times->first, times->second));
+    features.set(perf_data::feature_sample_time,
+                 perf_data::sample_time_payload(times->first, times->second));
   report.record_bytes = output.record_bytes();
   output.commit(std::move(features));
   report.output_bytes = output.data_bytes();

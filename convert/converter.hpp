@@ -81,7 +81,7 @@ struct convert_report {
 std::string describe_unknown_records(const std::map<std::uint32_t, std::uint64_t>& counts);
 
 // Converts options.input into options.output (see the contract in docs/convert.md).
-// Throws io::perf::format_error "FILE: offset N: PROBLEM" for malformed input (nothing is left
+// Throws perf_data::format_error "FILE: offset N: PROBLEM" for malformed input (nothing is left
 // at options.output then), std::system_error for failed system calls, usage_error when the
 // output would overwrite the input or the compression options contradict each other.
 convert_report convert(const convert_options& options, const convert_settings& settings = {});

@@ -81,9 +81,9 @@ std::string salvaged_event_name(const perf_event_attr& attr) {
   }
 }
 
-std::size_t name_salvaged_events(std::span<io::perf::event_entry> events) {
+std::size_t name_salvaged_events(std::span<perf_data::event_entry> events) {
   std::size_t named = 0;
-  for (io::perf::event_entry& event : events) {
+  for (perf_data::event_entry& event : events) {
     std::string name = salvaged_event_name(event.attr);
     if (name.empty()) break;
     event.name = std::move(name);

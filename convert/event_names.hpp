@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::convert {
 
@@ -25,6 +25,6 @@ std::string salvaged_event_name(const perf_event_attr& attr);
 // Names the events of `events` in file order up to the first one salvaged_event_name cannot
 // name (EVENT_DESC names attrs by index; perf names the ones after it itself). Returns how
 // many events are named.
-std::size_t name_salvaged_events(std::span<io::perf::event_entry> events);
+std::size_t name_salvaged_events(std::span<perf_data::event_entry> events);
 
 }  // namespace arec::convert

@@ -10,16 +10,16 @@
 #include <cstring>
 #include <string_view>
 
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/byte_cursor.hpp"
-#include "io/perf_data/format_error.hpp"
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/byte_cursor.hpp"
+#include "perf_data/format_error.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::convert {
 namespace {
 
-using io::perf::byte_cursor;
-using io::perf::format_error;
+using perf_data::byte_cursor;
+using perf_data::format_error;
 
 constexpr std::uint32_t max_cpus = 2048;  // perf 6.1's MAX_NR_CPUS
 constexpr std::uint64_t name_align = 64;  // perf's NAME_ALIGN: string lengths it counts
@@ -360,7 +360,7 @@ void check_tracing_data(reader& in) {
   if (version >= 0.6) in.skip(in.u64());  // saved cmdlines
 }
 
-void check(io::perf::feature bit, reader& in, std::uint64_t section,
+void check(perf_data::feature bit, reader& in, std::uint64_t section,
            const feature_context& context) {
   switch (static_cast<unsigned>(bit)) {
     case 1:
@@ -432,22 +432,22 @@ std::string described(const format_error& error, std::string_view name) {
 
 }  // namespace
 
-feature_context feature_context_of(const io::perf::feature_set& features, std::size_t attrs) {
+feature_context feature_context_of(const perf_data::feature_set& features, std::size_t attrs) {
   feature_context context{.attrs = attrs};
-  const std::vector<std::byte>* nrcpus = features.find(io::perf::feature_nrcpus);
-  if (nrcpus && feature_problem(io::perf::feature_nrcpus, *nrcpus).empty())
+  const std::vector<std::byte>* nrcpus = features.find(perf_data::feature_nrcpus);
+  if (nrcpus && feature_problem(perf_data::feature_nrcpus, *nrcpus).empty())
     std::memcpy(&context.cpus_avail, nrcpus->data(), sizeof context.cpus_avail);
   return context;
 }
 
-std::string feature_problem(io::perf::feature bit, std::span<const std::byte> payload,
+std::string feature_problem(perf_data::feature bit, std::span<const std::byte> payload,
                             const feature_context& context) {
   auto index = static_cast<unsigned>(bit);
   if (index == 0 || index >= feature_names.size()) return {};
   std::string_view name = feature_names[index];
   try {
-    if (bit == io::perf::feature_build_id) {
-      io::perf::parse_build_id_payload(payload, 0, name);
+    if (bit == perf_data::feature_build_id) {
+      perf_data::parse_build_id_payload(payload, 0, name);
     } else {
       reader in(payload, name);
       check(bit, in, payload.size(), context);

@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::convert {
 
@@ -25,12 +25,12 @@ struct feature_context {
 
 // The context of a recording with `features` and `attrs` attrs: NRCPUS' available CPUs when
 // NRCPUS itself passes feature_problem, else 0 (as perf without NRCPUS).
-feature_context feature_context_of(const io::perf::feature_set& features, std::size_t attrs);
+feature_context feature_context_of(const perf_data::feature_set& features, std::size_t attrs);
 
 // What perf 6.1 cannot read in the payload of feature `bit`, "byte N of the X feature: PROBLEM",
 // or an empty string. Features perf 6.1 does not parse (BRANCH_STACK, STAT, bits from 32 on)
 // always pass.
-std::string feature_problem(io::perf::feature bit, std::span<const std::byte> payload,
+std::string feature_problem(perf_data::feature bit, std::span<const std::byte> payload,
                             const feature_context& context = {});
 
 }  // namespace arec::convert

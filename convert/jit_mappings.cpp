@@ -7,9 +7,9 @@
 #include <exception>
 #include <optional>
 
-#include "io/perf_data/per_process.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/unaligned.hpp"
+#include "base/unaligned.hpp"
+#include "perf_data/per_process.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/jit_elf.hpp"
 #include "symbols/perf_map_symbols.hpp"
@@ -40,16 +40,16 @@ struct anonymous_code {
 };
 
 std::optional<anonymous_code> anonymous_code_of(std::span<const std::byte> record) {
-  auto type = io::load<std::uint32_t>(record, 0);
-  auto misc = io::load<std::uint16_t>(record, 4);
+  auto type = base::load<std::uint32_t>(record, 0);
+  auto misc = base::load<std::uint16_t>(record, 4);
   bool mmap2 = type == PERF_RECORD_MMAP2;
   if (!mmap2 && type != PERF_RECORD_MMAP) return std::nullopt;
   std::size_t name_at = mmap2 ? mmap2_name_at : mmap_name_at;
   if (record.size() <= name_at) return std::nullopt;
   // As perf decides: MMAP2 by its prot, MMAP by the data bit.
-  bool executable = mmap2 ? (io::load<std::uint32_t>(record, mmap2_prot_at) & PROT_EXEC) != 0
+  bool executable = mmap2 ? (base::load<std::uint32_t>(record, mmap2_prot_at) & PROT_EXEC) != 0
                           : (misc & PERF_RECORD_MISC_MMAP_DATA) == 0;
-  std::uint32_t flags = mmap2 ? io::load<std::uint32_t>(record, mmap2_flags_at) : 0;
+  std::uint32_t flags = mmap2 ? base::load<std::uint32_t>(record, mmap2_flags_at) : 0;
   const char* name = reinterpret_cast<const char*>(record.data() + name_at);
   const void* end = std::memchr(name, 0, record.size() - name_at);
   if (!executable || !end) return std::nullopt;
@@ -63,11 +63,11 @@ std::optional<anonymous_code> anonymous_code_of(std::span<const std::byte> recor
 
 }  // namespace
 
-jit_mappings::jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root,
+jit_mappings::jit_mappings(std::vector<perf_data::captured_perf_map> maps, std::string cache_root,
                            std::uint64_t cache_bytes)
     : cache_root_(std::move(cache_root)), cache_room_(cache_bytes) {
-  // A pid the file names twice was reused: neither map names its code (io/perf_data/per_process).
-  for (const auto& [pid, map] : io::perf::unambiguous_by_pid(maps))
+  // A pid the file names twice was reused: neither map names its code (perf_data/per_process).
+  for (const auto& [pid, map] : perf_data::unambiguous_by_pid(maps))
     if (map) processes_[pid].text = map->text;
 }
 
@@ -75,7 +75,7 @@ std::string jit_mappings::elf_name(pid_t pid) {
   return "/jit/perf-" + std::to_string(pid) + ".map.elf";
 }
 
-const io::build_id* jit_mappings::elf_of(pid_t pid) {
+const perf_data::build_id* jit_mappings::elf_of(pid_t pid) {
   auto found = processes_.find(pid);
   if (found == processes_.end()) return nullptr;
   process& owner = found->second;
@@ -117,7 +117,7 @@ std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> reco
   if (processes_.empty() || record.size() < mmap_name_at) return record;
   std::optional<anonymous_code> code = anonymous_code_of(record);
   if (!code) return record;
-  auto pid = static_cast<pid_t>(io::load<std::uint32_t>(record, 8));
+  auto pid = static_cast<pid_t>(base::load<std::uint32_t>(record, 8));
   if (!elf_of(pid)) return record;
 
   std::string name = elf_name(pid);
@@ -125,31 +125,31 @@ std::span<const std::byte> jit_mappings::rewrite(std::span<const std::byte> reco
   std::size_t size = mmap2_name_at + padded(name.size() + 1) + trailer.size();
   buffer_.assign(size, std::byte{0});
   std::span<std::byte> out{buffer_};
-  bool mmap2 = io::load<std::uint32_t>(record, 0) == PERF_RECORD_MMAP2;
+  bool mmap2 = base::load<std::uint32_t>(record, 0) == PERF_RECORD_MMAP2;
   // pid, tid, start, len as they were; the rest is the ELF's mapping.
   std::memcpy(out.data() + 8, record.data() + 8, 24);
-  auto misc = static_cast<std::uint16_t>(io::load<std::uint16_t>(record, 4) &
+  auto misc = static_cast<std::uint16_t>(base::load<std::uint16_t>(record, 4) &
                                          ~PERF_RECORD_MISC_MMAP_BUILD_ID);
-  io::store<std::uint32_t>(out, 0, PERF_RECORD_MMAP2);
-  io::store<std::uint16_t>(out, 4, misc);
-  io::store<std::uint16_t>(out, 6, static_cast<std::uint16_t>(size));
+  base::store<std::uint32_t>(out, 0, PERF_RECORD_MMAP2);
+  base::store<std::uint16_t>(out, 4, misc);
+  base::store<std::uint16_t>(out, 6, static_cast<std::uint16_t>(size));
   // perf's map_ip(ip) = ip - start + pgoff: the run-time address, which the ELF's symbols hold.
-  io::store<std::uint64_t>(out, 32, io::load<std::uint64_t>(record, 16));
+  base::store<std::uint64_t>(out, 32, base::load<std::uint64_t>(record, 16));
   // maj, min, ino, ino_generation stay 0: the dso is found by name, and the BUILD_ID entry made
   // for that name (no id) must be the one the mapping joins.
-  io::store<std::uint32_t>(
+  base::store<std::uint32_t>(
       out, mmap2_prot_at,
-      mmap2 ? io::load<std::uint32_t>(record, mmap2_prot_at) : PROT_READ | PROT_EXEC);
-  io::store<std::uint32_t>(out, mmap2_flags_at,
-                           mmap2 ? io::load<std::uint32_t>(record, mmap2_flags_at) : MAP_PRIVATE);
+      mmap2 ? base::load<std::uint32_t>(record, mmap2_prot_at) : PROT_READ | PROT_EXEC);
+  base::store<std::uint32_t>(
+      out, mmap2_flags_at, mmap2 ? base::load<std::uint32_t>(record, mmap2_flags_at) : MAP_PRIVATE);
   std::memcpy(out.data() + mmap2_name_at, name.data(), name.size());
   std::memcpy(out.data() + size - trailer.size(), trailer.data(), trailer.size());
   ++rewritten_;
   return out;
 }
 
-std::vector<io::perf::build_id_entry> jit_mappings::build_ids() const {
-  std::vector<io::perf::build_id_entry> entries;
+std::vector<perf_data::build_id_entry> jit_mappings::build_ids() const {
+  std::vector<perf_data::build_id_entry> entries;
   for (const auto& [pid, owner] : processes_)
     if (!owner.id.empty()) entries.push_back({PERF_RECORD_MISC_USER, owner.id, elf_name(pid)});
   // In name order, so that converting one recording twice writes the same file.
@@ -159,9 +159,9 @@ std::vector<io::perf::build_id_entry> jit_mappings::build_ids() const {
 }
 
 std::vector<std::byte> with_build_ids(std::span<const std::byte> payload,
-                                      std::span<const io::perf::build_id_entry> entries) {
+                                      std::span<const perf_data::build_id_entry> entries) {
   std::vector<std::byte> joined(payload.begin(), payload.end());
-  std::vector<std::byte> added = io::perf::build_id_payload(entries);
+  std::vector<std::byte> added = perf_data::build_id_payload(entries);
   joined.insert(joined.end(), added.begin(), added.end());
   return joined;
 }

@@ -15,9 +15,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/build_id.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
+#include "perf_data/build_id.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 
 namespace arec::convert {
 
@@ -30,7 +30,7 @@ class jit_mappings {
 
   // `maps` as the recording captured them; ELFs go into the build-id cache at `cache_root`,
   // `cache_bytes` of them at most.
-  jit_mappings(std::vector<io::perf::captured_perf_map> maps, std::string cache_root,
+  jit_mappings(std::vector<perf_data::captured_perf_map> maps, std::string cache_root,
                std::uint64_t cache_bytes = default_cache_bytes);
 
   // The name the converted file gives process `pid`'s JIT ELF: not /tmp/perf-* (perf would
@@ -48,7 +48,7 @@ class jit_mappings {
   std::span<const std::byte> rewrite(std::span<const std::byte> record);
 
   // BUILD_ID entries (the host's, pid -1) of the ELFs that rewritten mappings name.
-  std::vector<io::perf::build_id_entry> build_ids() const;
+  std::vector<perf_data::build_id_entry> build_ids() const;
   // Mappings rewritten so far.
   std::uint64_t rewritten() const noexcept { return rewritten_; }
   // What could not be done, one line each, in the user's terms.
@@ -56,12 +56,12 @@ class jit_mappings {
 
  private:
   struct process {
-    std::string text;    // the captured map
-    bool tried = false;  // the ELF was made (or failed) already
-    io::build_id id;     // empty: no ELF (no function in the map, or it could not be stored)
+    std::string text;        // the captured map
+    bool tried = false;      // the ELF was made (or failed) already
+    perf_data::build_id id;  // empty: no ELF (no function in the map, or it could not be stored)
   };
 
-  const io::build_id* elf_of(pid_t pid);
+  const perf_data::build_id* elf_of(pid_t pid);
   void make_elf(pid_t pid, process& owner);
 
   std::unordered_map<pid_t, process> processes_;
@@ -75,6 +75,6 @@ class jit_mappings {
 // BUILD_ID payload `payload` (possibly empty) with `entries` appended: the feature is a
 // sequence of entries, so perf reads the recording's own ones and these alike.
 std::vector<std::byte> with_build_ids(std::span<const std::byte> payload,
-                                      std::span<const io::perf::build_id_entry> entries);
+                                      std::span<const perf_data::build_id_entry> entries);
 
 }  // namespace arec::convert

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/build_id_feature.hpp"
+#include "perf_data/build_id_feature.hpp"
 
 namespace arec::convert {
 
@@ -21,10 +21,10 @@ class mmap_build_ids {
   void note(std::span<const std::byte> record);
   // The entries `payload` (the recording's BUILD_ID feature, maybe empty or unreadable) lacks:
   // those for file names it does not name, sorted by name.
-  std::vector<io::perf::build_id_entry> missing_from(std::span<const std::byte> payload) const;
+  std::vector<perf_data::build_id_entry> missing_from(std::span<const std::byte> payload) const;
 
  private:
-  std::map<std::string, std::vector<io::perf::build_id_entry>, std::less<>> by_name_;
+  std::map<std::string, std::vector<perf_data::build_id_entry>, std::less<>> by_name_;
 };
 
 }  // namespace arec::convert

@@ -35,7 +35,7 @@ class off_cpu_switches {
   static std::optional<off_cpu_switches> read(const convert_input& input, bool salvage);
 
   // The sched:sched_switch attr: a copy of offcpu-time's under a new id, its name.
-  const io::perf::event_entry& event() const noexcept { return event_; }
+  const perf_data::event_entry& event() const noexcept { return event_; }
   // The records in time order (a sample before the SWITCH out at its time).
   std::span<const entry> entries() const noexcept { return entries_; }
   std::span<const std::byte> bytes_of(const entry& e) const noexcept {
@@ -54,12 +54,12 @@ class off_cpu_switches {
     std::size_t sample_offset = 0;  // its sched:sched_switch sample in bytes_
     std::size_t sample_size = 0;
   };
-  explicit off_cpu_switches(io::perf::event_entry event) : event_(std::move(event)) {}
+  explicit off_cpu_switches(perf_data::event_entry event) : event_(std::move(event)) {}
   void add(std::span<const std::byte> sample);
   void lay_out();
   void append_switch(const block& b, std::uint64_t time, bool out);
 
-  io::perf::event_entry event_;
+  perf_data::event_entry event_;
   std::vector<block> blocks_read_;
   std::vector<std::byte> bytes_;  // the records, back to back: one allocation, not one each
   std::vector<entry> entries_;

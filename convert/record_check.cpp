@@ -6,15 +6,15 @@
 #include <bit>
 #include <cstring>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/record_cursor.hpp"
-#include "io/perf_data/sample_layout.hpp"
-#include "io/unaligned.hpp"
+#include "base/unaligned.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/record_cursor.hpp"
+#include "perf_data/sample_layout.hpp"
 
 namespace arec::convert {
 namespace {
 
-constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
+constexpr std::size_t header_bytes = sizeof(perf_data::record_header);
 // The sample_type bits perf 6.1 parses (PERF_SAMPLE_MAX = 1 << 25 there).
 constexpr std::uint64_t known_sample_bits = (std::uint64_t{1} << 25) - 1;
 constexpr std::size_t comm_length = 16;     // a THREAD_MAP entry's comm (TASK_COMM_LEN)
@@ -38,11 +38,11 @@ int trailer_id_word(std::uint64_t type) {
   return 1 + words(type, PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID);
 }
 
-void skip_registers(io::perf::record_cursor& in, std::uint64_t mask) {
+void skip_registers(perf_data::record_cursor& in, std::uint64_t mask) {
   if (in.word() != PERF_SAMPLE_REGS_ABI_NONE) in.skip_items(std::popcount(mask), 8);
 }
 
-void skip_read(io::perf::record_cursor& in, std::uint64_t format) {
+void skip_read(perf_data::record_cursor& in, std::uint64_t format) {
   std::uint64_t first = in.word();
   if (format & PERF_FORMAT_TOTAL_TIME_ENABLED) in.word();
   if (format & PERF_FORMAT_TOTAL_TIME_RUNNING) in.word();
@@ -65,11 +65,11 @@ bool has_nul(std::span<const std::byte> record, std::size_t from, std::size_t to
 bool cpu_map_fits(std::span<const std::byte> record, std::size_t at) {
   if (record.size() < at + 4) return false;
   std::size_t body = record.size() - at;
-  std::uint16_t kind = io::load<std::uint16_t>(record, at);
-  std::uint64_t count = io::load<std::uint16_t>(record, at + 2);
+  std::uint16_t kind = base::load<std::uint16_t>(record, at);
+  std::uint64_t count = base::load<std::uint16_t>(record, at + 2);
   if (kind == 0) return 4 + 2 * count <= body;
   if (kind == 1 && body >= 8) {
-    std::uint16_t long_size = io::load<std::uint16_t>(record, at + 4);
+    std::uint16_t long_size = base::load<std::uint16_t>(record, at + 4);
     // Mask words start at byte 6 or, 8-aligned, at 8: the larger bound covers both layouts.
     return (long_size == 4 || long_size == 8) && 8 + count * long_size <= body;
   }
@@ -119,7 +119,7 @@ kernel_layout layout_of(std::uint32_t type) {
 
 }  // namespace
 
-std::string attrs_problem(std::span<const io::perf::event_entry> events) {
+std::string attrs_problem(std::span<const perf_data::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i)
     if (events[i].attr.sample_type & ~known_sample_bits)
       return "attr " + std::to_string(i) + " has sample_type bits perf 6.1 does not know";
@@ -148,15 +148,15 @@ std::string attrs_problem(std::span<const io::perf::event_entry> events) {
   return {};
 }
 
-std::uint32_t record_check::cpu_count(const io::perf::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_nrcpus);
+std::uint32_t record_check::cpu_count(const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_nrcpus);
   std::uint32_t available = 0;
   if (payload && payload->size() >= sizeof available)
     std::memcpy(&available, payload->data(), sizeof available);
   return available == 0 ? max_cpus : std::min(available, max_cpus);
 }
 
-record_check::record_check(std::span<const io::perf::event_entry> events, std::uint32_t cpus)
+record_check::record_check(std::span<const perf_data::event_entry> events, std::uint32_t cpus)
     : cpus_(cpus) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     attrs_.push_back(events[i].attr);
@@ -176,7 +176,7 @@ int record_check::attr_of(std::span<const std::byte> record, bool sample) const 
   int word = sample ? sample_id_word_ : count - trailer_id_word_;
   if (sample_id_word_ < 0 || word < 0 || word >= count) return -1;
   std::uint64_t id =
-      io::load<std::uint64_t>(record, header_bytes + 8 * static_cast<std::size_t>(word));
+      base::load<std::uint64_t>(record, header_bytes + 8 * static_cast<std::size_t>(word));
   if (id == 0) return 0;  // synthesized records: perf reads them with the first attr
   if (!owns(id)) return -1;
   return static_cast<int>(
@@ -191,7 +191,7 @@ bool record_check::owns(std::uint64_t id) const {
 const char* record_check::sample_problem(std::span<const std::byte> record,
                                          const perf_event_attr& attr) const {
   std::uint64_t type = attr.sample_type;
-  io::perf::record_cursor in(record);
+  perf_data::record_cursor in(record);
   in.skip_items(words(type, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
                                 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD),
@@ -237,15 +237,15 @@ const char* record_check::kernel_record_problem(std::span<const std::byte> recor
     return "record whose name (file, comm, symbol or cgroup path) has no NUL inside it";
   std::uint64_t array_bytes = 0;
   if (type == PERF_RECORD_NAMESPACES) {
-    std::uint64_t count = io::load<std::uint64_t>(record, header_bytes + 8);
+    std::uint64_t count = base::load<std::uint64_t>(record, header_bytes + 8);
     if (count > (body_end - fixed_end) / 16)
       return "NAMESPACES record with more entries than it holds";
   } else if (type == PERF_RECORD_TEXT_POKE) {
-    array_bytes = std::uint64_t{io::load<std::uint16_t>(record, header_bytes + 8)} +
-                  io::load<std::uint16_t>(record, header_bytes + 10);
+    array_bytes = std::uint64_t{base::load<std::uint16_t>(record, header_bytes + 8)} +
+                  base::load<std::uint16_t>(record, header_bytes + 10);
     if (array_bytes > body_end - fixed_end) return "TEXT_POKE record with more bytes than it holds";
   } else if (type == PERF_RECORD_MMAP2 &&
-             (io::load<std::uint16_t>(record, 4) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+             (base::load<std::uint16_t>(record, 4) & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
              std::to_integer<std::size_t>(record[header_bytes + 32]) > build_id_bytes) {
     return "MMAP2 record with a build-id longer than 20 bytes";
   }
@@ -256,9 +256,9 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
                                               std::uint32_t type) const {
   std::size_t body = record.size() - header_bytes;
   switch (type) {
-    case io::perf::record_thread_map: {  // u64 nr, then nr × {u64 pid; char comm[16]}
+    case perf_data::record_thread_map: {  // u64 nr, then nr × {u64 pid; char comm[16]}
       if (body < 8) return "THREAD_MAP record too short for its count";
-      std::uint64_t count = io::load<std::uint64_t>(record, header_bytes);
+      std::uint64_t count = base::load<std::uint64_t>(record, header_bytes);
       if (count > (body - 8) / (8 + comm_length))
         return "THREAD_MAP record with more entries than it holds";
       for (std::uint64_t i = 0; i < count; ++i) {
@@ -268,27 +268,27 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
       }
       return nullptr;
     }
-    case io::perf::record_cpu_map:
+    case perf_data::record_cpu_map:
       return cpu_map_fits(record, header_bytes)
                  ? nullptr
                  : "CPU_MAP record of an unknown kind or with more cpus than it holds";
-    case io::perf::record_id_index: {  // u64 nr, then nr × {u64 id, idx, cpu, tid}
+    case perf_data::record_id_index: {  // u64 nr, then nr × {u64 id, idx, cpu, tid}
       if (body < 8) return "ID_INDEX record too short for its count";
-      std::uint64_t count = io::load<std::uint64_t>(record, header_bytes);
+      std::uint64_t count = base::load<std::uint64_t>(record, header_bytes);
       if (count > (body - 8) / 32) return "ID_INDEX record with more entries than it holds";
       for (std::uint64_t i = 0; i < count; ++i)
-        if (!owns(io::load<std::uint64_t>(record,
-                                          header_bytes + 8 + static_cast<std::size_t>(i) * 32)))
+        if (!owns(base::load<std::uint64_t>(record,
+                                            header_bytes + 8 + static_cast<std::size_t>(i) * 32)))
           return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
       return nullptr;
     }
-    case io::perf::record_event_update: {  // u64 type, u64 id, then unit, scale, name or cpus
+    case perf_data::record_event_update: {  // u64 type, u64 id, then unit, scale, name or cpus
       if (body < 16) return "EVENT_UPDATE record too short for its kind and id";
       // perf reads it with the first attr when there is one attr or the id is 0.
-      std::uint64_t id = io::load<std::uint64_t>(record, header_bytes + 8);
+      std::uint64_t id = base::load<std::uint64_t>(record, header_bytes + 8);
       if (attrs_.size() != 1 && id != 0 && !owns(id))
         return "ID_INDEX or EVENT_UPDATE record for an id no attr owns";
-      std::uint64_t kind = io::load<std::uint64_t>(record, header_bytes);
+      std::uint64_t kind = base::load<std::uint64_t>(record, header_bytes);
       constexpr std::size_t data = header_bytes + 16;
       bool fits = (kind == 0 || kind == 2) ? has_nul(record, data, record.size())  // unit, name
                   : kind == 1              ? body >= 24                            // scale
@@ -296,17 +296,17 @@ const char* record_check::user_record_problem(std::span<const std::byte> record,
                                            : false;
       return fits ? nullptr : "EVENT_UPDATE record of an unknown kind or longer than it is";
     }
-    case io::perf::record_header_build_id: {  // perf inject -b puts them among the records
+    case perf_data::record_header_build_id: {  // perf inject -b puts them among the records
       // s32 pid, 20 build-id bytes, u8 size and 3 reserved, then the file name.
       constexpr std::size_t name_at = header_bytes + 4 + 24;
       if (!has_nul(record, name_at, record.size()))
         return "HEADER_BUILD_ID record whose file name has no NUL inside it";
-      if ((io::load<std::uint16_t>(record, 4) & io::perf::misc_build_id_size) &&
+      if ((base::load<std::uint16_t>(record, 4) & perf_data::misc_build_id_size) &&
           std::to_integer<std::size_t>(record[header_bytes + 4 + 20]) > build_id_bytes)
         return "HEADER_BUILD_ID record with a build-id longer than 20 bytes";
       return nullptr;
     }
-    case io::perf::record_time_conv:
+    case perf_data::record_time_conv:
       return body >= 24 ? nullptr : "TIME_CONV record too short for its fields";
     default:
       return "a record of perf's own types that perf reads only in a pipe stream's head or in "
@@ -336,7 +336,7 @@ const char* record_check::problem(std::span<const std::byte> record) const {
   std::uint32_t type = 0;
   std::memcpy(&type, record.data(), sizeof type);
   // perf's own records need not be (perf inject -b's HEADER_BUILD_ID are 4 bytes off).
-  if (type >= io::perf::record_header_attr) return user_record_problem(record, type);
+  if (type >= perf_data::record_header_attr) return user_record_problem(record, type);
   if (record.size() % 8 != 0) return "record size not a multiple of 8 bytes";
   if (attrs_.empty()) return "record without an attr to read it with";
   bool sample = type == PERF_RECORD_SAMPLE;
@@ -348,7 +348,7 @@ const char* record_check::problem(std::span<const std::byte> record) const {
     found = sample_problem(record, attr);
   } else {
     std::size_t trailer =
-        attr.sample_id_all ? io::perf::sample_id_trailer_size(attr.sample_type) : 0;
+        attr.sample_id_all ? perf_data::sample_id_trailer_size(attr.sample_type) : 0;
     found = kernel_record_problem(record, type, trailer);
   }
   if (!found && cpu_beyond(record, attr, sample))

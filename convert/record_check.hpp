@@ -14,14 +14,14 @@
 #include <utility>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::convert {
 
 // The attrs of a file as perf 6.1 requires them together (perf's "non matching sample_type",
 // "non matching sample_id_all" and read_format checks, and sample_type bits it knows). Returns
 // what is wrong with `events`, or an empty string. One attr is always consistent.
-std::string attrs_problem(std::span<const io::perf::event_entry> events);
+std::string attrs_problem(std::span<const perf_data::event_entry> events);
 
 class record_check {
  public:
@@ -30,10 +30,10 @@ class record_check {
 
   // `events` are the file's attrs in file order with their ids, consistent (attrs_problem);
   // `cpus` the CPUs a record's cpu field may name (NRCPUS's available CPUs).
-  record_check(std::span<const io::perf::event_entry> events, std::uint32_t cpus = max_cpus);
+  record_check(std::span<const perf_data::event_entry> events, std::uint32_t cpus = max_cpus);
 
   // The CPUs of a recording with `features`: NRCPUS's available CPUs, at most max_cpus.
-  static std::uint32_t cpu_count(const io::perf::feature_set& features);
+  static std::uint32_t cpu_count(const perf_data::feature_set& features);
 
   // nullptr when perf 6.1 reads `record` (a whole record, header included, of a type perf
   // knows); else the problem, a static string: a kernel record's size that is not a multiple of

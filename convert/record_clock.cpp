@@ -3,31 +3,31 @@
 #include <algorithm>
 #include <cstring>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/sample_layout.hpp"
-#include "io/unaligned.hpp"
+#include "base/unaligned.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/sample_layout.hpp"
 
 namespace arec::convert {
 namespace {
 
-constexpr int header_bytes = sizeof(io::perf::record_header);
+constexpr int header_bytes = sizeof(perf_data::record_header);
 constexpr std::uint32_t last_kernel_type = 21;  // PERF_RECORD_AUX_OUTPUT_HW_ID, perf 6.1's last
 
 int has(std::uint64_t sample_type, std::uint64_t bit) {
-  return static_cast<int>(io::perf::field_bytes(sample_type, bit));
+  return static_cast<int>(perf_data::field_bytes(sample_type, bit));
 }
 
 }  // namespace
 
-record_clock::record_clock(std::span<const io::perf::event_entry> events) {
+record_clock::record_clock(std::span<const perf_data::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const perf_event_attr& attr = events[i].attr;
     time_layout layout;
     std::uint64_t type = attr.sample_type;
     if (type & PERF_SAMPLE_TIME) {
-      layout.sample_offset = header_bytes + static_cast<int>(io::perf::sample_time_offset(type));
+      layout.sample_offset = header_bytes + static_cast<int>(perf_data::sample_time_offset(type));
       if (attr.sample_id_all)
-        layout.trailer_from_end = 8 + static_cast<int>(io::perf::trailer_bytes_after_time(type));
+        layout.trailer_from_end = 8 + static_cast<int>(perf_data::trailer_bytes_after_time(type));
     }
     layouts_.push_back(layout);
     for (std::uint64_t id : events[i].ids) ids_.emplace_back(id, i);
@@ -53,14 +53,14 @@ const record_clock::time_layout& record_clock::layout_for(std::span<const std::b
                                          : static_cast<int>(record.size()) - trailer_id_from_end_);
   if (id_position < header_bytes || static_cast<std::size_t>(id_position) + 8 > record.size())
     return layouts_.front();
-  std::uint64_t id = io::load<std::uint64_t>(record, static_cast<std::size_t>(id_position));
+  std::uint64_t id = base::load<std::uint64_t>(record, static_cast<std::size_t>(id_position));
   auto found = std::lower_bound(ids_.begin(), ids_.end(), std::pair{id, std::size_t{0}});
   if (found == ids_.end() || found->first != id) return layouts_.front();
   return layouts_[found->second];
 }
 
 std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> record) const {
-  if (layouts_.empty() || record.size() < sizeof(io::perf::record_header)) return std::nullopt;
+  if (layouts_.empty() || record.size() < sizeof(perf_data::record_header)) return std::nullopt;
   std::uint32_t type = 0;
   std::memcpy(&type, record.data(), sizeof type);
   if (type == 0 || type > last_kernel_type) return std::nullopt;
@@ -77,7 +77,7 @@ std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> re
     offset = record.size() - static_cast<std::size_t>(layout.trailer_from_end);
   }
   if (offset + 8 > record.size()) return std::nullopt;
-  std::uint64_t time = io::load<std::uint64_t>(record, offset);
+  std::uint64_t time = base::load<std::uint64_t>(record, offset);
   if (time == 0 || time == ~std::uint64_t{0}) return std::nullopt;
   return time;
 }

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::convert {
 
@@ -19,7 +19,7 @@ class record_clock {
   // `events` are the file's attrs in file order with their ids; the first attr decides where
   // the id sits (perf requires every attr to agree on that). An empty span gives a clock that
   // finds no time in any record.
-  explicit record_clock(std::span<const io::perf::event_entry> events);
+  explicit record_clock(std::span<const perf_data::event_entry> events);
 
   // The time of `record` (a whole record, header included), or nullopt when it has none: perf's
   // own record types (>= 64), attrs without PERF_SAMPLE_TIME, non-sample records without

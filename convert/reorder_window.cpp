@@ -4,7 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::convert {
 namespace {
@@ -15,7 +15,7 @@ constexpr std::size_t block_size = 256 * 1024;
 
 std::uint16_t record_size(const std::byte* record) {
   std::uint16_t size = 0;
-  std::memcpy(&size, record + offsetof(io::perf::record_header, size), sizeof size);
+  std::memcpy(&size, record + offsetof(perf_data::record_header, size), sizeof size);
   return size;
 }
 

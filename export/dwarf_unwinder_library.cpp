@@ -1,19 +1,19 @@
 #include "export/dwarf_unwinder_library.hpp"
 
-#include "io/shared_library.hpp"
+#include "base/shared_library.hpp"
 
 namespace arec::exporting {
 namespace {
 
 template <typename Function>
-void bind(const io::shared_library& library, Function*& slot, const char* name,
+void bind(const base::shared_library& library, Function*& slot, const char* name,
           const char* version) {
   slot = library.function<Function>(name, version);
 }
 
 // At the versions a link against these headers binds (elfutils keeps an older dwfl_report_elf,
 // without add_p_vaddr, at ELFUTILS_0.122).
-dwfl_functions bound_in(const io::shared_library& library) {
+dwfl_functions bound_in(const base::shared_library& library) {
   dwfl_functions f;
   bind(library, f.begin, "dwfl_begin", "ELFUTILS_0.122");
   bind(library, f.end, "dwfl_end", "ELFUTILS_0.122");
@@ -35,7 +35,7 @@ dwfl_functions bound_in(const io::shared_library& library) {
 
 const dwfl_functions& libdw() {
   // C++ guards each static's initialization across threads; one that threw is tried again.
-  static const io::shared_library library(
+  static const base::shared_library library(
       {"libdw.so.1"}, "exporting --call-graph dwarf samples (elfutils' libdw, Debian: libdw1)");
   static const dwfl_functions functions = bound_in(library);
   return functions;

@@ -1,5 +1,5 @@
 // dwarf_unwinder_library: the libdwfl entry points dwarf_unwinder calls, loaded when the first
-// --call-graph dwarf sample is unwound (io::shared_library), so that a recording does not map
+// --call-graph dwarf sample is unwound (base::shared_library), so that a recording does not map
 // libdw (~0.5 MiB of every recording's RSS when it was linked). Types and constants come from
 // <elfutils/libdwfl.h>; each function is bound at the symbol version those headers declare.
 #pragma once

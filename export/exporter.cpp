@@ -6,6 +6,8 @@
 #include <chrono>
 #include <memory>
 
+#include "base/system_error.hpp"
+#include "base/usage_error.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/converter.hpp"
 #include "export/folded_writer.hpp"
@@ -16,8 +18,6 @@
 #include "io/file_status.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
-#include "io/system_error.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -72,7 +72,7 @@ export_report export_recording(const export_options& options) {
   for (const std::string& input : inputs) {
     opened.push_back(convert::open_convert_input(input, options.salvage));
     if (report.output != "-" && opened.back().header_path == report.output)
-      throw io::usage_error("-o " + report.output + ": the output would overwrite the input");
+      throw base::usage_error("-o " + report.output + ": the output would overwrite the input");
   }
   profile_builder builder(opened.front().events, settings_from(opened.front().features));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which

@@ -32,8 +32,8 @@ struct export_report {
   std::vector<std::string> warnings;
 };
 
-// Exports options.inputs. Throws io::perf::format_error for malformed input, std::system_error
-// for failed system calls, io::usage_error for inputs that record different events.
+// Exports options.inputs. Throws perf_data::format_error for malformed input, std::system_error
+// for failed system calls, base::usage_error for inputs that record different events.
 export_report export_recording(const export_options& options);
 
 }  // namespace arec::exporting

@@ -3,7 +3,7 @@
 #include <map>
 #include <string_view>
 
-#include "io/valid_utf8.hpp"
+#include "base/valid_utf8.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -33,7 +33,7 @@ std::string_view comm_of(const profile& source, const profile_sample& sample) {
 // U+FFFD, as in the pprof and OTLP string tables.
 void append_frame(std::string& out, std::string_view name) {
   std::string repaired;  // allocated only for a name that is not UTF-8
-  if (!io::is_valid_utf8(name)) name = repaired = io::valid_utf8(name);
+  if (!base::is_valid_utf8(name)) name = repaired = base::valid_utf8(name);
   for (char c : name) {
     auto byte = static_cast<unsigned char>(c);
     out += c == ';' ? ':' : byte < 0x20 || byte == 0x7f ? '?' : c;

@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/valid_utf8.hpp"
 #include "export/otlp/profiles_service.pb.h"
-#include "io/valid_utf8.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -73,8 +73,8 @@ class request_encoder {
     pb::ResourceProfiles& resource_profiles = *request_.add_resource_profiles();
     for (const otlp_attribute& attribute : resource.attributes) {
       auto* added = resource_profiles.mutable_resource()->add_attributes();
-      added->set_key(io::valid_utf8(attribute.key));
-      added->mutable_value()->set_string_value(io::valid_utf8(attribute.value));
+      added->set_key(base::valid_utf8(attribute.key));
+      added->mutable_value()->set_string_value(base::valid_utf8(attribute.value));
     }
     pb::ScopeProfiles& scope = *resource_profiles.add_scope_profiles();
     scope.mutable_scope()->set_name("arec");
@@ -89,9 +89,9 @@ class request_encoder {
   static std::int32_t index(int size) { return static_cast<std::int32_t>(size); }
 
   // Every string of the message is UTF-8 (proto3: one that is not makes the whole request
-  // unreadable), repaired by io::valid_utf8 on its way in.
+  // unreadable), repaired by base::valid_utf8 on its way in.
   std::int32_t intern(const std::string& text) {
-    std::string valid = io::valid_utf8(text);
+    std::string valid = base::valid_utf8(text);
     auto [found, added] = strings_.try_emplace(valid, index(dictionary_.string_table_size()));
     if (added) dictionary_.add_string_table(std::move(valid));
     return found->second;
@@ -117,7 +117,7 @@ class request_encoder {
   void add_strings() {
     if (source_.strings.empty()) intern("");
     for (const std::string& text : source_.strings) {
-      std::string valid = io::valid_utf8(text);
+      std::string valid = base::valid_utf8(text);
       strings_.try_emplace(valid, index(dictionary_.string_table_size()));
       dictionary_.add_string_table(std::move(valid));
     }

@@ -5,7 +5,7 @@
 #include <system_error>
 #include <utility>
 
-#include "io/process_perf_map.hpp"
+#include "host/process_perf_map.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -17,7 +17,7 @@ constexpr std::size_t refusals_named = 4;
 std::string perf_maps::read_from_dir(pid_t pid) {
   std::string problem;
   try {
-    std::optional<io::bounded_file> read = io::read_perf_map_file(dir_, pid);
+    std::optional<io::bounded_file> read = host::read_perf_map_file(dir_, pid);
     if (!read) return {};
     if (read->problem.empty()) return std::move(read->text);
     problem = dir_ + "/perf-" + std::to_string(pid) + ".map " + read->problem;

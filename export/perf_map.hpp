@@ -1,6 +1,6 @@
 // perf_map: the JIT symbols of each process (symbols/perf_map_symbols), as export looks them up:
 // the map the recording captured, else /tmp/perf-PID.map (read as perf report reads it, by
-// io::read_perf_map_file's rule). perf report reads those maps for anonymous executable
+// host::read_perf_map_file's rule). perf report reads those maps for anonymous executable
 // mappings; export does the same, so JIT frames are named in pprof and folded stacks. Bounded:
 // at most max_symbols functions of all processes together (and perf_map_table::max_symbols of
 // one), and a live recording's exporter forgets the maps of its past windows

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/valid_utf8.hpp"
 #include "export/profile.pb.h"
-#include "io/valid_utf8.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -62,7 +62,7 @@ void add_tables(pb::Profile& out, const profile& in) {
   }
   // proto3 strings: one that is not UTF-8 (a comm set to "\xff") would make the whole profile
   // unreadable to protobuf's parsers.
-  for (const std::string& text : in.strings) out.add_string_table(io::valid_utf8(text));
+  for (const std::string& text : in.strings) out.add_string_table(base::valid_utf8(text));
 }
 
 std::int64_t metric_safe_name(profile& p, std::int64_t index) {

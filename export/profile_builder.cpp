@@ -7,13 +7,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/usage_error.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
-#include "io/container_id.hpp"
-#include "io/perf_data/per_process.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/usage_error.hpp"
+#include "host/container_id.hpp"
 #include "model/side_band.hpp"
+#include "perf_data/per_process.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 
 namespace arec::exporting {
@@ -37,13 +37,13 @@ bool kernel_mode(std::uint16_t misc) {
   return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-std::string event_name(const io::perf::event_entry& event, std::size_t index) {
+std::string event_name(const perf_data::event_entry& event, std::size_t index) {
   return event.name.empty() ? "event" + std::to_string(index) : event.name;
 }
 
 }  // namespace
 
-builder_settings settings_from(const io::perf::feature_set& features) {
+builder_settings settings_from(const perf_data::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
   settings.recorded_perf_maps = recorded_perf_maps(features);
@@ -55,7 +55,7 @@ builder_settings settings_from(const io::perf::feature_set& features) {
   return settings;
 }
 
-profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
+profile_builder::profile_builder(std::span<const perf_data::event_entry> events,
                                  builder_settings settings)
     : settings_(std::move(settings)),
       decoder_(events),
@@ -81,7 +81,7 @@ profile_builder::profile_builder(std::span<const io::perf::event_entry> events,
 // Two sample types per event: its sample count, and its summed period, which is what perf
 // report weighs by (nanoseconds for cpu-clock, task-clock and offcpu-time, event counts
 // otherwise).
-void profile_builder::describe_events(std::span<const io::perf::event_entry> events) {
+void profile_builder::describe_events(std::span<const perf_data::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     std::string name = event_name(events[i], i);
     event_names_.push_back(name);
@@ -112,13 +112,13 @@ void profile_builder::describe_events(std::span<const io::perf::event_entry> eve
     period_ = static_cast<std::int64_t>(1'000'000'000 / first.sample_freq);
 }
 
-void profile_builder::use_events(std::span<const io::perf::event_entry> events) {
+void profile_builder::use_events(std::span<const perf_data::event_entry> events) {
   machine_.forget_exited_threads();  // the previous file's exits: kept for its own samples
   bool same = events.size() == event_names_.size();
   for (std::size_t i = 0; same && i < events.size(); ++i)
     same = event_name(events[i], i) == event_names_[i];
   if (!same)
-    throw io::usage_error("the recordings do not record the same events: export them one by one");
+    throw base::usage_error("the recordings do not record the same events: export them one by one");
   decoder_ = sample_decoder(events);
 }
 
@@ -132,7 +132,7 @@ std::int64_t profile_builder::intern(std::string_view text) {
 }
 
 void profile_builder::add(std::span<const std::byte> record) {
-  if (record.size() < sizeof(io::perf::record_header)) return;
+  if (record.size() < sizeof(perf_data::record_header)) return;
   std::uint32_t type = 0;
   std::memcpy(&type, record.data(), sizeof type);
   if (type == PERF_RECORD_SAMPLE)
@@ -145,14 +145,14 @@ void profile_builder::add(std::span<const std::byte> record) {
 
 // CGROUP: u64 id, then the path NUL-terminated (and the sample_id trailer).
 void profile_builder::add_cgroup(std::span<const std::byte> record) {
-  constexpr std::size_t path_offset = sizeof(io::perf::record_header) + 8;
+  constexpr std::size_t path_offset = sizeof(perf_data::record_header) + 8;
   if (record.size() <= path_offset) return;
   std::uint64_t id = 0;
-  std::memcpy(&id, record.data() + sizeof(io::perf::record_header), sizeof id);
+  std::memcpy(&id, record.data() + sizeof(perf_data::record_header), sizeof id);
   const char* path = reinterpret_cast<const char*>(record.data() + path_offset);
   std::string_view named{path, ::strnlen(path, record.size() - path_offset)};
   cgroup_paths_[id] = intern(named);
-  std::string_view container = io::container_id_in(named);
+  std::string_view container = host::container_id_in(named);
   container_ids_[id] = container.empty() ? 0 : intern(container);
 }
 
@@ -327,7 +327,7 @@ std::uint64_t profile_builder::mapping_of(const model::map& where, pid_t pid) {
     const model::dso& object = *where.object;
     mapping.kernel = object.kind() != model::dso_kind::user;
     mapping.filename = intern(object.name());
-    io::build_id id = recorded_id(object);
+    perf_data::build_id id = recorded_id(object);
     if (id.empty() && object.kind() == model::dso_kind::user) id = symbols_.file_build_id(where);
     // An unread file's marker is no build-id a backend could look up.
     if (!id.empty() && !id.is_of_unread_file()) mapping.build_id = intern(id.hex());
@@ -348,11 +348,12 @@ std::uint64_t profile_builder::function_of(std::string_view name, std::int64_t f
   return found->second;
 }
 
-// A pid named twice in one file gets neither entry (io/perf_data/per_process). A later file's
+// A pid named twice in one file gets neither entry (perf_data/per_process). A later file's
 // entry for a pid replaces the earlier one: it is the same process, its map grown since.
 
-void profile_builder::add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps) {
-  for (const auto& [pid, map] : io::perf::unambiguous_by_pid(maps))
+void profile_builder::add_recorded_perf_maps(
+    const std::vector<perf_data::captured_perf_map>& maps) {
+  for (const auto& [pid, map] : perf_data::unambiguous_by_pid(maps))
     jit_symbols_.use_captured(pid, map ? std::string_view{map->text} : std::string_view{});
   std::erase_if(unnamed_jit_, [this](const unnamed_jit_location& jit) {
     std::string_view name = jit_symbols_.function_at(jit.pid, jit.where.address);
@@ -370,20 +371,20 @@ void profile_builder::forget_perf_maps_but(std::span<const pid_t> listed) {
 }
 
 void profile_builder::add_recorded_containers(
-    const std::vector<io::perf::process_container>& processes) {
-  for (const auto& [pid, process] : io::perf::unambiguous_by_pid(processes))
+    const std::vector<perf_data::process_container>& processes) {
+  for (const auto& [pid, process] : perf_data::unambiguous_by_pid(processes))
     process_containers_[pid] = process ? intern(process->id) : 0;
 }
 
 void profile_builder::add_recorded_build_ids(
-    const std::unordered_map<std::string, io::build_id>& ids) {
+    const std::unordered_map<std::string, perf_data::build_id>& ids) {
   settings_.recorded_build_ids.insert(ids.begin(), ids.end());
 }
 
-io::build_id profile_builder::recorded_id(const model::dso& object) const {
-  if (io::build_id id = object.build_id(); !id.empty()) return id;
+perf_data::build_id profile_builder::recorded_id(const model::dso& object) const {
+  if (perf_data::build_id id = object.build_id(); !id.empty()) return id;
   auto found = settings_.recorded_build_ids.find(object.name());
-  return found != settings_.recorded_build_ids.end() ? found->second : io::build_id{};
+  return found != settings_.recorded_build_ids.end() ? found->second : perf_data::build_id{};
 }
 
 void profile_builder::name_kernel_locations() {

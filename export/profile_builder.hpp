@@ -16,16 +16,16 @@
 #include <vector>
 
 #include "export/dwarf_unwinder.hpp"
-#include "export/profile.hpp"
 #include "export/perf_map.hpp"
+#include "export/profile.hpp"
 #include "export/sample_decoder.hpp"
 #include "export/symbolizer.hpp"
-#include "io/build_id.hpp"
-#include "io/perf_data/feature_encoder.hpp"
-#include "io/perf_data/container_ids_feature.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/record_sink.hpp"
 #include "model/machine.hpp"
+#include "perf_data/build_id.hpp"
+#include "perf_data/container_ids_feature.hpp"
+#include "perf_data/feature_encoder.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 #include "symbols/process_cfi.hpp"
 
 namespace arec::exporting {
@@ -34,25 +34,25 @@ struct builder_settings {
   symbolizer_settings symbols;
   // Build-ids the recording gives per file name (its BUILD_ID feature); MMAP2 build-ids and,
   // last, the file on disk are used for files it does not name.
-  std::unordered_map<std::string, io::build_id> recorded_build_ids;
+  std::unordered_map<std::string, perf_data::build_id> recorded_build_ids;
   // Where JIT runtimes' perf maps are (perf-PID.map, export/perf_map); "" reads none.
   std::string perf_map_dir = "/tmp";
   // The maps the recording captured (its perf-map feature): they name the JIT code of their
   // processes, before and instead of perf_map_dir's.
-  std::vector<io::perf::captured_perf_map> recorded_perf_maps;
+  std::vector<perf_data::captured_perf_map> recorded_perf_maps;
   // The containers of sampled processes the recording noted (its container-id feature): a
   // container_id label without PERF_SAMPLE_CGROUP (--all-cgroups).
-  std::vector<io::perf::process_container> recorded_containers;
+  std::vector<perf_data::process_container> recorded_containers;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's
 // among them) and the build-id cache to look in.
-builder_settings settings_from(const io::perf::feature_set& features);
+builder_settings settings_from(const perf_data::feature_set& features);
 
 class profile_builder {
  public:
   // `events`: the recording's attrs in file order, with names and ids.
-  profile_builder(std::span<const io::perf::event_entry> events, builder_settings settings);
+  profile_builder(std::span<const perf_data::event_entry> events, builder_settings settings);
   // The unwinder finds files through this builder's symbolizer.
   profile_builder(const profile_builder&) = delete;
   profile_builder& operator=(const profile_builder&) = delete;
@@ -68,14 +68,14 @@ class profile_builder {
   profile finish(std::int64_t start_ns, std::int64_t end_ns);
 
   // Reads the samples that follow with `events` (the next file of the same recording: the
-  // same events in the same order, other ids). Throws io::usage_error when the events differ.
-  void use_events(std::span<const io::perf::event_entry> events);
+  // same events in the same order, other ids). Throws base::usage_error when the events differ.
+  void use_events(std::span<const perf_data::event_entry> events);
   // Build-ids a later file of the recording names (each window of a live recording has its
   // own BUILD_ID feature); the ones known already stay.
-  void add_recorded_build_ids(const std::unordered_map<std::string, io::build_id>& ids);
+  void add_recorded_build_ids(const std::unordered_map<std::string, perf_data::build_id>& ids);
   // The perf maps a later file of the recording captured: each replaces its process's earlier
   // state (the maps only grow while their runtimes run).
-  void add_recorded_perf_maps(const std::vector<io::perf::captured_perf_map>& maps);
+  void add_recorded_perf_maps(const std::vector<perf_data::captured_perf_map>& maps);
   // A live recording's next window, whose perf maps are those of `listed`: the maps of
   // processes it no longer lists are forgotten (they are gone), and so are those read from
   // perf_map_dir (read again when a new frame asks), so a recording that runs for weeks holds
@@ -86,7 +86,7 @@ class profile_builder {
   // Lines of perf maps not read so far (the bounds of export/perf_map).
   std::uint64_t perf_map_lines_left_out() const noexcept { return jit_symbols_.left_out(); }
   // The containers a later file of the recording noted.
-  void add_recorded_containers(const std::vector<io::perf::process_container>& processes);
+  void add_recorded_containers(const std::vector<perf_data::process_container>& processes);
 
   // Sample times (the recording's clock) seen since the last finish(); 0 when none.
   std::uint64_t first_time() const noexcept { return first_time_; }
@@ -142,8 +142,8 @@ class profile_builder {
   void name_kernel_locations();
   std::uint64_t function_of(std::string_view name, std::int64_t filename);
   std::int64_t intern(std::string_view text);
-  io::build_id recorded_id(const model::dso& object) const;
-  void describe_events(std::span<const io::perf::event_entry> events);
+  perf_data::build_id recorded_id(const model::dso& object) const;
+  void describe_events(std::span<const perf_data::event_entry> events);
 
   builder_settings settings_;
   model::machine machine_{model::machine::exited_threads::kept};
@@ -168,9 +168,9 @@ class profile_builder {
   std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0,
                label_container_ = 0;
 
-  std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;  // cgroup id -> path string
+  std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;   // cgroup id -> path string
   std::unordered_map<std::uint64_t, std::int64_t> container_ids_;  // cgroup id -> id string, 0
-  std::unordered_map<pid_t, std::int64_t> process_containers_;      // pid -> id string
+  std::unordered_map<pid_t, std::int64_t> process_containers_;     // pid -> id string
 
   std::vector<profile_mapping> mappings_;
   std::map<std::tuple<const model::dso*, std::uint64_t, std::uint64_t, std::uint64_t, pid_t>,

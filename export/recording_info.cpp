@@ -4,55 +4,56 @@
 #include <cstring>
 #include <span>
 
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/format_error.hpp"
-#include "io/unaligned.hpp"
+#include "base/unaligned.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/format_error.hpp"
 
 namespace arec::exporting {
 namespace {}  // namespace
 
-std::unordered_map<std::string, io::build_id> recorded_build_ids(
-    const io::perf::feature_set& features) {
-  std::unordered_map<std::string, io::build_id> ids;
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_build_id);
+std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
+    const perf_data::feature_set& features) {
+  std::unordered_map<std::string, perf_data::build_id> ids;
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_build_id);
   if (!payload) return ids;
   try {
-    for (io::perf::build_id_entry& entry :
-         io::perf::parse_build_id_payload(*payload, 0, "BUILD_ID"))
+    for (perf_data::build_id_entry& entry :
+         perf_data::parse_build_id_payload(*payload, 0, "BUILD_ID"))
       if (!entry.filename.empty() && !entry.id.empty())
         ids.emplace(std::move(entry.filename), entry.id);
-  } catch (const io::perf::format_error&) {
+  } catch (const perf_data::format_error&) {
     // A damaged table only costs the names the build-id cache would have given.
   }
   return ids;
 }
 
-std::vector<io::perf::captured_perf_map> recorded_perf_maps(const io::perf::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
+std::vector<perf_data::captured_perf_map> recorded_perf_maps(
+    const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_perf_maps);
   if (!payload) return {};
   try {
-    return io::perf::parse_perf_maps_payload(*payload, 0, "the perf-map feature");
-  } catch (const io::perf::format_error&) {
+    return perf_data::parse_perf_maps_payload(*payload, 0, "the perf-map feature");
+  } catch (const perf_data::format_error&) {
     return {};  // as for a damaged BUILD_ID: only names are lost, from /tmp's maps on
   }
 }
 
-std::vector<io::perf::process_container> recorded_containers(
-    const io::perf::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_container_ids);
+std::vector<perf_data::process_container> recorded_containers(
+    const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_container_ids);
   if (!payload) return {};
   try {
-    return io::perf::parse_container_ids_payload(*payload, 0, "the container-id feature");
-  } catch (const io::perf::format_error&) {
+    return perf_data::parse_container_ids_payload(*payload, 0, "the container-id feature");
+  } catch (const perf_data::format_error&) {
     return {};  // only labels are lost
   }
 }
 
-std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_clock_data);
+std::optional<std::int64_t> wall_clock_offset(const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_clock_data);
   if (!payload || payload->size() < 24) return std::nullopt;
-  auto wall = io::load<std::uint64_t>(*payload, 8);
-  auto clock = io::load<std::uint64_t>(*payload, 16);
+  auto wall = base::load<std::uint64_t>(*payload, 8);
+  auto clock = base::load<std::uint64_t>(*payload, 16);
   return static_cast<std::int64_t>(wall - clock);
 }
 

@@ -10,29 +10,30 @@
 #include <utility>
 #include <vector>
 
-#include "io/build_id.hpp"
-#include "io/perf_data/feature_encoder.hpp"
-#include "io/perf_data/container_ids_feature.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
+#include "perf_data/build_id.hpp"
+#include "perf_data/container_ids_feature.hpp"
+#include "perf_data/feature_encoder.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 
 namespace arec::exporting {
 
-// The BUILD_ID feature's entries by file name (layout: io/perf_data/feature_encoder.hpp).
+// The BUILD_ID feature's entries by file name (layout: perf_data/feature_encoder.hpp).
 // Malformed entries end the list.
-std::unordered_map<std::string, io::build_id> recorded_build_ids(
-    const io::perf::feature_set& features);
+std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
+    const perf_data::feature_set& features);
 
-// The perf maps arec captured while recording (io/perf_data/perf_maps_feature); none for a
+// The perf maps arec captured while recording (perf_data/perf_maps_feature); none for a
 // recording of perf's or a damaged feature.
-std::vector<io::perf::captured_perf_map> recorded_perf_maps(const io::perf::feature_set& features);
+std::vector<perf_data::captured_perf_map> recorded_perf_maps(
+    const perf_data::feature_set& features);
 
 // The containers of the sampled processes arec noted while recording; none for a recording of
 // perf's or a damaged feature.
-std::vector<io::perf::process_container> recorded_containers(
-    const io::perf::feature_set& features);
+std::vector<perf_data::process_container> recorded_containers(
+    const perf_data::feature_set& features);
 
 // wall clock ns - sample clock ns, from CLOCK_DATA (recordings made with -k), or nullopt.
-std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& features);
+std::optional<std::int64_t> wall_clock_offset(const perf_data::feature_set& features);
 
 // The wall-clock window [start, end] in ns of samples taken from `first` to `last` (sample
 // clock): exact with a CLOCK_DATA `offset`; otherwise it ends at `file_end_ns` (when the header
@@ -40,7 +41,7 @@ std::optional<std::int64_t> wall_clock_offset(const io::perf::feature_set& featu
 // near 2^64) never overflow: a window the offset cannot place is placed by `file_end_ns`, and
 // a span longer than the time since the epoch starts at the epoch.
 std::pair<std::int64_t, std::int64_t> sample_wall_window(std::uint64_t first, std::uint64_t last,
-                                                        std::optional<std::int64_t> offset,
-                                                        std::int64_t file_end_ns);
+                                                         std::optional<std::int64_t> offset,
+                                                         std::int64_t file_end_ns);
 
 }  // namespace arec::exporting

@@ -6,16 +6,16 @@
 #include <bit>
 #include <cstring>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/record_cursor.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/record_cursor.hpp"
+#include "perf_data/sample_layout.hpp"
 
 namespace arec::exporting {
 namespace {
 
-constexpr std::size_t header_bytes = sizeof(io::perf::record_header);
+constexpr std::size_t header_bytes = sizeof(perf_data::record_header);
 
-void skip_read_values(io::perf::record_cursor& in, const perf_event_attr& attr) {
+void skip_read_values(perf_data::record_cursor& in, const perf_event_attr& attr) {
   std::uint64_t format = attr.read_format;
   std::uint64_t extra = ((format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
                         ((format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0);
@@ -31,13 +31,13 @@ void skip_read_values(io::perf::record_cursor& in, const perf_event_attr& attr) 
   }
 }
 
-void skip_registers(io::perf::record_cursor& in, std::uint64_t mask) {
+void skip_registers(perf_data::record_cursor& in, std::uint64_t mask) {
   std::uint64_t abi = in.word();
   if (abi != 0) in.skip(8 * static_cast<std::uint64_t>(std::popcount(mask)));
 }
 
 // The registers follow the abi word only when it is not PERF_SAMPLE_REGS_ABI_NONE.
-user_registers read_registers(io::perf::record_cursor& in, std::uint64_t mask,
+user_registers read_registers(perf_data::record_cursor& in, std::uint64_t mask,
                               std::vector<std::uint64_t>& spare) {
   user_registers regs;
   regs.abi = in.word();
@@ -47,7 +47,7 @@ user_registers read_registers(io::perf::record_cursor& in, std::uint64_t mask,
 }
 
 // u64 size, the size bytes, then u64 dyn_size (the bytes filled) only when size is not 0.
-std::span<const std::byte> read_stack(io::perf::record_cursor& in) {
+std::span<const std::byte> read_stack(perf_data::record_cursor& in) {
   std::uint64_t size = in.word();
   if (size == 0) return {};
   std::span<const std::byte> data = in.take(size);
@@ -64,7 +64,7 @@ std::optional<std::uint64_t> user_registers::get(unsigned index) const noexcept 
   return values[position];
 }
 
-sample_decoder::sample_decoder(std::span<const io::perf::event_entry> events) {
+sample_decoder::sample_decoder(std::span<const perf_data::event_entry> events) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     attrs_.push_back(events[i].attr);
     for (std::uint64_t id : events[i].ids) ids_.emplace_back(id, i);
@@ -75,9 +75,9 @@ sample_decoder::sample_decoder(std::span<const io::perf::event_entry> events) {
   if (type & PERF_SAMPLE_IDENTIFIER)
     id_offset_ = header_bytes;
   else if (type & PERF_SAMPLE_ID)
-    id_offset_ = static_cast<int>(header_bytes + io::perf::sample_time_offset(type) +
-                                  io::perf::field_bytes(type, PERF_SAMPLE_TIME) +
-                                  io::perf::field_bytes(type, PERF_SAMPLE_ADDR));
+    id_offset_ = static_cast<int>(header_bytes + perf_data::sample_time_offset(type) +
+                                  perf_data::field_bytes(type, PERF_SAMPLE_TIME) +
+                                  perf_data::field_bytes(type, PERF_SAMPLE_ADDR));
 }
 
 std::size_t sample_decoder::attr_of(std::span<const std::byte> record) const {
@@ -94,11 +94,11 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
   sample.event = attr_of(record);
   const perf_event_attr& attr = attrs_[sample.event];
   std::uint64_t type = attr.sample_type;
-  io::perf::record_header header;
+  perf_data::record_header header;
   std::memcpy(&header, record.data(), sizeof header);
   sample.misc = header.misc;
   if (!(type & PERF_SAMPLE_PERIOD) && !attr.freq) sample.period = attr.sample_period;
-  io::perf::record_cursor in(record);
+  perf_data::record_cursor in(record);
   if (type & PERF_SAMPLE_IDENTIFIER) in.word();
   if (type & PERF_SAMPLE_IP) sample.ip = in.word();
   if (type & PERF_SAMPLE_TID) {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::exporting {
 
@@ -49,7 +49,7 @@ struct decoded_sample {
 class sample_decoder {
  public:
   // `events` are the file's attrs in file order with their ids.
-  explicit sample_decoder(std::span<const io::perf::event_entry> events);
+  explicit sample_decoder(std::span<const perf_data::event_entry> events);
 
   // The fields of `record` (a whole SAMPLE record, header included), or nullopt when it is
   // too short for its sample_type. The callchain and register spans point into `record`, or

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "host/mapped_file.hpp"
 #include "io/file_copy.hpp"
-#include "io/mapped_file.hpp"
 #include "io/small_file.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 #include "symbols/kernel_symbols.hpp"
@@ -15,7 +15,7 @@
 namespace arec::exporting {
 namespace {
 
-std::string cache_path(const std::string& root, const io::build_id& id) {
+std::string cache_path(const std::string& root, const perf_data::build_id& id) {
   return symbols::build_id_link_path(root, id.hex());
 }
 
@@ -32,7 +32,7 @@ std::string demangle(const std::string& name) {
 symbolizer::symbolizer(symbolizer_settings settings) : settings_(std::move(settings)) {}
 
 symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
-                                                 const io::build_id& recorded_id) {
+                                                 const perf_data::build_id& recorded_id) {
   auto found = files_.find(&object);
   if (found != files_.end()) return found->second;
   file_symbols& symbols = files_[&object];
@@ -54,7 +54,7 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   // No build-id to check it by, but the path now holds another file than the one mapped (a
   // container's binary over a host path, a deploy): its names would be wrong names too.
   if (symbols.table && recorded_id.empty() && symbols.path == object.name() &&
-      io::provably_another_file(object.name(), object.identity()))
+      host::provably_another_file(object.name(), object.identity()))
     symbols.table.reset();
   if (!symbols.table) symbols.path.clear();
   if (symbols.table) add_debug_symbols(*symbols.table);
@@ -74,7 +74,7 @@ void symbolizer::add_debug_symbols(symbols::elf_symbol_table& table) const {
 }
 
 std::string_view symbolizer::function_at(const model::map& where, std::uint64_t address,
-                                         const io::build_id& recorded_id) {
+                                         const perf_data::build_id& recorded_id) {
   if (!where.object) return {};
   if (where.object->kind() != model::dso_kind::user) return {};  // kernel_functions()
   file_symbols& symbols = symbols_of(*where.object, recorded_id);
@@ -89,7 +89,7 @@ std::string_view symbolizer::function_at(const model::map& where, std::uint64_t 
   return entry->second;
 }
 
-bool symbolizer::has_symbols(const model::map& where, const io::build_id& recorded_id) {
+bool symbolizer::has_symbols(const model::map& where, const perf_data::build_id& recorded_id) {
   if (!where.object) return false;
   if (where.object->kind() != model::dso_kind::user) {
     return io::file_size(kallsyms_file()).has_value();  // named when the profile is finished
@@ -98,16 +98,17 @@ bool symbolizer::has_symbols(const model::map& where, const io::build_id& record
   return symbols.table && !symbols.table->symbols.empty();
 }
 
-const std::string& symbolizer::elf_path(const model::map& where, const io::build_id& recorded_id) {
+const std::string& symbolizer::elf_path(const model::map& where,
+                                        const perf_data::build_id& recorded_id) {
   static const std::string none;
   if (!where.object || where.object->kind() != model::dso_kind::user) return none;
   return symbols_of(*where.object, recorded_id).path;
 }
 
-io::build_id symbolizer::file_build_id(const model::map& where) {
+perf_data::build_id symbolizer::file_build_id(const model::map& where) {
   if (!where.object || where.object->kind() != model::dso_kind::user) return {};
   const file_symbols& symbols = symbols_of(*where.object, {});
-  return symbols.table ? symbols.table->id : io::build_id{};
+  return symbols.table ? symbols.table->id : perf_data::build_id{};
 }
 
 const std::string& symbolizer::kallsyms_file() {

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "io/build_id.hpp"
 #include "model/map.hpp"
+#include "perf_data/build_id.hpp"
 #include "symbols/elf_symbols.hpp"
 
 namespace arec::exporting {
@@ -31,7 +31,7 @@ struct symbolizer_settings {
   std::string kallsyms_path = "/proc/kallsyms";
   // The build-id the recording gives for the kernel (BUILD_ID feature), to find its kallsyms
   // in the cache; empty: use kallsyms_path.
-  io::build_id kernel_build_id;
+  perf_data::build_id kernel_build_id;
 };
 
 class symbolizer {
@@ -42,14 +42,14 @@ class symbolizer {
   // stays valid as long as the symbolizer. `recorded_id` is the build-id the recording saw for
   // the mapped file (empty when unknown).
   std::string_view function_at(const model::map& where, std::uint64_t address,
-                               const io::build_id& recorded_id);
+                               const perf_data::build_id& recorded_id);
   // Whether the file of `where` had any symbols (asks function_at's cache; loads it if needed).
-  bool has_symbols(const model::map& where, const io::build_id& recorded_id);
+  bool has_symbols(const model::map& where, const perf_data::build_id& recorded_id);
   // The build-id of the file `where` maps as read from disk (or the cache), or empty.
-  io::build_id file_build_id(const model::map& where);
+  perf_data::build_id file_build_id(const model::map& where);
   // The ELF file the symbols of `where` come from (the mapped file, or its copy in the build-id
   // cache when the file on disk is another build or gone), or "" when there is none.
-  const std::string& elf_path(const model::map& where, const io::build_id& recorded_id);
+  const std::string& elf_path(const model::map& where, const perf_data::build_id& recorded_id);
   // The kernel functions containing `addresses` (sorted, ascending) from kallsyms, "" for
   // one it has no symbol for; nothing when no kallsyms can be read. One pass over the file.
   std::vector<std::string> kernel_functions(std::span<const std::uint64_t> addresses);
@@ -61,7 +61,7 @@ class symbolizer {
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
   };
 
-  file_symbols& symbols_of(const model::dso& object, const io::build_id& recorded_id);
+  file_symbols& symbols_of(const model::dso& object, const perf_data::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
   void add_debug_symbols(symbols::elf_symbol_table& table) const;
   // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.

@@ -42,16 +42,16 @@ void encode_parts(profile p, const profile_limits& limits, const window_encoding
 }  // namespace
 
 // Each window's feature lists the live processes' maps: the others are forgotten.
-void window_exporter::add_new_perf_maps(const io::perf::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(io::perf::feature_arec_perf_maps);
+void window_exporter::add_new_perf_maps(const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_perf_maps);
   std::span<const std::byte> now = payload ? std::span{*payload} : std::span<const std::byte>{};
   if (std::ranges::equal(now, last_perf_maps_)) {
     builder_->forget_perf_maps_but(last_pids_);
     return;
   }
-  std::vector<io::perf::captured_perf_map> maps = recorded_perf_maps(features);
+  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
   last_pids_.clear();
-  for (const io::perf::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
+  for (const perf_data::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
   builder_->forget_perf_maps_but(last_pids_);
   builder_->add_recorded_perf_maps(maps);
   last_perf_maps_.assign(now.begin(), now.end());
@@ -64,10 +64,10 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   convert::convert_input input = convert::open_convert_input(path, true);
   if (!builder_) {
     builder_settings settings = settings_from(input.features);
-    for (const io::perf::captured_perf_map& map : settings.recorded_perf_maps)
+    for (const perf_data::captured_perf_map& map : settings.recorded_perf_maps)
       last_pids_.push_back(map.pid);
     builder_.emplace(input.events, std::move(settings));
-    if (const auto* maps = input.features.find(io::perf::feature_arec_perf_maps))
+    if (const auto* maps = input.features.find(perf_data::feature_arec_perf_maps))
       last_perf_maps_ = *maps;
   } else {
     builder_->use_events(input.events);

@@ -58,7 +58,7 @@ class window_exporter {
                               const window_encoding& encoding = {});
 
  private:
-  void add_new_perf_maps(const io::perf::feature_set& features);
+  void add_new_perf_maps(const perf_data::feature_set& features);
 
   std::optional<profile_builder> builder_;  // from the first window on
   // The last window's perf-map feature: a window that brings the same bytes (no code compiled

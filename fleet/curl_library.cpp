@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "io/shared_library.hpp"
+#include "base/shared_library.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -32,7 +32,7 @@ class loaded_curl {
   const curl_functions& functions() const { return functions_; }
 
  private:
-  io::shared_library library_;
+  base::shared_library library_;
   curl_functions functions_;
 };
 

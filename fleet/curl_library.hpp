@@ -1,5 +1,5 @@
 // curl_library: the libcurl entry points http_client calls, loaded when the first client is
-// made (io::shared_library), so that only `arec --push` maps libcurl and its dependencies.
+// made (base::shared_library), so that only `arec --push` maps libcurl and its dependencies.
 // The types and constants still come from <curl/curl.h>; the ABI of libcurl.so.4 is stable.
 #pragma once
 

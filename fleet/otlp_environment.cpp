@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
+#include "base/trimmed.hpp"
+#include "base/usage_error.hpp"
 #include "fleet/push_options.hpp"
-#include "io/trimmed.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -58,20 +58,20 @@ const char* process_environment(const char* name) {
 std::vector<label> parse_otel_list(std::string_view text, std::string_view variable_name) {
   std::vector<label> pairs;
   auto refuse = [&](std::string_view why) {
-    throw io::usage_error(std::string(variable_name) + ": " + std::string(why) + " in " +
-                          io::quoted(text) +
-                          "; expected key1=value1,key2=value2 (percent-encode ',', '=' and '%')");
+    throw base::usage_error(std::string(variable_name) + ": " + std::string(why) + " in " +
+                            base::quoted(text) +
+                            "; expected key1=value1,key2=value2 (percent-encode ',', '=' and '%')");
   };
   while (!text.empty()) {
     std::size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (io::trimmed(item).empty()) continue;
+    if (base::trimmed(item).empty()) continue;
     std::size_t equals = item.find('=');
-    if (equals == std::string_view::npos) refuse("no '=' in " + io::quoted(io::trimmed(item)));
+    if (equals == std::string_view::npos) refuse("no '=' in " + base::quoted(base::trimmed(item)));
     label pair;
-    if (!percent_decode(io::trimmed(item.substr(0, equals)), pair.name) ||
-        !percent_decode(io::trimmed(item.substr(equals + 1)), pair.value))
+    if (!percent_decode(base::trimmed(item.substr(0, equals)), pair.name) ||
+        !percent_decode(base::trimmed(item.substr(equals + 1)), pair.value))
       refuse("a '%' not followed by two hex digits");
     if (pair.name.empty()) refuse("an empty key");
     add_or_replace(pairs, std::move(pair));
@@ -105,8 +105,8 @@ std::vector<std::string> otlp_headers(const environment& env) {
   std::vector<std::string> headers;
   for (const label& pair : parse_otel_list(variable(env, name.data()), name)) {
     if (!is_token(pair.name))
-      throw io::usage_error(std::string(name) + ": " + io::quoted(pair.name) +
-                            " is not an HTTP header name");
+      throw base::usage_error(std::string(name) + ": " + base::quoted(pair.name) +
+                              " is not an HTTP header name");
     check_header_value(name, pair.value, "a header's value");
     headers.push_back(pair.name + ": " + pair.value);
   }

@@ -20,7 +20,7 @@ using environment = std::function<const char*(const char*)>;
 const char* process_environment(const char* name);
 
 // "key1=value1,key2=value2" with %XX escapes, blanks around keys and values ignored (the W3C
-// Baggage form both variables use). Throws io::usage_error naming `variable` when the list is
+// Baggage form both variables use). Throws base::usage_error naming `variable` when the list is
 // malformed: the whole variable is refused, as the specification asks, and the user told.
 std::vector<label> parse_otel_list(std::string_view text, std::string_view variable);
 
@@ -35,7 +35,7 @@ struct otlp_endpoint {
 };
 otlp_endpoint otlp_profiles_endpoint(std::string_view push_url, const environment& env);
 
-// OTEL_EXPORTER_OTLP_HEADERS as "Name: value" lines. Throws io::usage_error for a name that is
+// OTEL_EXPORTER_OTLP_HEADERS as "Name: value" lines. Throws base::usage_error for a name that is
 // not an HTTP token or a value with control characters.
 std::vector<std::string> otlp_headers(const environment& env);
 

@@ -10,18 +10,18 @@
 #include <optional>
 #include <system_error>
 
+#include "base/trimmed.hpp"
+#include "base/usage_error.hpp"
 #include "fleet/otlp_environment.hpp"
 #include "io/owned_files.hpp"
-#include "io/trimmed.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::fleet {
 namespace {
 
 [[noreturn]] void bad_value(std::string_view option, std::string_view value,
                             std::string_view expected) {
-  throw io::usage_error(std::string(option) + ": " + std::string(expected) + ", got '" +
-                        std::string(value) + "'");
+  throw base::usage_error(std::string(option) + ": " + std::string(expected) + ", got '" +
+                          std::string(value) + "'");
 }
 
 // Enough for any bearer token (a JWT is a few hundred bytes); reading stops there, so a device
@@ -40,16 +40,16 @@ std::string read_secret(std::string_view path_text, std::string_view option,
   try {
     file = io::read_bounded_regular_file(AT_FDCWD, path, max_token_bytes);
   } catch (const std::system_error& error) {
-    throw io::usage_error(std::string(option) + ": cannot read the " + std::string(what) + ": " +
-                          error.what());
+    throw base::usage_error(std::string(option) + ": cannot read the " + std::string(what) + ": " +
+                            error.what());
   }
   if (!file) bad_value(option, path, "expected a file holding the " + std::string(what));
   if (!file->problem.empty())
-    throw io::usage_error(std::string(option) + ": " + path + " " + file->problem + "; " + one);
+    throw base::usage_error(std::string(option) + ": " + path + " " + file->problem + "; " + one);
   if (std::string problem = io::ownership_problem(file->status, true, true); !problem.empty()) {
-    throw io::usage_error(std::string(option) + ": " + path + " " + problem + "; make it the " +
-                          std::string(what) + "'s alone: chown $(id -u) " + path +
-                          " && chmod 600 " + path);
+    throw base::usage_error(std::string(option) + ": " + path + " " + problem + "; make it the " +
+                            std::string(what) + "'s alone: chown $(id -u) " + path +
+                            " && chmod 600 " + path);
   }
   std::string secret = std::move(file->text);
   while (!secret.empty() && std::isspace(static_cast<unsigned char>(secret.back())))
@@ -79,7 +79,7 @@ std::string authority_problem(std::string_view authority) {
     std::string address(host.substr(0, host.find('%')));  // a zone: [fe80::1%25eth0]
     in6_addr parsed{};
     if (::inet_pton(AF_INET6, address.c_str(), &parsed) != 1)
-      return io::quoted(host) + " is not an IPv6 address";
+      return base::quoted(host) + " is not an IPv6 address";
     std::string_view after = authority.substr(close + 1);
     if (!after.empty() && !after.starts_with(':')) return "text after the IPv6 address's ']'";
     has_port = !after.empty();
@@ -92,10 +92,11 @@ std::string authority_problem(std::string_view authority) {
     for (char c : host) {
       bool fits = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
                   c == '~' || c == '%' || static_cast<unsigned char>(c) >= 0x80;
-      if (!fits) return "the host " + io::quoted(host) + " holds " + io::quoted(std::string(1, c));
+      if (!fits)
+        return "the host " + base::quoted(host) + " holds " + base::quoted(std::string(1, c));
     }
   }
-  if (has_port && !is_port(port)) return "the port " + io::quoted(port) + " is not 1 to 65535";
+  if (has_port && !is_port(port)) return "the port " + base::quoted(port) + " is not 1 to 65535";
   return {};
 }
 
@@ -117,9 +118,9 @@ void check_header_value(std::string_view option, std::string_view value, std::st
   for (char c : value) {
     auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
-      throw io::usage_error(std::string(option) + ": " + std::string(what) +
-                            " must not hold control characters (CR, LF, NUL, ...): it is sent in "
-                            "an HTTP header");
+      throw base::usage_error(std::string(option) + ": " + std::string(what) +
+                              " must not hold control characters (CR, LF, NUL, ...): it is sent in "
+                              "an HTTP header");
     }
   }
 }
@@ -145,7 +146,7 @@ void set_push_url(push_options& options, std::string_view url, std::string_view 
       check_header_value(source, password, "the URL's password");
       // The command line is world-readable (ps, /proc/PID/cmdline) for as long as arec runs.
       if (source == "--push" && !password.empty()) {
-        throw io::usage_error(
+        throw base::usage_error(
             "--push: the URL holds a password, which every user of this machine could read in "
             "the command line (ps, /proc/PID/cmdline) while arec runs; keep the user in the URL "
             "(http://USER@HOST/...) and put the password alone in a file only you can read "
@@ -235,7 +236,7 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
     if (value.empty()) bad_value(option, value, "expected a directory");
     options.spool_dir = std::string(value);
   } else {
-    throw io::usage_error("unknown push option " + std::string(option));
+    throw base::usage_error("unknown push option " + std::string(option));
   }
 }
 
@@ -244,7 +245,7 @@ namespace {
 // The destination of --push-format: Pyroscope and Parca need --push; OTLP resolves its endpoint.
 void settle_format_destination(push_options& options, const environment& env) {
   if (options.format != push_format::otlp) {
-    if (options.url.empty()) throw io::usage_error("--push-* options need --push URL");
+    if (options.url.empty()) throw base::usage_error("--push-* options need --push URL");
     if (options.format == push_format::parca) {
       for (const label& pair : options.labels) {
         if (auto problem = parca_label_problem(pair.name))
@@ -255,8 +256,8 @@ void settle_format_destination(push_options& options, const environment& env) {
   }
   auto [endpoint, source] = otlp_profiles_endpoint(options.url, env);
   if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://"))
-    throw io::usage_error(source + ": expected an http:// or https:// URL, got " +
-                          io::quoted(endpoint));
+    throw base::usage_error(source + ": expected an http:// or https:// URL, got " +
+                            base::quoted(endpoint));
   options.url.clear();
   // Credentials out of the URL, control characters refused, naming where the endpoint came from.
   set_push_url(options, endpoint, source);
@@ -271,7 +272,7 @@ void settle_push_destination(push_options& options, const environment& env) {
   options.limits = ingest_limits_of(options.format);
   settle_format_destination(options, env);
   if (!options.basic_password.empty() && options.basic_user.empty())
-    throw io::usage_error(
+    throw base::usage_error(
         "--push-password-file: a password needs its user: name it in the URL "
         "(http://USER@HOST/...)");
 }
@@ -305,7 +306,7 @@ std::string spool_destination(const push_options& options) {
                 std::equal(name.begin(), name.end(), header.begin(), [](char a, char b) {
                   return a == std::tolower(static_cast<unsigned char>(b));
                 });
-    if (same) tenant = std::string(io::trimmed(std::string_view(header).substr(name.size())));
+    if (same) tenant = std::string(base::trimmed(std::string_view(header).substr(name.size())));
   }
   return std::string(format_name(options.format)) + " " + push_endpoint(options) +
          " tenant=" + tenant + " user=" + options.basic_user;

@@ -45,7 +45,7 @@ struct push_options {
 // Applies one option ("--push", "--push-format", "--push-interval", "--push-label",
 // "--push-tenant", "--push-token-file", "--push-password-file" or "--push-spool") with its value.
 // The token and password files are read as ssh reads a key (the running user's alone).
-// Throws io::usage_error naming the option for a bad value.
+// Throws base::usage_error naming the option for a bad value.
 void apply_push_option(push_options& options, std::string_view option, std::string_view value);
 
 // --push URL (or the OTLP endpoint from `source`, the variable that named it): http:// or
@@ -63,7 +63,7 @@ label parse_push_label(std::string_view text);
 
 // Checks and completes `options` once the command line is read: Pyroscope and Parca need --push
 // URL; OTLP takes its endpoint, headers and resource attributes from --push and the
-// OpenTelemetry variables (fleet/otlp_environment). Throws io::usage_error.
+// OpenTelemetry variables (fleet/otlp_environment). Throws base::usage_error.
 void settle_push_destination(push_options& options,
                              const std::function<const char*(const char*)>& env);
 
@@ -82,7 +82,7 @@ std::vector<label> series_labels(const push_options& options, const push_window&
 // Sets `pair` in `labels`: replaces the value of a label of the same name, else appends it.
 void add_or_replace(std::vector<label>& labels, label pair);
 
-// Throws io::usage_error naming `option` when `value` (sent in an HTTP header) holds control
+// Throws base::usage_error naming `option` when `value` (sent in an HTTP header) holds control
 // characters: a CR or LF would start a header the user did not write.
 void check_header_value(std::string_view option, std::string_view value, std::string_view what);
 

@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <random>
 
+#include "base/system_error.hpp"
 #include "fleet/backoff.hpp"
 #include "fleet/pusher.hpp"
 #include "io/file_copy.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::fleet {
@@ -141,7 +141,7 @@ void push_sender::stop(const flush_interrupt& interrupt) {
   io::unique_fd done;
   std::thread watcher;
   if (interrupt.fd >= 0 && interrupt.requested) {
-    done = io::unique_fd(io::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd", "push flush"));
+    done = io::unique_fd(base::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd", "push flush"));
     watcher =
         std::thread([this, &interrupt, fd = done.get()] { watch_for_interrupt(interrupt, fd); });
   }
@@ -166,7 +166,7 @@ void push_sender::stop(const flush_interrupt& interrupt) {
   thread_.join();
   if (watcher.joinable()) {
     std::uint64_t one = 1;
-    io::check_syscall(::write(done.get(), &one, sizeof one), "write", "push flush eventfd");
+    base::check_syscall(::write(done.get(), &one, sizeof one), "write", "push flush eventfd");
     watcher.join();
   }
   report_leftovers();

@@ -12,12 +12,12 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "base/sha1.hpp"
 #include "fleet/wire_format.hpp"
 #include "io/dir_reader.hpp"
 #include "io/file_status.hpp"
 #include "io/owned_files.hpp"
 #include "io/published_file.hpp"
-#include "io/sha1.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -49,9 +49,9 @@ bool is_key(std::string_view text) {
 
 // 64 bits of the destination's SHA-1, in hex: a different destination gets different names.
 std::string key_of(std::string_view destination) {
-  io::sha1 hash;
+  base::sha1 hash;
   hash.add(std::as_bytes(std::span{destination.data(), destination.size()}));
-  io::sha1::digest digest = hash.finish();
+  base::sha1::digest digest = hash.finish();
   static constexpr char hex[] = "0123456789abcdef";
   std::string key;
   for (std::size_t i = 0; i < key_digits / 2; ++i) {
@@ -120,7 +120,7 @@ void push_spool::index_directory() {
   made_directory_ = directory.created;
   dir_fd_ = std::move(directory.fd);
   std::size_t half_written = 0, foreign = 0;
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   io::dir_reader reader{
       io::unique_fd::open_at(dir_fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   while (auto listed = reader.next()) {
@@ -186,7 +186,7 @@ void push_spool::report_left_alone(std::size_t foreign) const {
 }
 
 void push_spool::add(push_window window) {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   std::uint64_t bytes = window_bytes(window);
   memory_.push_back(
       {next_sequence_++, std::make_shared<const push_window>(std::move(window)), {}, bytes});
@@ -249,7 +249,7 @@ void push_spool::drop_oldest(std::deque<spool_entry>& tier, std::uint64_t& bytes
 }
 
 std::optional<spool_entry> push_spool::take_oldest() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   std::deque<spool_entry>* tier = nullptr;
   if (!disk_.empty()) tier = &disk_;
   if (!memory_.empty() && (tier == nullptr || memory_.front().sequence < disk_.front().sequence)) {
@@ -274,7 +274,7 @@ std::optional<push_window> push_spool::load(const spool_entry& entry) const {
 }
 
 void push_spool::finish(const spool_entry& entry, spool_result result) {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   in_flight_.reset();
   if (result == spool_result::kept) {
     enforce_bounds();  // what arrived during the flight may now be over the bound
@@ -298,13 +298,13 @@ void push_spool::finish(const spool_entry& entry, spool_result result) {
 }
 
 std::uint64_t push_spool::generation() const {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   return generation_;
 }
 
 void push_spool::wait(std::uint64_t generation, std::chrono::steady_clock::time_point until,
                       bool for_work) {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   while (generation == generation_ && !(for_work && (!memory_.empty() || !disk_.empty()))) {
     if (until == std::chrono::steady_clock::time_point::max()) {
       changed_.wait(mutex_);
@@ -315,13 +315,13 @@ void push_spool::wait(std::uint64_t generation, std::chrono::steady_clock::time_
 }
 
 void push_spool::wake_all() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   ++generation_;
   changed_.notify_all();
 }
 
 push_spool::leftover push_spool::persist_remaining() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   leftover result;
   if (bounds_.dir.empty()) {
     result.lost = memory_.size();
@@ -335,7 +335,7 @@ push_spool::leftover push_spool::persist_remaining() {
 }
 
 void push_spool::end_drop_burst() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   report_burst();
 }
 
@@ -352,7 +352,7 @@ void push_spool::report_burst() {
 }
 
 spool_counts push_spool::counts() const {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   spool_counts counts = counts_;
   counts.in_memory = memory_.size();
   counts.on_disk = disk_.size();

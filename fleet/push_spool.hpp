@@ -17,8 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "base/annotated_mutex.hpp"
 #include "fleet/push_window.hpp"
-#include "io/annotated_mutex.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::fleet {
@@ -130,7 +130,7 @@ class push_spool {
   bool made_directory_ = false;  // set before the sender's thread starts, then read only
   io::unique_fd dir_fd_;         // the spool directory, opened once (O_NOFOLLOW): never a path
   bool spill_failing_ AREC_GUARDED_BY(mutex_) = false;  // said once per streak of failed writes
-  mutable io::mutex mutex_;
+  mutable base::mutex mutex_;
   std::condition_variable_any changed_;
   std::deque<spool_entry> disk_ AREC_GUARDED_BY(mutex_);  // each tier sorted by sequence
   std::deque<spool_entry> memory_ AREC_GUARDED_BY(mutex_);

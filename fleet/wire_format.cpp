@@ -3,30 +3,30 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/valid_utf8.hpp"
 #include "fleet/proto/otlp_response.pb.h"
 #include "fleet/proto/push.pb.h"
 #include "fleet/proto/spool.pb.h"
-#include "io/valid_utf8.hpp"
 
 namespace arec::fleet {
 namespace {
 
 // Label pairs are proto3 strings: one that is not UTF-8 (a --push-label from a non-UTF-8
-// terminal) would make the whole request unreadable, so it goes as io::valid_utf8 repairs it.
+// terminal) would make the whole request unreadable, so it goes as base::valid_utf8 repairs it.
 template <typename Pairs>
 void copy_labels(std::span<const label> from, Pairs& to) {
   for (const label& pair : from) {
     types::v1::LabelPair* added = to.Add();
-    added->set_name(io::valid_utf8(pair.name));
-    added->set_value(io::valid_utf8(pair.value));
+    added->set_name(base::valid_utf8(pair.name));
+    added->set_value(base::valid_utf8(pair.value));
   }
 }
 
 // A JSON string literal: quotes, backslashes and control characters escaped, and UTF-8 as JSON
-// must be (io::valid_utf8).
+// must be (base::valid_utf8).
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
-  for (char c : io::valid_utf8(text)) {
+  for (char c : base::valid_utf8(text)) {
     auto byte = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {
       out += '\\';

@@ -1,6 +1,6 @@
 #include "io/archive_library.hpp"
 
-#include "io/shared_library.hpp"
+#include "base/shared_library.hpp"
 
 namespace arec::io {
 namespace {
@@ -37,7 +37,7 @@ class loaded_archive {
     return library_.function<Function>(name);
   }
 
-  shared_library library_;
+  base::shared_library library_;
   archive_functions functions_;
 };
 

@@ -1,5 +1,5 @@
 // archive_library: the libarchive entry points tar_writer calls, loaded when the first tar is
-// written (io::shared_library), so that only `arec archive` maps libarchive and the libraries
+// written (base::shared_library), so that only `arec archive` maps libarchive and the libraries
 // it brings (libxml2, ICU, nettle...: ~2 MB resident at start otherwise). Types and constants
 // come from <archive.h>; libarchive.so.13's ABI is stable.
 #pragma once

@@ -4,15 +4,15 @@
 
 #include <cstring>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 
 unique_fd open_directory_if_present(int dir_fd, const char* path) {
-  int fd = retry_on_eintr(
+  int fd = base::retry_on_eintr(
       [&] { return ::openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
   if (fd < 0 && errno != ENOENT && errno != ESRCH && errno != EACCES && errno != EPERM)
-    throw_errno("open", path);
+    base::throw_errno("open", path);
   return unique_fd{fd};
 }
 
@@ -20,11 +20,14 @@ std::optional<dir_entry> dir_reader::next() {
   for (;;) {
     if (position_ >= used_) {
       if (end_) return std::nullopt;
-      ssize_t n = retry_on_eintr([&] { return ::getdents64(fd_.get(), buffer_, buffer_size); });
+      ssize_t n =
+          base::retry_on_eintr([&] { return ::getdents64(fd_.get(), buffer_, buffer_size); });
       if (n < 0) {
         // A /proc/<pid>/task directory whose process exited reports ENOENT: that is its end.
-        if (errno == ENOENT) n = 0;
-        else throw_errno("getdents64", "directory");
+        if (errno == ENOENT)
+          n = 0;
+        else
+          base::throw_errno("getdents64", "directory");
       }
       if (n == 0) {
         end_ = true;

@@ -2,7 +2,7 @@
 
 #include <cerrno>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 
@@ -11,12 +11,12 @@ std::optional<struct stat> status_at(int dir_fd, const std::string& name, bool f
   if (::fstatat(dir_fd, name.c_str(), &status, follow_link ? 0 : AT_SYMLINK_NOFOLLOW) == 0)
     return status;
   if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-  throw_errno("stat", name);
+  base::throw_errno("stat", name);
 }
 
 struct stat status_of(const std::string& path) {
   struct stat status {};
-  check_syscall(::stat(path.c_str(), &status), "stat", path);
+  base::check_syscall(::stat(path.c_str(), &status), "stat", path);
   return status;
 }
 

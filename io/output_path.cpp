@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "base/system_error.hpp"
 #include "io/dir_reader.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::io {
 namespace {
@@ -15,8 +15,8 @@ namespace {
 void remove_directory_files(const std::string& path) {
   dir_reader entries{unique_fd::open(path.c_str(), O_RDONLY | O_DIRECTORY)};
   while (auto entry = entries.next())
-    check_syscall(::unlinkat(entries.fd(), entry->name.data(), 0), "unlink",
-                  path + "/" + std::string(entry->name));
+    base::check_syscall(::unlinkat(entries.fd(), entry->name.data(), 0), "unlink",
+                        path + "/" + std::string(entry->name));
 }
 
 }  // namespace
@@ -25,13 +25,13 @@ void remove_output(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return;
-    throw_errno("stat", path);
+    base::throw_errno("stat", path);
   }
   if (S_ISDIR(st.st_mode)) {
     remove_directory_files(path);
-    check_syscall(::rmdir(path.c_str()), "rmdir", path);
+    base::check_syscall(::rmdir(path.c_str()), "rmdir", path);
   } else {
-    check_syscall(::unlink(path.c_str()), "unlink", path);
+    base::check_syscall(::unlink(path.c_str()), "unlink", path);
   }
 }
 
@@ -39,7 +39,7 @@ void keep_previous_output(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return;
-    throw_errno("stat", path);
+    base::throw_errno("stat", path);
   }
   // A device or FIFO (-o /dev/null) is written into, not kept: perf renames only what holds
   // data, and renaming /dev/null would take it from everyone else on the machine.
@@ -51,7 +51,7 @@ void keep_previous_output(const std::string& path) {
 
 std::string create_private_directory(const std::string& prefix) {
   std::string path = prefix + ".XXXXXX";
-  if (::mkdtemp(path.data()) == nullptr) throw_errno("mkdtemp", path);
+  if (::mkdtemp(path.data()) == nullptr) base::throw_errno("mkdtemp", path);
   return path;
 }
 
@@ -60,11 +60,11 @@ unique_fd create_output_file(const std::string& path) {
 }
 
 void rename_output(const std::string& from, const std::string& to) {
-  check_syscall(::rename(from.c_str(), to.c_str()), "rename", from + " to " + to);
+  base::check_syscall(::rename(from.c_str(), to.c_str()), "rename", from + " to " + to);
 }
 
 void create_output_directory(const std::string& path) {
-  check_syscall(::mkdir(path.c_str(), 0700), "mkdir", path);
+  base::check_syscall(::mkdir(path.c_str(), 0700), "mkdir", path);
 }
 
 namespace {
@@ -76,9 +76,9 @@ void write_fully(const void* bytes, std::size_t size, const std::string& path,
   const char* next = static_cast<const char*>(bytes);
   std::size_t done = 0;
   while (done < size) {
-    ssize_t n = retry_on_eintr([&] { return write_some(next + done, size - done, done); });
-    if (n < 0) throw_errno("write", path);
-    if (n == 0) throw_system_error(EIO, "write", path);
+    ssize_t n = base::retry_on_eintr([&] { return write_some(next + done, size - done, done); });
+    if (n < 0) base::throw_errno("write", path);
+    if (n == 0) base::throw_system_error(EIO, "write", path);
     done += static_cast<std::size_t>(n);
   }
 }

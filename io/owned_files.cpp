@@ -7,10 +7,10 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/system_error.hpp"
 #include "io/file_copy.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::io {
 namespace {
@@ -40,13 +40,13 @@ std::optional<bounded_file> read_bounded_regular_file(int dir_fd, const std::str
     file.problem = "is a symbolic link";
     return file;
   }
-  unique_fd fd{check_syscall(raw, "open", path)};
+  unique_fd fd{base::check_syscall(raw, "open", path)};
   return read_bounded_open_file(fd.get(), path, max_bytes);
 }
 
 bounded_file read_bounded_open_file(int fd, const std::string& name, std::size_t max_bytes) {
   bounded_file file;
-  check_syscall(::fstat(fd, &file.status), "fstat", name);
+  base::check_syscall(::fstat(fd, &file.status), "fstat", name);
   if (!S_ISREG(file.status.st_mode)) {
     file.problem = "is not a regular file";
     return file;
@@ -61,10 +61,10 @@ bounded_file read_bounded_open_file(int fd, const std::string& name, std::size_t
       if (got == limit) break;
       file.text.resize(std::min(limit, got * 2));
     }
-    ssize_t n = retry_on_eintr([&] {
+    ssize_t n = base::retry_on_eintr([&] {
       return ::pread(fd, file.text.data() + got, file.text.size() - got, static_cast<off_t>(got));
     });
-    check_syscall(n, "read", name);
+    base::check_syscall(n, "read", name);
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
@@ -97,7 +97,7 @@ private_directory open_private_directory(const std::string& path) {
   if (::mkdir(path.c_str(), 0700) == 0) {
     result.created = true;
   } else if (errno != EEXIST) {
-    throw_errno("mkdir", path);
+    base::throw_errno("mkdir", path);
   }
   int raw = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (raw < 0 && (errno == ELOOP || errno == ENOTDIR)) {
@@ -106,9 +106,9 @@ private_directory open_private_directory(const std::string& path) {
     result.problem = is_link ? "is a symbolic link" : "is not a directory";
     return result;
   }
-  unique_fd fd{check_syscall(raw, "open", path)};
+  unique_fd fd{base::check_syscall(raw, "open", path)};
   struct stat status {};
-  check_syscall(::fstat(fd.get(), &status), "fstat", path);
+  base::check_syscall(::fstat(fd.get(), &status), "fstat", path);
   result.problem = ownership_problem(status, false, false);
   if (result.problem.empty()) result.fd = std::move(fd);
   return result;
@@ -125,7 +125,7 @@ void write_file_atomically_at(int dir_fd, const std::string& shown_dir, std::str
 bool remove_file_at(int dir_fd, const std::string& name) {
   if (::unlinkat(dir_fd, name.c_str(), 0) == 0) return true;
   if (errno == ENOENT) return false;
-  throw_errno("unlink", name);
+  base::throw_errno("unlink", name);
 }
 
 }  // namespace arec::io

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 
@@ -27,14 +27,14 @@ void plain_writer::submit(std::span<const std::span<const std::byte>> pieces,
 }
 
 std::size_t plain_writer::reap(std::span<std::uint64_t> done) {
-  if (error_ != 0) throw_system_error(error_, "write", path_);
+  if (error_ != 0) base::throw_system_error(error_, "write", path_);
   return slots_.hand_out(done);
 }
 
 int plain_writer::write_all(write_request& request) const noexcept {
   while (request.remaining_bytes() > 0) {
     auto iov = request.remaining();
-    ssize_t written = retry_on_eintr([&] {
+    ssize_t written = base::retry_on_eintr([&] {
       if (sequential_) return ::writev(fd_, iov.data(), static_cast<int>(iov.size()));
       return ::pwritev(fd_, iov.data(), static_cast<int>(iov.size()),
                        static_cast<off_t>(request.offset));

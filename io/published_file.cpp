@@ -11,7 +11,7 @@
 #include <system_error>
 #include <utility>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 namespace {
@@ -31,7 +31,7 @@ std::string random_suffix() {
   std::size_t got = 0;
   while (got < sizeof bytes) {
     ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno != EINTR) throw_errno("getrandom");
+    if (n < 0 && errno != EINTR) base::throw_errno("getrandom");
     if (n > 0) got += static_cast<std::size_t>(n);
   }
   std::string suffix;
@@ -48,7 +48,7 @@ unique_fd create_temporary(int dir_fd, const std::string& name, const std::strin
     temporary = dir + "." + leaf + ".arec-" + random_suffix() + ".tmp";
     int fd = ::openat(dir_fd, temporary.c_str(), create_flags, mode);
     if (fd >= 0) return unique_fd(fd);
-    if (errno != EEXIST || attempt == 100) throw_errno("create", shown);
+    if (errno != EEXIST || attempt == 100) base::throw_errno("create", shown);
   }
 }
 
@@ -59,7 +59,7 @@ unique_fd create_unnamed(int dir_fd, const std::string& name, const std::string&
   std::string dir = split(name).first;
   int fd = ::openat(dir_fd, dir.empty() ? "." : dir.c_str(), O_RDWR | O_TMPFILE | O_CLOEXEC, mode);
   if (fd >= 0) return unique_fd(fd);
-  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) throw_errno("create", shown);
+  if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) base::throw_errno("create", shown);
   return {};
 }
 
@@ -73,12 +73,12 @@ int link_open_file(int fd, int dir_fd, const std::string& name) {
 void sync_directory_of(int dir_fd, const std::string& name, const std::string& shown) {
   std::string dir = split(name).first;
   if (dir.empty() && dir_fd != AT_FDCWD) {
-    check_syscall(::fsync(dir_fd), "fsync", "the directory of " + shown);
+    base::check_syscall(::fsync(dir_fd), "fsync", "the directory of " + shown);
     return;
   }
   unique_fd opened = unique_fd::open_at(dir_fd, dir.empty() ? "." : dir.c_str(),
                                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  check_syscall(::fsync(opened.get()), "fsync", "the directory of " + shown);
+  base::check_syscall(::fsync(opened.get()), "fsync", "the directory of " + shown);
 }
 
 // A character device or FIFO at the destination (-o /dev/null) is opened to be written into,
@@ -90,7 +90,7 @@ std::optional<unique_fd> open_special(int dir_fd, const std::string& name,
   if (::fstatat(dir_fd, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
   if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) {
     int flags = (S_ISFIFO(status.st_mode) ? O_WRONLY : O_RDWR) | O_CLOEXEC | O_NOFOLLOW;
-    return unique_fd{check_syscall(::openat(dir_fd, name.c_str(), flags), "open", shown)};
+    return unique_fd{base::check_syscall(::openat(dir_fd, name.c_str(), flags), "open", shown)};
   }
   if (S_ISBLK(status.st_mode) || S_ISSOCK(status.st_mode))
     throw std::system_error(EEXIST, std::generic_category(),
@@ -143,7 +143,9 @@ published_file& published_file::operator=(published_file&& other) noexcept {
   return *this;
 }
 
-published_file::~published_file() { remove_temporary(); }
+published_file::~published_file() {
+  remove_temporary();
+}
 
 void published_file::remove_temporary() noexcept {
   if (!committed_ && !temporary_.empty()) ::unlinkat(dir_fd_, temporary_.c_str(), 0);
@@ -167,24 +169,24 @@ void published_file::mark_named() noexcept {
 
 void published_file::commit_new() {
   if (temporary_.empty()) {
-    check_syscall(link_open_file(fd_.get(), dir_fd_, name_), "create", shown_);
+    base::check_syscall(link_open_file(fd_.get(), dir_fd_, name_), "create", shown_);
     return mark_named();
   }
   if (::renameat2(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str(), RENAME_NOREPLACE) == 0)
     return mark_named();
-  if (errno != EINVAL) throw_errno("create", shown_);
+  if (errno != EINVAL) base::throw_errno("create", shown_);
   // A file system without RENAME_NOREPLACE: a hard link fails on an existing name as well.
-  check_syscall(::linkat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str(), 0), "create",
-                shown_);
+  base::check_syscall(::linkat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str(), 0), "create",
+                      shown_);
   ::unlinkat(dir_fd_, temporary_.c_str(), 0);
   mark_named();
 }
 
 void published_file::commit_replacing() {
   bool durably = policy_ == publish_policy::replace_durably;
-  if (durably) check_syscall(::fsync(fd_.get()), "fsync", shown_);
-  check_syscall(::renameat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str()), "rename",
-                shown_);
+  if (durably) base::check_syscall(::fsync(fd_.get()), "fsync", shown_);
+  base::check_syscall(::renameat(dir_fd_, temporary_.c_str(), dir_fd_, name_.c_str()), "rename",
+                      shown_);
   mark_named();
   // The rename is durable only once the directory is.
   if (durably) sync_directory_of(dir_fd_, name_, shown_);
@@ -193,14 +195,14 @@ void published_file::commit_replacing() {
 bool published_file::link_existing(int file, int dir_fd, const std::string& name,
                                    const std::string& shown) {
   if (link_open_file(file, dir_fd, name) == 0) return true;
-  if (errno == EEXIST) throw_errno("create", shown);
+  if (errno == EEXIST) base::throw_errno("create", shown);
   return false;
 }
 
 bool published_file::link_symbolically(const std::string& target, int dir_fd,
                                        const std::string& name, const std::string& shown) {
   if (::symlinkat(target.c_str(), dir_fd, name.c_str()) == 0) return true;
-  if (errno != EEXIST) throw_errno("symlink", shown);
+  if (errno != EEXIST) base::throw_errno("symlink", shown);
   return false;
 }
 

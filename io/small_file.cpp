@@ -5,29 +5,31 @@
 
 #include <cstring>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 namespace {
 
-bool is_gone(int err) { return err == ENOENT || err == ESRCH; }
+bool is_gone(int err) {
+  return err == ENOENT || err == ESRCH;
+}
 
 }  // namespace
 
 small_file small_file::open_at(int dir_fd, const char* path) {
-  int fd = retry_on_eintr([&] { return ::openat(dir_fd, path, O_RDONLY | O_CLOEXEC); });
+  int fd = base::retry_on_eintr([&] { return ::openat(dir_fd, path, O_RDONLY | O_CLOEXEC); });
   if (fd >= 0) return small_file{unique_fd{fd}, file_state::open};
   if (is_gone(errno)) return small_file{unique_fd{}, file_state::gone};
   if (errno == EACCES || errno == EPERM) return small_file{unique_fd{}, file_state::denied};
-  throw_errno("open", path);
+  base::throw_errno("open", path);
 }
 
 std::optional<std::size_t> small_file::read_at(std::span<char> buffer, off_t offset) {
-  ssize_t n = retry_on_eintr(
+  ssize_t n = base::retry_on_eintr(
       [&] { return ::pread(fd_.get(), buffer.data(), buffer.size(), offset); });
   if (n >= 0) return static_cast<std::size_t>(n);
   if (is_gone(errno)) return std::nullopt;
-  throw_errno("pread", "/proc file");
+  base::throw_errno("pread", "/proc file");
 }
 
 std::optional<std::string_view> small_file::read_all(std::span<char> buffer) {
@@ -49,17 +51,17 @@ std::optional<std::string_view> read_small_file(int dir_fd, const char* path,
 }
 
 std::optional<std::string> read_text_if_exists(const std::string& path) {
-  int raw = retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
+  int raw = base::retry_on_eintr([&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); });
   if (raw < 0) {
     if (errno == ENOENT) return std::nullopt;
-    throw_errno("open", path);
+    base::throw_errno("open", path);
   }
   unique_fd fd{raw};
   std::string text;
   char buffer[4096];
   for (;;) {
-    ssize_t n = retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
-    if (n < 0) throw_errno("read", path);
+    ssize_t n = base::retry_on_eintr([&] { return ::read(fd.get(), buffer, sizeof buffer); });
+    if (n < 0) base::throw_errno("read", path);
     if (n == 0) return text;
     text.append(buffer, static_cast<std::size_t>(n));
   }

@@ -5,16 +5,16 @@
 
 #include <cerrno>
 
+#include "base/system_error.hpp"
 #include "io/file_copy.hpp"
 #include "io/owned_files.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::io {
 namespace {
 
 void check_trusted(int fd, const std::string& path) {
   struct stat status {};
-  check_syscall(::fstat(fd, &status), "fstat", path);
+  base::check_syscall(::fstat(fd, &status), "fstat", path);
   if (std::string why = ownership_problem(status, true, false); !why.empty())
     throw untrusted_directory(path + " " + why +
                               ": arec does not write into it (chown it, chmod go-w it, or choose "
@@ -26,11 +26,12 @@ unique_fd open_component(int parent, const std::string& name, const std::string&
                          mode_t mode) {
   if (name == "." || name == "..")
     throw untrusted_directory(path + ": a path with '" + name + "' in it is not followed");
-  if (::mkdirat(parent, name.c_str(), mode) == -1 && errno != EEXIST) throw_errno("mkdir", path);
+  if (::mkdirat(parent, name.c_str(), mode) == -1 && errno != EEXIST)
+    base::throw_errno("mkdir", path);
   int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd == -1 && (errno == ELOOP || errno == ENOTDIR))
     throw untrusted_directory(path + " is not a directory (a symlink?): arec does not follow it");
-  unique_fd opened{check_syscall(fd, "open", path)};
+  unique_fd opened{base::check_syscall(fd, "open", path)};
   check_trusted(opened.get(), path);
   return opened;
 }
@@ -44,8 +45,7 @@ unique_fd open_trusted_root(const std::string& path, mode_t mode) {
   return root;
 }
 
-unique_fd open_below(int parent, std::string_view relative, const std::string& shown,
-                     mode_t mode) {
+unique_fd open_below(int parent, std::string_view relative, const std::string& shown, mode_t mode) {
   unique_fd current;
   std::string path = shown;
   while (!relative.empty()) {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::io {
 
@@ -62,7 +62,7 @@ uring_queue::uring_queue(unsigned entries) {
   int result = io_uring_queue_init(entries, &ring_, deferred);
   defers_ = result == 0;
   if (result == -EINVAL) result = io_uring_queue_init(entries, &ring_, 0);  // before 6.1
-  if (result < 0) throw_system_error(-result, "io_uring_queue_init");
+  if (result < 0) base::throw_system_error(-result, "io_uring_queue_init");
 }
 
 uring_queue::~uring_queue() {
@@ -121,7 +121,7 @@ void uring_queue::submit(std::string_view object) {
       in_kernel_ += static_cast<unsigned>(result);
       return;
     }
-    if (result != -EINTR) throw_system_error(-result, "io_uring_submit", object);
+    if (result != -EINTR) base::throw_system_error(-result, "io_uring_submit", object);
   }
 }
 
@@ -129,7 +129,7 @@ void uring_queue::submit(std::string_view object) {
 void uring_queue::become_issuer(std::string_view object) {
   if (::syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) <
       0)
-    throw_system_error(errno, "io_uring_register IORING_REGISTER_ENABLE_RINGS", object);
+    base::throw_system_error(errno, "io_uring_register IORING_REGISTER_ENABLE_RINGS", object);
   issuer_ = ::gettid();
 }
 
@@ -146,7 +146,7 @@ bool uring_queue::signal_event_fd(bool on) noexcept {
 namespace {
 
 unique_fd make_event_fd() {
-  return unique_fd{check_syscall(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd")};
+  return unique_fd{base::check_syscall(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd")};
 }
 
 }  // namespace
@@ -162,7 +162,7 @@ uring_writer::uring_writer(int fd, std::string path, std::uint64_t start_offset,
       // entries never run out; the completion queue is twice that by default.
       ring_(static_cast<unsigned>(queue_depth)) {
   int result = io_uring_register_eventfd(ring_.get(), event_fd_.get());
-  if (result < 0) throw_system_error(-result, "io_uring_register_eventfd");
+  if (result < 0) base::throw_system_error(-result, "io_uring_register_eventfd");
 }
 
 void uring_writer::submit(std::span<const std::span<const std::byte>> pieces,
@@ -217,7 +217,7 @@ void uring_writer::wait_one() {
   while (!slots_.has_finished() && ring_.in_kernel() > 0) {
     int result = ring_.wait();
     if (result == -EINTR) continue;
-    if (result < 0) throw_system_error(-result, "io_uring_wait_cqe", path_);
+    if (result < 0) base::throw_system_error(-result, "io_uring_wait_cqe", path_);
     collect_completions();
   }
 }
@@ -232,10 +232,10 @@ void uring_writer::collect_completions() {
       prepare_write(slot);  // nothing was written; try the same again
       resubmitted = true;
     } else if (result < 0) {
-      throw_system_error(-result, "write", path_);
+      base::throw_system_error(-result, "write", path_);
     } else if (result == 0 && request.remaining_bytes() > 0) {
       // No progress and no error: treat as an I/O error rather than loop forever.
-      throw_system_error(EIO, "write", path_);
+      base::throw_system_error(EIO, "write", path_);
     } else if (request.advance(static_cast<std::size_t>(result))) {
       slots_.finish(slot);
     } else {

@@ -7,18 +7,18 @@ namespace arec::model {
 dso::dso(std::string name, const dso_id& id, dso_kind kind)
     : name_(std::move(name)), id_(id), kind_(kind), build_id_(id.build_id) {}
 
-io::build_id dso::build_id() const {
-  io::exclusive_lock lock{mutex_};
+perf_data::build_id dso::build_id() const {
+  base::exclusive_lock lock{mutex_};
   return build_id_;
 }
 
-void dso::set_build_id(const io::build_id& id) {
-  io::exclusive_lock lock{mutex_};
+void dso::set_build_id(const perf_data::build_id& id) {
+  base::exclusive_lock lock{mutex_};
   if (build_id_.empty()) build_id_ = id;
 }
 
 bool dso::claim_build_id_read() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   if (!build_id_.empty()) return false;
   if (read_claimed_) {
     if (!unreachable_ || read_retries_ >= max_read_retries) return false;
@@ -31,29 +31,29 @@ bool dso::claim_build_id_read() {
 }
 
 void dso::mark_file_unreachable() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   unreachable_ = true;
 }
 
 bool dso::file_unreachable() const {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   return unreachable_;
 }
 
 bool dso::offer_read_again() {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   if (!unreachable_ || retry_offered_ || read_retries_ >= max_read_retries) return false;
   retry_offered_ = true;
   return true;
 }
 
-std::optional<io::mapping_place> dso::place() const {
-  io::exclusive_lock lock{mutex_};
+std::optional<host::mapping_place> dso::place() const {
+  base::exclusive_lock lock{mutex_};
   return place_;
 }
 
-void dso::set_place(const io::mapping_place& where) {
-  io::exclusive_lock lock{mutex_};
+void dso::set_place(const host::mapping_place& where) {
+  base::exclusive_lock lock{mutex_};
   place_ = where;
 }
 

@@ -9,16 +9,16 @@
 #include <string>
 #include <string_view>
 
-#include "io/annotated_mutex.hpp"
-#include "io/build_id.hpp"
-#include "io/mapped_file.hpp"
+#include "base/annotated_mutex.hpp"
+#include "host/mapped_file.hpp"
+#include "perf_data/build_id.hpp"
 
 namespace arec::model {
 
 enum class dso_kind : std::uint8_t {
-  user,            // a file mapped by a process, or a pseudo-mapping such as [vdso]
-  kernel,          // [kernel.kallsyms]
-  kernel_module,   // a loaded module, named by its path (or "[name]")
+  user,           // a file mapped by a process, or a pseudo-mapping such as [vdso]
+  kernel,         // [kernel.kallsyms]
+  kernel_module,  // a loaded module, named by its path (or "[name]")
 };
 
 // How the kernel identified the mapped file: device and inode (MMAP2 without build_id), or the
@@ -28,7 +28,7 @@ struct dso_id {
   std::uint32_t minor = 0;
   std::uint64_t inode = 0;
   std::uint64_t inode_generation = 0;
-  io::build_id build_id;
+  perf_data::build_id build_id;
   friend auto operator<=>(const dso_id&, const dso_id&) = default;
 };
 
@@ -42,9 +42,9 @@ class dso {
   dso_kind kind() const noexcept { return kind_; }
 
   // The build-id, or an empty one when not (yet) known.
-  io::build_id build_id() const AREC_EXCLUDES(mutex_);
+  perf_data::build_id build_id() const AREC_EXCLUDES(mutex_);
   // Records the build-id read for this dso; the first one set wins.
-  void set_build_id(const io::build_id& id) AREC_EXCLUDES(mutex_);
+  void set_build_id(const perf_data::build_id& id) AREC_EXCLUDES(mutex_);
   // True once per dso, for the caller that should try to read the build-id from the file: so
   // each file is opened with libelf at most once, however many threads ask; again (up to
   // max_read_retries times) after a read found the file unreachable.
@@ -54,14 +54,14 @@ class dso {
   bool mark_sampled() noexcept { return !sampled_.exchange(true, std::memory_order_relaxed); }
   bool sampled() const noexcept { return sampled_.load(std::memory_order_relaxed); }
   // Where the file was last seen mapped (or first sampled): its file is opened through that
-  // process (io::open_mapped_file), so a process in a container, or a file replaced since, is
+  // process (host::open_mapped_file), so a process in a container, or a file replaced since, is
   // read as the process sees it.
-  std::optional<io::mapping_place> place() const AREC_EXCLUDES(mutex_);
-  void set_place(const io::mapping_place& where) AREC_EXCLUDES(mutex_);
+  std::optional<host::mapping_place> place() const AREC_EXCLUDES(mutex_);
+  void set_place(const host::mapping_place& where) AREC_EXCLUDES(mutex_);
   // Set when the mapped file could not be opened as the mapping holds it (its process ended
   // before it was read) and its path may lead to another file: its build-id stays unknown, and
-  // the BUILD_ID feature says so (io::build_id::of_unread_file). Such a file may be claimed for
-  // reading again (claim_build_id_read) when a process maps it again, max_read_retries times.
+  // the BUILD_ID feature says so (perf_data::build_id::of_unread_file). Such a file may be claimed
+  // for reading again (claim_build_id_read) when a process maps it again, max_read_retries times.
   void mark_file_unreachable() AREC_EXCLUDES(mutex_);
   bool file_unreachable() const AREC_EXCLUDES(mutex_);
   // A process maps this dso again: true when its file was unreachable and may be read through
@@ -70,7 +70,7 @@ class dso {
   bool offer_read_again() AREC_EXCLUDES(mutex_);
   static constexpr unsigned max_read_retries = 64;
   // The device, inode and generation the kernel gave the file (zero when unknown).
-  io::file_identity identity() const noexcept {
+  host::file_identity identity() const noexcept {
     return {id_.major, id_.minor, id_.inode, id_.inode_generation};
   }
 
@@ -78,13 +78,13 @@ class dso {
   const std::string name_;
   const dso_id id_;
   const dso_kind kind_;
-  mutable io::mutex mutex_;
-  io::build_id build_id_ AREC_GUARDED_BY(mutex_);
+  mutable base::mutex mutex_;
+  perf_data::build_id build_id_ AREC_GUARDED_BY(mutex_);
   bool read_claimed_ AREC_GUARDED_BY(mutex_) = false;
   bool unreachable_ AREC_GUARDED_BY(mutex_) = false;
   unsigned read_retries_ AREC_GUARDED_BY(mutex_) = 0;
   bool retry_offered_ AREC_GUARDED_BY(mutex_) = false;
-  std::optional<io::mapping_place> place_ AREC_GUARDED_BY(mutex_);
+  std::optional<host::mapping_place> place_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};
 };
 

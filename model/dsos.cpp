@@ -24,13 +24,13 @@ std::vector<std::shared_ptr<dso>>::const_iterator dsos::lower_bound(std::string_
 }
 
 std::shared_ptr<dso> dsos::find(std::string_view name, const dso_id& id) const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   auto found = lower_bound(name, id);
   return found != sorted_.end() && matches(**found, name, id) ? *found : nullptr;
 }
 
 std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, dso_kind kind,
-                                       const std::optional<io::mapping_place>& place) {
+                                       const std::optional<host::mapping_place>& place) {
   if (auto found = find(name, id)) {
     if (place) {
       found->set_place(*place);
@@ -41,7 +41,7 @@ std::shared_ptr<dso> dsos::find_or_add(std::string_view name, const dso_id& id, 
   auto created = std::make_shared<dso>(std::string{name}, id, kind);
   if (place) created->set_place(*place);
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     auto place = lower_bound(name, id);  // another thread may have added it since
     if (place != sorted_.end() && matches(**place, name, id)) return *place;
     sorted_.insert(place, created);
@@ -55,12 +55,12 @@ void dsos::note_sampled(const std::shared_ptr<dso>& object) const {
 }
 
 std::vector<std::shared_ptr<dso>> dsos::all() const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   return sorted_;
 }
 
 std::size_t dsos::size() const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   return sorted_.size();
 }
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "model/dso.hpp"
 
 namespace arec::model {
@@ -36,7 +36,7 @@ class dsos {
   // `place`, when given, is where the file is mapped: a dso created here has it before any
   // listener hears of it (the build-id reader opens the file through it at once).
   std::shared_ptr<dso> find_or_add(std::string_view name, const dso_id& id, dso_kind kind,
-                                   const std::optional<io::mapping_place>& place = std::nullopt)
+                                   const std::optional<host::mapping_place>& place = std::nullopt)
       AREC_EXCLUDES(mutex_);
   // The dso with exactly this name and id, or nullptr.
   std::shared_ptr<dso> find(std::string_view name, const dso_id& id) const AREC_EXCLUDES(mutex_);
@@ -49,10 +49,10 @@ class dsos {
                                                                 const dso_id& id) const
       AREC_REQUIRES_SHARED(mutex_);
 
-  listener on_created_;  // set before any concurrent use, constant after
-  listener on_sampled_;  // likewise
+  listener on_created_;       // set before any concurrent use, constant after
+  listener on_sampled_;       // likewise
   listener on_mapped_again_;  // likewise
-  mutable io::shared_mutex mutex_;
+  mutable base::shared_mutex mutex_;
   std::vector<std::shared_ptr<dso>> sorted_ AREC_GUARDED_BY(mutex_);
 };
 

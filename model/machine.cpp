@@ -57,7 +57,7 @@ void machine::on_exit(pid_t, pid_t tid) {
     return;
   }
   if (std::shared_ptr<thread> gone = threads_.find(tid)) {
-    io::exclusive_lock lock{exited_mutex_};
+    base::exclusive_lock lock{exited_mutex_};
     exited_.push_back(std::move(gone));
   }
 }
@@ -65,7 +65,7 @@ void machine::on_exit(pid_t, pid_t tid) {
 void machine::forget_exited_threads() {
   std::vector<std::shared_ptr<thread>> gone;
   {
-    io::exclusive_lock lock{exited_mutex_};
+    base::exclusive_lock lock{exited_mutex_};
     gone.swap(exited_);
   }
   for (const std::shared_ptr<thread>& task : gone)
@@ -95,7 +95,7 @@ void machine::on_mmap(const mapping_event& event) {
 std::shared_ptr<dso> machine::on_mapped_file(const mapping_event& event) {
   if (event.pid == -1 || anonymous(event.name)) return nullptr;
   return dsos_.find_or_add(event.name, event.id, dso_kind::user,
-                           io::mapping_place{event.pid, event.start, event.start + event.len});
+                           host::mapping_place{event.pid, event.start, event.start + event.len});
 }
 
 std::optional<map> machine::on_sample(pid_t tid, std::uint64_t address, bool kernel) {

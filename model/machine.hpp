@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "model/dsos.hpp"
 #include "model/maps.hpp"
 #include "model/threads.hpp"
@@ -91,7 +91,7 @@ class machine {
 
  private:
   const exited_threads on_exit_;
-  io::mutex exited_mutex_;
+  base::mutex exited_mutex_;
   std::vector<std::shared_ptr<thread>> exited_ AREC_GUARDED_BY(exited_mutex_);
   threads threads_;
   dsos dsos_;

@@ -18,14 +18,14 @@ Iterator first_ending_after(Iterator begin, Iterator end, std::uint64_t address)
 }  // namespace
 
 maps::maps(const maps& other) {
-  io::reader_lock lock{other.mutex_};
-  io::exclusive_lock own{mutex_};  // not yet shared: uncontended, taken for the analysis only
+  base::reader_lock lock{other.mutex_};
+  base::exclusive_lock own{mutex_};  // not yet shared: uncontended, taken for the analysis only
   sorted_ = other.sorted_;
 }
 
 void maps::insert(const map& entry) {
   if (entry.start >= entry.end) return;
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   auto first = first_ending_after(sorted_.begin(), sorted_.end(), entry.start);
   auto last = first;
   while (last != sorted_.end() && last->start < entry.end) ++last;
@@ -62,25 +62,25 @@ void maps::insert(const map& entry) {
 }
 
 std::optional<map> maps::find(std::uint64_t address) const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   auto found = first_ending_after(sorted_.begin(), sorted_.end(), address);
   if (found == sorted_.end() || !found->contains(address)) return std::nullopt;
   return *found;
 }
 
 std::vector<map> maps::entries() const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   return sorted_;
 }
 
 std::size_t maps::size() const {
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   return sorted_.size();
 }
 
 void maps::check_invariants() const {
 #ifndef NDEBUG
-  io::reader_lock lock{mutex_};
+  base::reader_lock lock{mutex_};
   for (std::size_t i = 0; i < sorted_.size(); ++i) {
     assert(sorted_[i].start < sorted_[i].end);
     assert(i == 0 || sorted_[i - 1].end <= sorted_[i].start);

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "model/map.hpp"
 
 namespace arec::model {
@@ -42,7 +42,7 @@ class maps {
   void check_invariants() const AREC_EXCLUDES(mutex_);
 
  private:
-  mutable io::shared_mutex mutex_;
+  mutable base::shared_mutex mutex_;
   std::vector<map> sorted_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};      // a copy (a forked child) starts unmarked
   std::atomic<bool> jit_sampled_{false};  // likewise

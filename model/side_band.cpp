@@ -7,9 +7,9 @@
 #include <string_view>
 #include <utility>
 
-#include "io/perf_data/mapping_record.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/record_cursor.hpp"
+#include "perf_data/mapping_record.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/record_cursor.hpp"
 
 namespace arec::model {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 // The MMAP or MMAP2 record `whole` (header included) is, as the model takes it; nullopt when it is
 // malformed. The name views the record.
 std::optional<mapping_event> parse_mapping(std::span<const std::byte> whole) {
-  auto record = io::perf::parse_mapping_record(whole);
+  auto record = perf_data::parse_mapping_record(whole);
   if (!record) return std::nullopt;
   mapping_event event;
   event.pid = record->pid;
@@ -33,9 +33,9 @@ std::optional<mapping_event> parse_mapping(std::span<const std::byte> whole) {
 }
 
 // The record cut to its header's size, with the header; nullopt when malformed.
-std::optional<std::pair<io::perf::record_header, std::span<const std::byte>>> whole_record(
+std::optional<std::pair<perf_data::record_header, std::span<const std::byte>>> whole_record(
     std::span<const std::byte> record) {
-  io::perf::record_header header;
+  perf_data::record_header header;
   if (record.size() < sizeof header) return std::nullopt;
   std::memcpy(&header, record.data(), sizeof header);
   if (header.size > record.size()) return std::nullopt;
@@ -56,7 +56,7 @@ void apply_side_band(machine& target, std::span<const std::byte> record) {
   auto whole = whole_record(record);
   if (!whole) return;
   auto [header, body] = *whole;
-  io::perf::record_cursor fields{body};
+  perf_data::record_cursor fields{body};
   switch (header.type) {
     case PERF_RECORD_COMM: {
       auto pid = fields.get<std::int32_t>();
@@ -74,7 +74,7 @@ void apply_side_band(machine& target, std::span<const std::byte> record) {
       if (header.type == PERF_RECORD_EXIT)
         target.on_exit(pid, tid);
       else  // synthesized FORKs (misc FORK_EXEC) do not inherit the parent's maps, as in perf
-        target.on_fork(pid, ppid, tid, ptid, (header.misc & io::perf::misc_fork_exec) == 0);
+        target.on_fork(pid, ppid, tid, ptid, (header.misc & perf_data::misc_fork_exec) == 0);
       break;
     }
     case PERF_RECORD_MMAP:

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "model/maps.hpp"
 
 namespace arec::model {
@@ -34,7 +34,7 @@ class thread {
   const pid_t pid_;
   const pid_t tid_;
   const std::shared_ptr<maps> maps_;
-  mutable io::mutex mutex_;
+  mutable base::mutex mutex_;
   static constexpr std::size_t comm_capacity = 16;  // TASK_COMM_LEN
   std::array<char, comm_capacity> comm_ AREC_GUARDED_BY(mutex_){};
 };

@@ -10,7 +10,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "model/thread.hpp"
 
 namespace arec::model {
@@ -45,7 +45,7 @@ class threads {
   std::shared_ptr<thread> insert_if_absent(std::shared_ptr<thread> task);
 
   struct shard {
-    mutable io::shared_mutex mutex;
+    mutable base::shared_mutex mutex;
     std::unordered_map<pid_t, std::shared_ptr<thread>> by_tid AREC_GUARDED_BY(mutex);
   };
   shard& shard_of(pid_t tid) const noexcept {

@@ -41,14 +41,14 @@ live_push::~live_push() {
 }
 
 void live_push::output_finished(window_output window) {
-  io::exclusive_lock lock{mutex_};
+  base::exclusive_lock lock{mutex_};
   waiting_.push_back(std::move(window));
   queued_.notify_one();
 }
 
 void live_push::stop(const fleet::flush_interrupt& interrupt) {
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     stopping_ = true;
     queued_.notify_one();
   }
@@ -59,7 +59,7 @@ void live_push::stop(const fleet::flush_interrupt& interrupt) {
 push_totals live_push::totals() const {
   push_totals totals;
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     totals = totals_;
   }
   totals.delivered = sender_.counts().delivered;  // after the lock: mutex_ stays a leaf
@@ -71,7 +71,7 @@ void live_push::run() {
   for (;;) {
     window_output next;
     {
-      io::exclusive_lock lock{mutex_};
+      base::exclusive_lock lock{mutex_};
       while (waiting_.empty() && !stopping_) queued_.wait(mutex_);
       if (waiting_.empty()) return;  // stopping, and everything was exported
       next = std::move(waiting_.front());
@@ -106,7 +106,7 @@ void live_push::export_and_push(const window_output& window) {
   } catch (const std::exception& error) {
     report_(std::string("push: cannot export the window in ") + window.path + ": " + error.what() +
             (keep_outputs_ ? "" : "; it is kept there"));
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     ++totals_.failed;
     return;
   }
@@ -122,7 +122,7 @@ void live_push::export_and_push(const window_output& window) {
   }
   bool first_split = false, first_cut = false;
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     first_split = exported.split_for_limits && totals_.split_windows == 0;
     totals_.split_windows += exported.split_for_limits ? 1 : 0;
     first_cut = exported.cut_stacks != 0 && totals_.cut_stacks == 0;

@@ -11,10 +11,10 @@
 #include <string>
 #include <thread>
 
+#include "base/annotated_mutex.hpp"
 #include "export/window_exporter.hpp"
 #include "fleet/push_options.hpp"
 #include "fleet/push_sender.hpp"
-#include "io/annotated_mutex.hpp"
 
 namespace arec::push {
 
@@ -71,7 +71,7 @@ class live_push {
   // thread_'s alone: one for the whole recording, so symbol tables outlive the windows.
   exporting::window_exporter exporter_;
   // Lock order: mutex_ is a leaf; the sender's spool lock is never taken while it is held.
-  mutable io::mutex mutex_;
+  mutable base::mutex mutex_;
   std::condition_variable_any queued_;
   std::deque<window_output> waiting_ AREC_GUARDED_BY(mutex_);
   bool stopping_ AREC_GUARDED_BY(mutex_) = false;

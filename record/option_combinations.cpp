@@ -1,6 +1,6 @@
 #include "record/option_combinations.hpp"
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 void check_output_switching(const record_options& options, bool to_pipe) {
   bool rotation = options.switch_output || options.timestamp_filename;
   if (rotation && to_pipe)
-    throw io::usage_error(
+    throw base::usage_error(
         "--switch-output and --timestamp-filename are not available in pipe mode");
 }
 
@@ -18,10 +18,10 @@ void check_output_switching(const record_options& options, bool to_pipe) {
 void check_overwrite(const record_options& options, bool to_pipe) {
   if (!options.attrs.overwrite) return;
   if (to_pipe)
-    throw io::usage_error(
+    throw base::usage_error(
         "--overwrite is not available in pipe mode: its snapshots are files of their own");
   if (options.switch_output && options.switch_output->size)
-    throw io::usage_error(
+    throw base::usage_error(
         "--switch-output=SIZE is not available with --overwrite: nothing is written between "
         "snapshots; use --switch-output (SIGUSR2) or --switch-output=TIME");
 }
@@ -30,7 +30,7 @@ void check_overwrite(const record_options& options, bool to_pipe) {
 // drained only at snapshots, whose records are no longer in order with the rest.
 void check_off_cpu(const record_options& options) {
   if (options.attrs.off_cpu && options.attrs.overwrite)
-    throw io::usage_error(
+    throw base::usage_error(
         "--off-cpu is not available with --overwrite: off-CPU time is made from the switches "
         "as they are drained, and an overwritable ring is drained only at its snapshots");
 }
@@ -49,10 +49,10 @@ bool records_per_task(const record_options& options) {
 void check_option_combinations(const record_options& options, bool to_pipe) {
   bool directory = options.threads_spec.has_value();
   if (to_pipe && directory)
-    throw io::usage_error("parallel streaming (--threads) is not available in pipe mode");
+    throw base::usage_error("parallel streaming (--threads) is not available in pipe mode");
   // --per-thread counts where perf takes it: for tasks, not with -a or -C.
   if (options.per_thread && records_per_task(options) && directory)
-    throw io::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
+    throw base::usage_error("--per-thread option is mutually exclusive to parallel streaming mode");
   check_output_switching(options, to_pipe);
   check_overwrite(options, to_pipe);
   check_off_cpu(options);

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "base/system_error.hpp"
 #include "io/small_file.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::record {
 
@@ -16,7 +16,7 @@ std::uint64_t read_max_sample_rate() {
   constexpr const char* path = "/proc/sys/kernel/perf_event_max_sample_rate";
   std::array<char, 32> buffer;
   std::optional<std::string_view> text = io::read_small_file(AT_FDCWD, path, buffer);
-  if (!text) io::throw_errno("read", path);
+  if (!text) base::throw_errno("read", path);
   std::string_view value = *text;
   while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
   std::uint64_t rate = 0;

@@ -34,13 +34,13 @@ std::optional<std::string> cached_object_dir(const std::string& root, const std:
 
 }  // namespace
 
-archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry> entries,
+archive_contents write_build_id_archive(std::span<const perf_data::build_id_entry> entries,
                                         const std::string& cache_root, const std::string& output) {
   io::published_file file(output, io::publish_policy::replace);
   io::tar_writer tar(file.fd(), output);
   archive_contents contents;
   std::set<std::string> seen;
-  for (const io::perf::build_id_entry& entry : entries) {
+  for (const perf_data::build_id_entry& entry : entries) {
     if (entry.id.empty() || entry.id.is_of_unread_file()) continue;  // no object to pack
     std::string hex = entry.id.hex();
     if (!seen.insert(hex).second) continue;

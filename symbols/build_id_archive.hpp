@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/build_id_feature.hpp"
+#include "perf_data/build_id_feature.hpp"
 
 namespace arec::symbols {
 
@@ -24,7 +24,7 @@ struct archive_contents {
 // written to `output` under a temporary name and renamed when complete (replacing a previous
 // archive). When the cache holds none of them nothing is written. Throws std::system_error
 // naming the call and path that failed; then no archive is left behind.
-archive_contents write_build_id_archive(std::span<const io::perf::build_id_entry> entries,
+archive_contents write_build_id_archive(std::span<const perf_data::build_id_entry> entries,
                                         const std::string& cache_root, const std::string& output);
 
 }  // namespace arec::symbols

@@ -8,12 +8,12 @@
 #include <optional>
 #include <system_error>
 
+#include "base/system_error.hpp"
+#include "host/mapped_file.hpp"
 #include "io/file_copy.hpp"
 #include "io/file_status.hpp"
-#include "io/mapped_file.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
-#include "io/system_error.hpp"
 #include "io/trusted_dir.hpp"
 #include "model/machine.hpp"
 #include "symbols/build_id_cache_layout.hpp"
@@ -48,7 +48,9 @@ bool safe_to_link(const struct stat& status) {
          (status.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
-std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string mebibytes(std::uint64_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
 
 // Publishes new-only: another recording may have stored the object since it was looked for,
 // and equal build-ids name equal contents, so its file is as good as ours.
@@ -72,7 +74,7 @@ int build_id_cache::root_fd() {
 }
 
 void build_id_cache::add(const model::dso& object, int file) {
-  io::build_id id = object.build_id();
+  perf_data::build_id id = object.build_id();
   if (failed_ || id.empty() || leaf_name(object).empty()) return;
   std::string hex = id.hex();
   try {
@@ -136,16 +138,17 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
   // the mapped file, not whatever the path holds now.
   io::unique_fd opened;
   if (file < 0) {
-    opened = io::open_mapped_file(name, object.place(), object.identity());
+    opened = host::open_mapped_file(name, object.place(), object.identity());
     file = opened.get();
   }
   if (file < 0) {
-    leave_out(name, "the mapped file can no longer be opened (removed or replaced, and no "
-                    "process that maps it is left)");
+    leave_out(name,
+              "the mapped file can no longer be opened (removed or replaced, and no "
+              "process that maps it is left)");
     return false;
   }
   struct stat status {};
-  io::check_syscall(::fstat(file, &status), "fstat", name);
+  base::check_syscall(::fstat(file, &status), "fstat", name);
   if (safe_to_link(status)) {
     // A link shares the file: checked before it gets the name, as a copy is.
     if (!still_has_build_id(object, file)) return false;

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "base/trimmed.hpp"
 #include "io/small_file.hpp"
-#include "io/trimmed.hpp"
 
 namespace arec::symbols {
 namespace {
@@ -25,15 +25,16 @@ std::optional<std::string> perfconfig_buildid_dir(const std::string& path) {
   std::optional<std::string> dir;
   bool in_section = false;
   for (std::string line; std::getline(lines, line);) {
-    line = std::string(io::trimmed(line.substr(0, line.find_first_of("#;"))));
+    line = std::string(base::trimmed(line.substr(0, line.find_first_of("#;"))));
     if (line.starts_with('[')) {
-      in_section = io::trimmed(line.substr(1, line.find(']') - 1)) == "buildid";
+      in_section = base::trimmed(line.substr(1, line.find(']') - 1)) == "buildid";
       continue;
     }
     auto equals = line.find('=');
-    if (!in_section || equals == std::string::npos || io::trimmed(line.substr(0, equals)) != "dir")
+    if (!in_section || equals == std::string::npos ||
+        base::trimmed(line.substr(0, equals)) != "dir")
       continue;
-    std::string value{io::trimmed(line.substr(equals + 1))};
+    std::string value{base::trimmed(line.substr(equals + 1))};
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);
     dir = value;

@@ -12,7 +12,7 @@
 namespace arec::symbols {
 
 void store_in_build_id_cache(const std::string& root, const std::string& name,
-                             const io::build_id& id, std::span<const std::byte> image) {
+                             const perf_data::build_id& id, std::span<const std::byte> image) {
   io::unique_fd root_fd = io::open_trusted_root(root);
   std::string hex = id.hex();
   std::string relative = build_id_object_dir("", name, hex).substr(1);

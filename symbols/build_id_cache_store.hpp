@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "io/build_id.hpp"
+#include "perf_data/build_id.hpp"
 
 namespace arec::symbols {
 
@@ -18,7 +18,7 @@ namespace arec::symbols {
 // io::untrusted_directory for a cache that is not safe to write into, std::system_error naming
 // the call and the path for a failed write (ENOSPC...).
 void store_in_build_id_cache(const std::string& root, const std::string& name,
-                             const io::build_id& id, std::span<const std::byte> image);
+                             const perf_data::build_id& id, std::span<const std::byte> image);
 
 // Links <root>/.build-id/<2 hex>/<38 hex> to ../../<name>/<hex> (`root_fd` is the trusted root
 // open, io/trusted_dir); a link already there is kept. Throws std::system_error naming it.

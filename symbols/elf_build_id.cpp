@@ -2,23 +2,25 @@
 
 #include <elf.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <cstring>
 #include <memory>
 #include <string_view>
 
-#include "io/mapped_file.hpp"
+#include "host/mapped_file.hpp"
 #include "io/small_file.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::symbols {
 namespace {
 
-constexpr std::size_t align4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
+constexpr std::size_t align4(std::size_t n) {
+  return (n + 3) & ~std::size_t{3};
+}
 
 struct elf_closer {
   void operator()(Elf* elf) const noexcept { elf_end(elf); }
@@ -31,7 +33,7 @@ bool is_gnu_build_id(const GElf_Nhdr& header, const char* name) {
 }
 
 // The build-id in one note data block, found with libelf's note iterator.
-std::optional<io::build_id> find_in_data(Elf_Data* data) {
+std::optional<perf_data::build_id> find_in_data(Elf_Data* data) {
   std::size_t offset = 0;
   GElf_Nhdr header;
   std::size_t name_offset = 0;
@@ -39,14 +41,15 @@ std::optional<io::build_id> find_in_data(Elf_Data* data) {
   while ((offset = gelf_getnote(data, offset, &header, &name_offset, &desc_offset)) > 0) {
     const char* base = static_cast<const char*>(data->d_buf);
     if (is_gnu_build_id(header, base + name_offset))
-      return io::build_id::from(std::as_bytes(std::span{base + desc_offset, header.n_descsz}));
+      return perf_data::build_id::from(
+          std::as_bytes(std::span{base + desc_offset, header.n_descsz}));
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<io::build_id> parse_build_id_notes(std::span<const std::byte> notes) noexcept {
+std::optional<perf_data::build_id> parse_build_id_notes(std::span<const std::byte> notes) noexcept {
   std::size_t offset = 0;
   while (offset + 12 <= notes.size()) {
     std::uint32_t fields[3];  // namesz, descsz, type
@@ -57,21 +60,21 @@ std::optional<io::build_id> parse_build_id_notes(std::span<const std::byte> note
     if (next > notes.size()) return std::nullopt;
     if (fields[2] == NT_GNU_BUILD_ID && fields[0] == 4 && fields[1] > 0 &&
         std::memcmp(notes.data() + name, "GNU", 4) == 0)
-      return io::build_id::from(notes.subspan(desc, fields[1]));
+      return perf_data::build_id::from(notes.subspan(desc, fields[1]));
     offset = next;
   }
   return std::nullopt;
 }
 
-std::optional<io::build_id> read_elf_build_id(const char* path) {
+std::optional<perf_data::build_id> read_elf_build_id(const char* path) {
   // io opens it (O_NONBLOCK: a FIFO put at a mapped file's path must not hang the reader in
   // open()); with no mapping to go through, that is the file at the path.
-  io::unique_fd fd = io::open_mapped_file(path, std::nullopt, {});
+  io::unique_fd fd = host::open_mapped_file(path, std::nullopt, {});
   if (!fd) return std::nullopt;
   return read_elf_build_id(fd.get());
 }
 
-std::optional<io::build_id> read_elf_build_id(int fd) {
+std::optional<perf_data::build_id> read_elf_build_id(int fd) {
   struct stat status {};
   if (::fstat(fd, &status) == -1 || !S_ISREG(status.st_mode)) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
@@ -103,7 +106,7 @@ std::optional<io::build_id> read_elf_build_id(int fd) {
   return std::nullopt;
 }
 
-std::optional<io::build_id> read_notes_file_build_id(const char* path) {
+std::optional<perf_data::build_id> read_notes_file_build_id(const char* path) {
   std::array<char, 8192> buffer;
   auto text = io::read_small_file(AT_FDCWD, path, buffer);
   if (!text) return std::nullopt;

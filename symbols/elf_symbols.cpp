@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "io/mapped_file.hpp"
+#include "host/mapped_file.hpp"
 #include "io/unique_fd.hpp"
 #include "symbols/elf_build_id.hpp"
 
@@ -75,7 +75,7 @@ const elf_symbol* elf_symbol_table::find(std::uint64_t vaddr) const noexcept {
 
 std::optional<elf_symbol_table> read_elf_symbols(const char* path) {
   // Opened by io, which also turns away what is not a regular file (a FIFO would hang libelf).
-  io::unique_fd fd = io::open_mapped_file(path, std::nullopt, {});
+  io::unique_fd fd = host::open_mapped_file(path, std::nullopt, {});
   if (!fd) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
   elf_handle elf{elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)};

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/build_id.hpp"
+#include "perf_data/build_id.hpp"
 
 namespace arec::symbols {
 
@@ -26,7 +26,7 @@ struct elf_segment {
 struct elf_symbol_table {
   std::vector<elf_symbol> symbols;    // functions (STT_FUNC, STT_GNU_IFUNC), sorted by start
   std::vector<elf_segment> segments;  // PT_LOAD, in file order
-  io::build_id id;                    // the GNU build-id note, empty if none
+  perf_data::build_id id;             // the GNU build-id note, empty if none
   bool full = false;  // from .symtab (every function), not only .dynsym (the exported ones)
 
   // The virtual address that file offset `offset` is loaded at, or nullopt when no loadable

@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "io/mapped_file.hpp"
+#include "host/mapped_file.hpp"
 #include "symbols/cfi_library.hpp"
 
 namespace arec::symbols {
@@ -37,7 +37,7 @@ std::unique_ptr<object_cfi> object_cfi::open(const std::string& path) {
 #if defined(__x86_64__)
   const cfi_functions& dw = libdw_cfi();  // before any file is opened: a missing libdw throws
   std::unique_ptr<object_cfi> object(new object_cfi());
-  object->fd_ = io::open_mapped_file(path, std::nullopt, {});
+  object->fd_ = host::open_mapped_file(path, std::nullopt, {});
   if (!object->fd_ || elf_version(EV_CURRENT) == EV_NONE) return nullptr;
   object->elf_ = elf_begin(object->fd_.get(), ELF_C_READ_MMAP, nullptr);
   if (!object->elf_ || elf_kind(object->elf_) != ELF_K_ELF) return nullptr;

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "io/sha1.hpp"
+#include "base/sha1.hpp"
 #include "symbols/perf_map_symbols.hpp"
 
 namespace arec::symbols {
@@ -45,13 +45,13 @@ std::vector<function_range> owned_ranges(const perf_map_table& symbols) {
 
 // Deterministic, so converting a recording twice stores one file, and a digest: a process
 // writes its own perf map, and must not be able to give it another map's build-id.
-io::build_id map_build_id(pid_t pid, std::string_view text) {
-  io::sha1 hash;
+perf_data::build_id map_build_id(pid_t pid, std::string_view text) {
+  base::sha1 hash;
   std::int64_t wide_pid = pid;
   hash.add(std::as_bytes(std::span{&wide_pid, 1}));
   hash.add(std::as_bytes(std::span{text.data(), text.size()}));
-  io::sha1::digest digest = hash.finish();
-  return io::build_id::from(std::as_bytes(std::span{digest}));
+  base::sha1::digest digest = hash.finish();
+  return perf_data::build_id::from(std::as_bytes(std::span{digest}));
 }
 
 std::uint16_t host_machine() {
@@ -134,8 +134,8 @@ std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
   perf_map_table symbols(text);
   std::vector<function_range> ranges = owned_ranges(symbols);
   if (ranges.empty()) return std::nullopt;
-  jit_elf elf{map_build_id(pid, text), {}, ranges.front().start, ranges.back().end,
-              symbols.left_out()};
+  jit_elf elf{
+      map_build_id(pid, text), {}, ranges.front().start, ranges.back().end, symbols.left_out()};
   std::vector<std::byte>& out = elf.image;
   std::size_t header_at = append(out, file_header());
 

@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "io/build_id.hpp"
+#include "perf_data/build_id.hpp"
 
 namespace arec::symbols {
 
 struct jit_elf {
-  io::build_id id;               // SHA-1 of the pid (8 bytes) and the map's text
+  perf_data::build_id id;        // SHA-1 of the pid (8 bytes) and the map's text
   std::vector<std::byte> image;  // the whole file
   std::uint64_t low = 0;         // the lowest address a function of the map starts at
   std::uint64_t high = 0;        // the highest one a function ends at

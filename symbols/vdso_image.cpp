@@ -7,7 +7,7 @@
 #include <array>
 #include <cstring>
 
-#include "io/proc_maps.hpp"
+#include "host/proc_maps.hpp"
 #include "symbols/elf_build_id.hpp"
 
 namespace arec::symbols {
@@ -17,7 +17,7 @@ std::span<const std::byte> own_vdso_image() {
   static const std::span<const std::byte> image = [] {
     io::small_file maps = io::small_file::open_at(AT_FDCWD, "/proc/self/maps");
     std::array<char, PATH_MAX + 128> buffer;
-    io::maps_reader reader{maps, buffer};
+    host::maps_reader reader{maps, buffer};
     while (auto entry = reader.next())
       if (entry->path == "[vdso]")
         return std::span{reinterpret_cast<const std::byte*>(entry->start),
@@ -27,7 +27,7 @@ std::span<const std::byte> own_vdso_image() {
   return image;
 }
 
-std::optional<io::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept {
+std::optional<perf_data::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept {
   Elf64_Ehdr header;
   if (image.size() < sizeof header) return std::nullopt;
   std::memcpy(&header, image.data(), sizeof header);

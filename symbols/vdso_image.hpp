@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "io/build_id.hpp"
+#include "perf_data/build_id.hpp"
 
 namespace arec::symbols {
 
@@ -16,6 +16,6 @@ std::span<const std::byte> own_vdso_image();
 
 // The build-id of a 64-bit ELF image held in memory, from its PT_NOTE segments; nullopt when
 // the image is not such an ELF or carries no build-id.
-std::optional<io::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept;
+std::optional<perf_data::build_id> elf_image_build_id(std::span<const std::byte> image) noexcept;
 
 }  // namespace arec::symbols

@@ -3,13 +3,13 @@
 #include <span>
 #include <string>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 namespace {
 
 [[noreturn]] void parser_error(std::string_view text) {
-  throw io::usage_error("event syntax error: '" + std::string(text) + "': parser error");
+  throw base::usage_error("event syntax error: '" + std::string(text) + "': parser error");
 }
 
 // Where the item starting at `start` ends: the next comma outside "pmu/terms/" and "{...}".

@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "base/system_error.hpp"
+#include "host/tracefs.hpp"
 #include "io/small_file.hpp"
-#include "io/system_error.hpp"
-#include "io/tracefs.hpp"
 
 namespace arec::record {
 namespace {
@@ -58,7 +58,8 @@ int read_paranoid() {
     throw std::runtime_error(std::string(error.what()) +
                              " (too many open files: raise the limit with ulimit -n)");
   if (code == ESRCH && task != -1)
-    throw std::runtime_error("pid " + std::to_string(task) + " does not exist (it may have exited)");
+    throw std::runtime_error("pid " + std::to_string(task) +
+                             " does not exist (it may have exited)");
   throw error;
 }
 
@@ -164,9 +165,8 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
   event_set set;
   std::vector<opened_event> requested;
   for (const event_spec& spec : events)
-    requested.push_back({.name = spec.name,
-                         .attr = sampling_attr(spec, config),
-                         .precise_max = spec.precise_max});
+    requested.push_back(
+        {.name = spec.name, .attr = sampling_attr(spec, config), .precise_max = spec.precise_max});
   // Each member's leader, by index into `events` (a leader and a lone event lead themselves).
   std::vector<std::size_t> leaders(events.size());
   for (std::size_t e = 0; e < events.size(); ++e) {
@@ -181,10 +181,10 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
       tracking.mmap_data = 1;
   requested.push_back({"dummy:u", tracking, {}, true, event_role::tracking});
   if (config.attrs.off_cpu) {
-    requested.push_back({"offcpu-time", off_cpu_time_attr(config), {}, false,
-                         event_role::off_cpu_time});
-    requested.push_back({"context-switches", switch_sampler_attr(config), {}, false,
-                         event_role::switch_sampler});
+    requested.push_back(
+        {"offcpu-time", off_cpu_time_attr(config), {}, false, event_role::off_cpu_time});
+    requested.push_back(
+        {"context-switches", switch_sampler_attr(config), {}, false, event_role::switch_sampler});
   }
 
   // Each event's fd (index into fds_) for the n-th (cpu, task), no_fd where the task was gone:

@@ -9,8 +9,8 @@
 #include <charconv>
 #include <system_error>
 
-#include "io/tracefs.hpp"
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
+#include "host/tracefs.hpp"
 #include "record/events/event_terms.hpp"
 
 namespace arec::record {
@@ -89,7 +89,7 @@ std::optional<event_spec> find_symbolic_event(std::string_view base) {
 // already has (`add`), which is why `{cpu-clock:k,task-clock}:u` samples cpu-clock everywhere.
 void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_view name,
                      bool add) {
-  if (modifiers.empty()) throw io::usage_error("empty modifier in event " + io::quoted(name));
+  if (modifiers.empty()) throw base::usage_error("empty modifier in event " + base::quoted(name));
   if (!add) {
     event_spec fresh;
     event.exclude_user = event.exclude_kernel = event.exclude_hv = false;
@@ -123,13 +123,13 @@ void apply_modifiers(event_spec& event, std::string_view modifiers, std::string_
       if (letter == 'h') event.exclude_hv = false;
     } else if (letter == 'p') {
       if (++event.precise_ip > 3)
-        throw io::usage_error("at most three 'p' modifiers are allowed in event " +
-                              io::quoted(name));
+        throw base::usage_error("at most three 'p' modifiers are allowed in event " +
+                                base::quoted(name));
     } else if (letter == 'P') {
       event.precise_max = true;
     } else {
-      throw io::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
-                            io::quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P, S)");
+      throw base::usage_error("unknown modifier '" + std::string(1, letter) + "' in event " +
+                              base::quoted(name) + " (supported: u, k, h, G, H, I, D, e, p, P, S)");
     }
   }
 }
@@ -157,9 +157,9 @@ bool is_glob(std::string_view part) {
 
 std::string tracefs_root() {
   try {
-    return io::tracefs::root();
+    return host::tracefs::root();
   } catch (const std::runtime_error& error) {
-    throw io::usage_error(error.what());  // the caller names the event
+    throw base::usage_error(error.what());  // the caller names the event
   }
 }
 
@@ -167,14 +167,14 @@ std::string tracefs_root() {
 event_spec make_tracepoint(std::string_view root, std::string_view system,
                            std::string_view event_name, std::string_view pattern = {}) {
   std::string name = std::string(system) + ":" + std::string(event_name);
-  std::string origin = pattern.empty() ? "" : " (from " + io::quoted(pattern) + ")";
+  std::string origin = pattern.empty() ? "" : " (from " + base::quoted(pattern) + ")";
   std::uint64_t id = 0;
   try {
-    id = io::tracefs::read_tracepoint_id(root, system, event_name);
+    id = host::tracefs::read_tracepoint_id(root, system, event_name);
   } catch (const std::system_error& error) {
     if (error.code() == std::errc::no_such_file_or_directory)
-      throw io::usage_error("tracepoint " + io::quoted(name) + origin + " does not exist");
-    throw io::usage_error("tracepoint " + io::quoted(name) + origin + ": " + error.what());
+      throw base::usage_error("tracepoint " + base::quoted(name) + origin + " does not exist");
+    throw base::usage_error("tracepoint " + base::quoted(name) + origin + ": " + error.what());
   }
   return event_spec{.name = std::move(name),
                     .type = PERF_TYPE_TRACEPOINT,
@@ -187,9 +187,9 @@ std::vector<std::string> matching_directories(std::string_view root, const std::
                                               const std::string& pattern) {
   std::vector<std::string> names;
   try {
-    names = io::tracefs::list_directories(root, relative);
+    names = host::tracefs::list_directories(root, relative);
   } catch (const std::system_error& error) {
-    throw io::usage_error("tracepoint pattern " + io::quoted(pattern) + ": " + error.what());
+    throw base::usage_error("tracepoint pattern " + base::quoted(pattern) + ": " + error.what());
   }
   std::erase_if(names, [&](const std::string& name) {
     return ::fnmatch(pattern.c_str(), name.c_str(), 0) != 0;
@@ -201,7 +201,7 @@ std::vector<std::string> matching_directories(std::string_view root, const std::
 event_spec parse_pmu_syntax(std::string_view name) {
   auto first = name.find('/'), last = name.rfind('/');
   auto syntax_error = [&](const std::string& problem) {
-    throw io::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
+    throw base::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
   };
   if (first == last) syntax_error("parser error");
   std::string_view head = name.substr(0, first);
@@ -238,7 +238,7 @@ std::optional<event_spec> parse_tracepoint_with_terms(std::string_view name) {
       !is_tracepoint_part(head.substr(colon + 1)))
     return std::nullopt;
   auto syntax_error = [&](const std::string& problem) {
-    throw io::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
+    throw base::usage_error("event syntax error: '" + std::string(name) + "': " + problem);
   };
   if (first == last) syntax_error("parser error");
   std::string_view terms = name.substr(first + 1, last - first - 1);
@@ -266,7 +266,7 @@ std::optional<event_spec> parse_tracepoint_with_terms(std::string_view name) {
 }  // namespace
 
 event_spec parse_event_spec(std::string_view name) {
-  if (name.empty()) throw io::usage_error("empty event name");
+  if (name.empty()) throw base::usage_error("empty event name");
   // A ':' before the first '/' is no PMU syntax: a tracepoint with terms
   // ("sched:sched_switch/call-graph=fp/"), or an unknown event ("sched:../x").
   if (auto slash = name.find('/'); slash != std::string_view::npos) {
@@ -294,7 +294,7 @@ event_spec parse_event_spec(std::string_view name) {
       return tracepoint;
     }
   }
-  throw io::usage_error("unknown event " + io::quoted(name));
+  throw base::usage_error("unknown event " + base::quoted(name));
 }
 
 std::vector<event_spec> parse_event_specs(std::string_view name) {
@@ -315,7 +315,8 @@ std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view
   if (is_glob(system)) {
     systems = matching_directories(root, "events", std::string(system));
     if (systems.empty())
-      throw io::usage_error("tracepoint " + io::quoted(pattern) + " matches no tracepoint system");
+      throw base::usage_error("tracepoint " + base::quoted(pattern) +
+                              " matches no tracepoint system");
   }
   std::vector<event_spec> found;
   for (const std::string& name : systems) {
@@ -326,8 +327,8 @@ std::vector<event_spec> find_tracepoints(std::string_view root, std::string_view
     std::vector<std::string> events =
         matching_directories(root, "events/" + name, std::string(event));
     if (events.empty())
-      throw io::usage_error("tracepoint " + io::quoted(pattern) + " matches no event of system " +
-                            io::quoted(name));
+      throw base::usage_error("tracepoint " + base::quoted(pattern) +
+                              " matches no event of system " + base::quoted(name));
     for (const std::string& event_name : events)
       found.push_back(make_tracepoint(root, name, event_name, pattern));
   }

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 
@@ -36,9 +36,9 @@ struct event_terms {
 };
 
 struct event_spec {
-  std::string name;          // as the user wrote it, modifiers included: "cycles:u"
-  std::uint32_t type = 0;    // PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT or _RAW
-  std::uint64_t config = 0;  // the event within its type; the tracepoint id for tracepoints
+  std::string name;           // as the user wrote it, modifiers included: "cycles:u"
+  std::uint32_t type = 0;     // PERF_TYPE_HARDWARE, _SOFTWARE, _TRACEPOINT or _RAW
+  std::uint64_t config = 0;   // the event within its type; the tracepoint id for tracepoints
   std::uint64_t config1 = 0;  // config1=, config2= terms (PMU formats may place bits there)
   std::uint64_t config2 = 0;
   event_terms terms;
@@ -49,11 +49,11 @@ struct event_spec {
   // perf excludes KVM guests by default; with modifiers only 'u' and 'p' do, until :G or :H
   // names guest or host counting explicitly.
   bool exclude_guest = true;
-  bool exclude_host = false;    // :G (guest only)
-  bool exclude_idle = false;    // :I
-  bool pinned = false;          // :D, always on the PMU
-  bool exclusive = false;       // :e, alone on the PMU
-  std::uint8_t precise_ip = 0;  // the number of 'p' modifiers, 0..3
+  bool exclude_host = false;      // :G (guest only)
+  bool exclude_idle = false;      // :I
+  bool pinned = false;            // :D, always on the PMU
+  bool exclusive = false;         // :e, alone on the PMU
+  std::uint8_t precise_ip = 0;    // the number of 'p' modifiers, 0..3
   bool guest_host_named = false;  // G or H was given (perf's exclude_GH), for group modifiers
   bool sample_read = false;       // :S, the leader's samples carry the counts of its group
   // 'P': the highest precision the machine offers. The attr asks for 3 and event_set lowers it

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <string>
 
+#include "base/trimmed.hpp"
+#include "base/usage_error.hpp"
 #include "io/small_file.hpp"
-#include "io/trimmed.hpp"
-#include "io/usage_error.hpp"
 #include "record/layout/topology.hpp"
 #include "record/record_options.hpp"
 
@@ -26,7 +26,7 @@ constexpr std::array<std::string_view, 9> unsupported_terms{
     "percore",     "aux-output", "aux-sample-size", "metric-id"};
 
 [[noreturn]] void syntax_error(std::string_view whole, const std::string& problem) {
-  throw io::usage_error("event syntax error: '" + std::string(whole) + "': " + problem);
+  throw base::usage_error("event syntax error: '" + std::string(whole) + "': " + problem);
 }
 
 // A term's value as perf's lexer reads numbers: decimal, or hex after 0x.
@@ -94,9 +94,9 @@ bool apply_pmu_term(event_spec& event, std::string_view pmu, std::string_view ke
                     std::optional<std::uint64_t> value, std::string_view whole) {
   if (pmu.empty() || !is_name(key)) return false;
   if (auto format = io::read_text_if_exists(pmu_path(pmu, "format/" + std::string(key))))
-    return value && place_format_bits(event, io::trimmed(*format), *value, key, whole);
+    return value && place_format_bits(event, base::trimmed(*format), *value, key, whole);
   if (auto alias = io::read_text_if_exists(pmu_path(pmu, "events/" + std::string(key)))) {
-    apply_event_terms(event, io::trimmed(*alias), pmu, whole);
+    apply_event_terms(event, base::trimmed(*alias), pmu, whole);
     return true;
   }
   return false;
@@ -180,7 +180,7 @@ std::optional<std::uint32_t> find_pmu_type(std::string_view name) {
   if (!is_name(name)) return std::nullopt;
   std::optional<std::string> text = io::read_text_if_exists(pmu_path(name, "type"));
   if (!text) return std::nullopt;
-  std::optional<std::uint64_t> type = parse_number(io::trimmed(*text));
+  std::optional<std::uint64_t> type = parse_number(base::trimmed(*text));
   if (!type || *type > 0xffffffffu) return std::nullopt;
   return static_cast<std::uint32_t>(*type);
 }

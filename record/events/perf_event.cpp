@@ -4,7 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::record {
 
@@ -23,36 +23,37 @@ perf_event perf_event::open(const perf_event_attr& attr, pid_t pid, int cpu,
       target += " in its cgroup on cpu " + std::to_string(cpu);
     else
       target += pid == -1 ? " on cpu " + std::to_string(cpu) : " for pid " + std::to_string(pid);
-    io::throw_errno("perf_event_open", target);
+    base::throw_errno("perf_event_open", target);
   }
   io::unique_fd owner{static_cast<int>(fd)};
   std::uint64_t id = 0;
-  io::check_syscall(::ioctl(owner.get(), PERF_EVENT_IOC_ID, &id), "ioctl PERF_EVENT_IOC_ID", name);
+  base::check_syscall(::ioctl(owner.get(), PERF_EVENT_IOC_ID, &id), "ioctl PERF_EVENT_IOC_ID",
+                      name);
   return perf_event{std::move(owner), id};
 }
 
 void perf_event::redirect_output_to(const perf_event& ring_owner) const {
-  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner.fd()),
-                    "ioctl PERF_EVENT_IOC_SET_OUTPUT");
+  base::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_OUTPUT, ring_owner.fd()),
+                      "ioctl PERF_EVENT_IOC_SET_OUTPUT");
 }
 
 void perf_event::set_filter(const std::string& filter, const std::string& name) const {
-  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()),
-                    "ioctl PERF_EVENT_IOC_SET_FILTER", "\"" + filter + "\" on " + name);
+  base::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_SET_FILTER, filter.c_str()),
+                      "ioctl PERF_EVENT_IOC_SET_FILTER", "\"" + filter + "\" on " + name);
 }
 
 void perf_event::enable() const {
-  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_ENABLE, 0), "ioctl PERF_EVENT_IOC_ENABLE");
+  base::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_ENABLE, 0), "ioctl PERF_EVENT_IOC_ENABLE");
 }
 
 void perf_event::disable() const {
-  io::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_DISABLE, 0), "ioctl PERF_EVENT_IOC_DISABLE");
+  base::check_syscall(::ioctl(fd(), PERF_EVENT_IOC_DISABLE, 0), "ioctl PERF_EVENT_IOC_DISABLE");
 }
 
 void perf_event::pause_output(int ring_owner_fd, bool paused) {
-  io::check_syscall(::ioctl(ring_owner_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, paused ? 1 : 0),
-                    "ioctl PERF_EVENT_IOC_PAUSE_OUTPUT",
-                    "the ring of fd " + std::to_string(ring_owner_fd));
+  base::check_syscall(::ioctl(ring_owner_fd, PERF_EVENT_IOC_PAUSE_OUTPUT, paused ? 1 : 0),
+                      "ioctl PERF_EVENT_IOC_PAUSE_OUTPUT",
+                      "the ring of fd " + std::to_string(ring_owner_fd));
 }
 
 }  // namespace arec::record

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "base/usage_error.hpp"
 #include "record/layout/topology.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::record {
 
@@ -18,7 +18,7 @@ thread_layout plan_stream_threads(const record_options& options,
     return build_thread_layout(*options.threads_spec, monitored_cpus,
                                read_cpu_topology(sysfs_root()));
   } catch (const std::invalid_argument& error) {
-    throw io::usage_error(error.what());
+    throw base::usage_error(error.what());
   }
 }
 

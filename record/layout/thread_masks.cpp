@@ -6,8 +6,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "io/cpu_list.hpp"
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
+#include "host/cpu_list.hpp"
 
 namespace arec::record {
 namespace {
@@ -57,7 +57,7 @@ std::optional<unit_kind> parse_spec_word(std::string_view spec) {
   for (const spec_word& candidate : spec_words)
     if (is_prefix_ignoring_case(spec, candidate.word)) return candidate.kind;
   if (std::isalpha(static_cast<unsigned char>(spec.front())))
-    fail("unknown spec " + io::quoted(spec) +
+    fail("unknown spec " + base::quoted(spec) +
          " (expected cpu, core, package, socket, numa or CPUS/AFFINITY[:CPUS/AFFINITY...])");
   return std::nullopt;
 }
@@ -96,7 +96,7 @@ std::vector<int> take_online(std::span<const int> unit_cpus, const cpu_topology&
 std::vector<topology_unit> topology_units(unit_kind kind, std::span<const int> monitored,
                                           const cpu_topology& topology) {
   std::vector<topology_unit> units;
-  std::vector<bool> taken(io::max_cpus, false);
+  std::vector<bool> taken(host::max_cpus, false);
   switch (kind) {
     case unit_kind::cpu:
       for (int cpu : monitored) units.push_back({"cpu " + std::to_string(cpu), {cpu}});
@@ -111,7 +111,7 @@ std::vector<topology_unit> topology_units(unit_kind kind, std::span<const int> m
         std::vector<int> cpus = take_online(list, topology, taken);
         cpus.insert(std::lower_bound(cpus.begin(), cpus.end(), cpu), cpu);
         std::string name = kind == unit_kind::core ? "core " : "package ";
-        units.push_back({name + io::format_cpu_list(cpus), std::move(cpus)});
+        units.push_back({name + host::format_cpu_list(cpus), std::move(cpus)});
       }
       break;
     case unit_kind::numa: {
@@ -119,13 +119,13 @@ std::vector<topology_unit> topology_units(unit_kind kind, std::span<const int> m
         std::vector<int> cpus = take_online(topology.numa_nodes[node], topology, taken);
         // Memory-only nodes (and gaps in the numbering) have nothing to drain.
         if (cpus.empty()) continue;
-        units.push_back({"numa node " + std::to_string(node) + " (cpus " +
-                             io::format_cpu_list(cpus) + ")",
-                         std::move(cpus)});
+        units.push_back(
+            {"numa node " + std::to_string(node) + " (cpus " + host::format_cpu_list(cpus) + ")",
+             std::move(cpus)});
       }
       std::vector<int> homeless = take_online(topology.online, topology, taken);
       if (!homeless.empty())
-        units.push_back({"cpus " + io::format_cpu_list(homeless) + " (in no numa node)",
+        units.push_back({"cpus " + host::format_cpu_list(homeless) + " (in no numa node)",
                          std::move(homeless)});
       break;
     }
@@ -145,30 +145,30 @@ thread_layout layout_of_units(std::span<const topology_unit> units,
     layout.threads.push_back({std::move(cpus), unit.cpus});
   }
   // -C can leave a later unit with a lower monitored CPU than an earlier one (cpu 16 vs 1).
-  std::stable_sort(layout.threads.begin(), layout.threads.end(), [](const auto& a, const auto& b) {
-    return a.cpus.front() < b.cpus.front();
-  });
+  std::stable_sort(layout.threads.begin(), layout.threads.end(),
+                   [](const auto& a, const auto& b) { return a.cpus.front() < b.cpus.front(); });
   return layout;
 }
 
 std::vector<int> parse_mask_half(std::string_view text, std::string_view mask) {
   try {
-    return io::parse_cpu_list(text);
+    return host::parse_cpu_list(text);
   } catch (const std::invalid_argument& error) {
-    fail("mask " + io::quoted(mask) + ": " + error.what());
+    fail("mask " + base::quoted(mask) + ": " + error.what());
   }
 }
 
 user_mask parse_user_mask(std::string_view text, std::string_view spec,
                           const cpu_topology& topology) {
-  if (text.empty()) fail("empty mask in " + io::quoted(spec));
+  if (text.empty()) fail("empty mask in " + base::quoted(spec));
   auto slash = text.find('/');
-  if (slash == std::string_view::npos) fail("mask " + io::quoted(text) + " has no /AFFINITY half");
+  if (slash == std::string_view::npos)
+    fail("mask " + base::quoted(text) + " has no /AFFINITY half");
   if (text.find('/', slash + 1) != std::string_view::npos)
-    fail("mask " + io::quoted(text) + " has more than one '/'");
+    fail("mask " + base::quoted(text) + " has more than one '/'");
   user_mask mask{text, parse_mask_half(text.substr(0, slash), text),
                  parse_mask_half(text.substr(slash + 1), text)};
-  std::string where = "mask " + io::quoted(text) + ": ";
+  std::string where = "mask " + base::quoted(text) + ": ";
   if (mask.cpus.empty()) fail(where + "no cpus to drain before the '/'");
   require_online(mask.cpus, topology, where);
   require_online(mask.affinity, topology, where + "affinity ");
@@ -189,13 +189,13 @@ thread_layout layout_of_user_masks(std::string_view spec, std::span<const int> m
   for (std::size_t later = 1; later < masks.size(); ++later)
     for (std::size_t earlier = 0; earlier < later; ++earlier)
       if (auto shared = intersection(masks[later].cpus, masks[earlier].cpus); !shared.empty())
-        fail("mask " + io::quoted(masks[later].text) + " overlaps mask " +
-             io::quoted(masks[earlier].text) + " on cpus " + io::format_cpu_list(shared));
+        fail("mask " + base::quoted(masks[later].text) + " overlaps mask " +
+             base::quoted(masks[earlier].text) + " on cpus " + host::format_cpu_list(shared));
   thread_layout layout;
   for (user_mask& mask : masks) {
     std::vector<int> cpus = intersection(mask.cpus, monitored);
     if (cpus.empty()) {
-      layout.dropped.push_back("no thread for mask " + io::quoted(mask.text) +
+      layout.dropped.push_back("no thread for mask " + base::quoted(mask.text) +
                                ": none of its cpus is monitored");
       continue;
     }
@@ -214,12 +214,13 @@ thread_layout build_thread_layout(std::string_view spec, std::span<const int> mo
   require_online(monitored, topology, "monitored ");
 
   std::optional<unit_kind> kind = parse_spec_word(spec);
-  thread_layout layout = kind ? layout_of_units(topology_units(*kind, monitored, topology), monitored)
-                              : layout_of_user_masks(spec, monitored, topology);
+  thread_layout layout =
+      kind ? layout_of_units(topology_units(*kind, monitored, topology), monitored)
+           : layout_of_user_masks(spec, monitored, topology);
   if (layout.threads.empty())
-    fail(io::quoted(spec.empty() ? "cpu" : spec) +
+    fail(base::quoted(spec.empty() ? "cpu" : spec) +
          " leaves no streaming thread for monitored cpus " +
-         io::quoted(io::format_cpu_list(monitored)));
+         base::quoted(host::format_cpu_list(monitored)));
   return layout;
 }
 
@@ -227,8 +228,8 @@ std::string format_thread_layout(const thread_layout& layout) {
   std::string text;
   for (std::size_t i = 0; i < layout.threads.size(); ++i) {
     const stream_thread_mask& thread = layout.threads[i];
-    text += "thread " + std::to_string(i) + ": cpus=" + io::format_cpu_list(thread.cpus) +
-            " affinity=" + io::format_cpu_list(thread.affinity) + '\n';
+    text += "thread " + std::to_string(i) + ": cpus=" + host::format_cpu_list(thread.cpus) +
+            " affinity=" + host::format_cpu_list(thread.affinity) + '\n';
   }
   return text;
 }

@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "io/cpu_list.hpp"
+#include "base/system_error.hpp"
+#include "host/cpu_list.hpp"
 #include "io/dir_reader.hpp"
 #include "io/small_file.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::record {
@@ -22,7 +22,7 @@ constexpr int max_numa_nodes = 4096;
 
 std::vector<int> parse_list_file(const std::string& path, std::string_view text) {
   try {
-    return io::parse_cpu_list(text);
+    return host::parse_cpu_list(text);
   } catch (const std::invalid_argument& error) {
     throw std::runtime_error(path + ": " + error.what());
   }
@@ -40,7 +40,7 @@ std::optional<std::vector<int>> read_first_list(const std::string& dir,
 
 std::vector<int> read_required_list(const std::string& path) {
   auto text = io::read_text_if_exists(path);
-  if (!text) io::throw_system_error(ENOENT, "open", path);
+  if (!text) base::throw_system_error(ENOENT, "open", path);
   return parse_list_file(path, *text);
 }
 

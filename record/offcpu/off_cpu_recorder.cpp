@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/sample_layout.hpp"
 
 namespace arec::record {
 namespace {
@@ -33,8 +33,8 @@ void put_u64(std::vector<std::byte>& out, std::uint64_t value) {
 
 off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads)
     : layout_(std::move(layout)),
-      callchain_offset_(io::perf::sample_callchain_offset(layout_.sampler_sample_type)),
-      id_offset_(io::perf::sample_id_offset(layout_.sampler_sample_type)),
+      callchain_offset_(perf_data::sample_callchain_offset(layout_.sampler_sample_type)),
+      id_offset_(perf_data::sample_id_offset(layout_.sampler_sample_type)),
       tracker_(layout_.threshold_ns),
       threads_(streaming_threads) {
   if (layout_.sampler_sample_type & PERF_SAMPLE_READ)
@@ -42,11 +42,11 @@ off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_
 }
 
 void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   std::size_t size = chunk.size();
   std::size_t offset = 0;
-  while (offset + sizeof(io::perf::record_header) <= size) {
-    auto header = chunk.load_aligned<io::perf::record_header>(offset);
+  while (offset + sizeof(perf_data::record_header) <= size) {
+    auto header = chunk.load_aligned<perf_data::record_header>(offset);
     if (header.size < sizeof header || offset + header.size > size) break;
     std::size_t body = offset + sizeof header, end = offset + header.size;
     switch (header.type) {
@@ -82,7 +82,7 @@ void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
 // PERF_CONTEXT_USER, then the frames; a kernel thread's is empty.
 void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end,
                                    ring_state& ring) {
-  std::size_t tid_at = body + io::perf::sample_tid_offset(layout_.sampler_sample_type);
+  std::size_t tid_at = body + perf_data::sample_tid_offset(layout_.sampler_sample_type);
   auto [pid, tid] = read_pid_tid(chunk, tid_at);
   std::size_t chain = body + callchain_offset_;
   std::uint64_t count = read_u64(chunk, chain);
@@ -123,25 +123,25 @@ void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std
 }
 
 void off_cpu_recorder::round_started(std::size_t thread) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   // A record older than the newest one any thread has scanned was in its ring before this
   // round began, so the round drains it, on this thread's rings too (the FINISHED_ROUND rule).
   threads_[thread].round_bound = newest_;
 }
 
 void off_cpu_recorder::round_finished(std::size_t thread, std::vector<std::byte>& out) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   threads_[thread].drained_until = threads_[thread].round_bound;
   encode_all(settled_bound(), out, false);
 }
 
 void off_cpu_recorder::thread_cut(std::size_t thread) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   threads_[thread].cut_bound = newest_;
 }
 
 void off_cpu_recorder::cut(std::vector<std::byte>& out) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   std::uint64_t bound = lowest_live(&thread_progress::cut_bound);
   if (bound == std::numeric_limits<std::uint64_t>::max()) bound = newest_;
   totals added;
@@ -152,7 +152,7 @@ void off_cpu_recorder::cut(std::vector<std::byte>& out) {
 }
 
 bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& out) {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   threads_[thread].ended = true;
   if (!std::all_of(threads_.begin(), threads_.end(),
                    [](const thread_progress& one) { return one.ended; }))
@@ -162,7 +162,7 @@ bool off_cpu_recorder::thread_ended(std::size_t thread, std::vector<std::byte>& 
 }
 
 off_cpu_recorder::totals off_cpu_recorder::counted() {
-  io::exclusive_lock lock(mutex_);
+  base::exclusive_lock lock(mutex_);
   return totals_;
 }
 
@@ -238,8 +238,8 @@ void off_cpu_recorder::encode(const off_cpu_layout& layout, const off_cpu_sample
   field(PERF_SAMPLE_DATA_PAGE_SIZE, 0);
   field(PERF_SAMPLE_CODE_PAGE_SIZE, 0);
   field(PERF_SAMPLE_WEIGHT_STRUCT, 0);
-  io::perf::record_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-                                 static_cast<std::uint16_t>(out.size() - start)};
+  perf_data::record_header header{PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+                                  static_cast<std::uint16_t>(out.size() - start)};
   std::memcpy(out.data() + start, &header, sizeof header);
 }
 

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
 #include "record/offcpu/off_cpu_tracker.hpp"
 #include "record/streaming/ring_reader.hpp"
 
@@ -101,7 +101,7 @@ class off_cpu_recorder {
   const off_cpu_layout layout_;
   const std::size_t callchain_offset_;  // in a sampler SAMPLE's body
   const std::size_t id_offset_;
-  io::mutex mutex_;
+  base::mutex mutex_;
   off_cpu_tracker tracker_ AREC_GUARDED_BY(mutex_);
   std::vector<thread_progress> threads_ AREC_GUARDED_BY(mutex_);
   std::uint64_t newest_ AREC_GUARDED_BY(mutex_) = 0;  // the newest time scanned anywhere

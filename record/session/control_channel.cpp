@@ -7,9 +7,9 @@
 #include <cstring>
 #include <system_error>
 
-#include "io/control_fd.hpp"
+#include "base/usage_error.hpp"
+#include "host/control_fd.hpp"
 #include "io/output_path.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -184,7 +184,7 @@ control_channel control_channel::open(const control_spec& spec,
   control_channel channel;
   if (!spec.fifo) {
     channel.name_ = "--control fd " + std::to_string(spec.control_fd);
-    if (io::is_open_fd(spec.control_fd))
+    if (host::is_open_fd(spec.control_fd))
       channel.control_fd_ = spec.control_fd;
     else
       say("arec: warning: --control: fd " + std::to_string(spec.control_fd) +
@@ -194,10 +194,10 @@ control_channel control_channel::open(const control_spec& spec,
   }
   auto open_fifo = [](const std::string& path) {
     try {
-      return io::open_control_fifo(path);
+      return host::open_control_fifo(path);
     } catch (const std::system_error& error) {
-      throw io::usage_error("--control: Failed to open '" + path +
-                            "': " + std::strerror(error.code().value()));
+      throw base::usage_error("--control: Failed to open '" + path +
+                              "': " + std::strerror(error.code().value()));
     }
   };
   channel.name_ = "--control fifo " + spec.control_path;
@@ -238,7 +238,7 @@ bool control_channel::take_commands() {
   std::string bytes;
   bool open = true;
   try {
-    open = io::read_available(control_fd_, bytes, name_);
+    open = host::read_available(control_fd_, bytes, name_);
   } catch (const std::system_error& error) {
     actions_.say(std::string("arec: ") + error.what());
     open = false;

@@ -75,7 +75,7 @@ class unknown_commands {
 // coroutine that serves it on the control thread's loop.
 class control_channel {
  public:
-  // Opens the fifos; throws io::usage_error with perf's "Failed to open 'PATH'" (and why) when
+  // Opens the fifos; throws base::usage_error with perf's "Failed to open 'PATH'" (and why) when
   // one cannot be opened. An fd: that is not open is warned about through `say` and ignored,
   // where perf silently ignores it.
   static control_channel open(const control_spec& spec,

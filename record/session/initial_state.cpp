@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-#include "io/cgroup_fs.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/record_encoders.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "host/cgroup_fs.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/record_encoders.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/session/messages.hpp"
 #include "record/streaming/model_feed.hpp"
@@ -27,16 +27,16 @@ constexpr std::size_t max_synthesis_threads = 8;
 // The workload is known by its command name until its exec brings the real COMM record.
 void synthesize_workload_comm(io::record_sink& sink, pid_t pid, const std::string& command,
                               std::size_t trailer_size) {
-  io::perf::record_buffer buffer;
+  perf_data::record_buffer buffer;
   std::string_view name = command;
   if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
   auto pid_u32 = static_cast<std::uint32_t>(pid);
-  sink.write(io::perf::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), trailer_size));
+  sink.write(perf_data::encode_comm(buffer, pid_u32, pid_u32, name.substr(0, 15), trailer_size));
 }
 
 // Marks the end of the synthesized initial state, as perf does.
 void write_finished_init(io::record_sink& sink) {
-  constexpr io::perf::record_header finished_init{io::perf::record_finished_init, 0, 8};
+  constexpr perf_data::record_header finished_init{perf_data::record_finished_init, 0, 8};
   sink.write(std::as_bytes(std::span{&finished_init, 1}));
 }
 
@@ -46,10 +46,10 @@ void synthesize_existing_cgroups(const record_options& options, io::record_sink&
   if (!options.attrs.all_cgroups || !options.synth.cgroups) return;
   std::string problem;
   try {
-    std::optional<std::string> mount = io::perf_event_cgroup_mount();
+    std::optional<std::string> mount = host::perf_event_cgroup_mount();
     if (mount)
       synthesize_cgroups(sink, *mount,
-                         io::perf::sample_id_trailer_size(shared_sample_type(options.attrs)));
+                         perf_data::sample_id_trailer_size(shared_sample_type(options.attrs)));
     else
       problem = "no cgroup file system is mounted";
   } catch (const std::system_error& error) {
@@ -74,7 +74,7 @@ void synthesize_initial_state(const record_options& options, const std::vector<p
                               std::size_t online_cpus, const kernel_sources& kernel,
                               bool switched) {
   synthesis_config synthesis;
-  synthesis.sample_id_size = io::perf::sample_id_trailer_size(shared_sample_type(options.attrs));
+  synthesis.sample_id_size = perf_data::sample_id_trailer_size(shared_sample_type(options.attrs));
   // As the tracking event records them (perf synthesizes them for -d only; arec's reason for
   // dwarf is in event_attrs.cpp).
   synthesis.data_mmaps =

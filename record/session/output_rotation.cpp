@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <future>
 
+#include "base/system_error.hpp"
+#include "host/host_features.hpp"
 #include "io/append_writer.hpp"
 #include "io/output_path.hpp"
-#include "io/perf_data/container_ids_feature.hpp"
-#include "io/perf_data/host_features.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
-#include "io/perf_data/sample_layout.hpp"
-#include "io/system_error.hpp"
+#include "perf_data/container_ids_feature.hpp"
+#include "perf_data/perf_maps_feature.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/session/flight_recorder.hpp"
 #include "record/session/initial_state.hpp"
 #include "record/session/recording.hpp"
@@ -49,7 +49,7 @@ void recording::rotate_output() {
   io::rename_output(options_.output_path, rotated);
   auto [next, next_header] = create_next_output(rotated);
   recording_output old_output = std::exchange(*output_, std::move(next));
-  io::perf::perf_file_writer old_header = std::exchange(*header_, std::move(next_header));
+  perf_data::perf_file_writer old_header = std::exchange(*header_, std::move(next_header));
   std::uint64_t old_header_end = header_end_;
   std::vector<output_cut> cuts = cut_every_stream();
   output_cut cut = merged(cuts);
@@ -108,12 +108,12 @@ std::exception_ptr recording::append_off_cpu_time(const recording_output& old_ou
 // The output a switch goes on into, with its prologue, named PATH. When that fails (a full
 // disk may refuse even the prologue) the current output is given its name back and stays
 // current: nothing was cut yet.
-std::pair<recording_output, io::perf::perf_file_writer> recording::create_next_output(
+std::pair<recording_output, perf_data::perf_file_writer> recording::create_next_output(
     const std::string& rotated) {
   std::optional<recording_output> next;
   try {
     next.emplace(recording_output::create(options_.output_path, directory(), threads_.size()));
-    io::perf::perf_file_writer header(next->header_fd(), next->header_path());
+    perf_data::perf_file_writer header(next->header_fd(), next->header_path());
     header.write_prologue(entries_);  // same events: the same data offset
     next->publish();
     return {std::move(*next), std::move(header)};
@@ -144,7 +144,7 @@ void recording::write_taken_snapshots() {
 // knows at the cut from its thread; a directory's come into its header file after the cuts.
 // One cut per streaming thread.
 std::vector<output_cut> recording::cut_every_stream() {
-  std::size_t trailer = io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs));
+  std::size_t trailer = perf_data::sample_id_trailer_size(shared_sample_type(options_.attrs));
   std::vector<std::future<output_cut>> pending;
   for (std::size_t i = 0; i < threads_.size(); ++i) {
     auto [writer, choice] = io::make_append_writer(output_->stream_fd(i), output_->stream_path(i),
@@ -175,8 +175,8 @@ output_cut recording::merged(const std::vector<output_cut>& cuts) {
 // single file the bytes freed give its features room.
 void recording::cut_back(const recording_output& output, const std::vector<output_cut>& cuts) {
   for (std::size_t i = 0; i < cuts.size(); ++i)
-    io::check_syscall(::ftruncate(output.stream_fd(i), static_cast<off_t>(cuts[i].data_end)),
-                      "ftruncate", output.stream_path(i));
+    base::check_syscall(::ftruncate(output.stream_fd(i), static_cast<off_t>(cuts[i].data_end)),
+                        "ftruncate", output.stream_path(i));
 }
 
 // --overwrite: the rings are copied at once (the moments before the request, not arec's
@@ -216,16 +216,16 @@ void recording::pause_every_ring() {
 // After a failed write only what is on the file counts: the data size is its durable end
 // even when the features no longer fit (a directory's header file keeps the features it got
 // after synthesis: rewriting them in place could leave its table and header bits at odds).
-void recording::finish_file(io::perf::perf_file_writer& header, const output_cut& cut) {
+void recording::finish_file(perf_data::perf_file_writer& header, const output_cut& cut) {
   if (cut.failure && directory()) return;
-  io::perf::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
+  perf_data::feature_set set = features(cut.stats, {cut.compressed_in, cut.compressed_out});
   if (!options_.no_buildid)
-    set.set(io::perf::feature_build_id, io::perf::build_id_payload(collect_build_ids(machine_)));
+    set.set(perf_data::feature_build_id, perf_data::build_id_payload(collect_build_ids(machine_)));
   if (auto maps = build_ids_.perf_maps(); !maps.empty())
-    set.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(maps));
+    set.set(perf_data::feature_arec_perf_maps, perf_data::perf_maps_payload(maps));
   if (auto containers = build_ids_.containers(); !containers.empty())
-    set.set(io::perf::feature_arec_container_ids, io::perf::container_ids_payload(containers));
-  build_ids_.forget_gone_processes();  // this file holds theirs; the next ones need not
+    set.set(perf_data::feature_arec_container_ids, perf_data::container_ids_payload(containers));
+  build_ids_.forget_gone_processes();       // this file holds theirs; the next ones need not
   tell_unread_files(&header == &*header_);  // the last file is the one header_ still holds
   try {
     header.write_epilogue(cut.data_end - data_offset_, set);
@@ -255,14 +255,15 @@ void recording::tell_unread_files(bool last) {
                         " ended before arec could read the file it mapped; its samples stay "
                         "unnamed rather than take the names of the file at that path now");
     else
-      say(options_, "arec: warning: " + file.name + ": " + std::to_string(file.unread) + " of the " +
-                        std::to_string(file.files) +
+      say(options_, "arec: warning: " + file.name + ": " + std::to_string(file.unread) +
+                        " of the " + std::to_string(file.files) +
                         " files mapped at this path ended before arec could read them; perf "
                         "6.1 keeps one build-id per path and may name their samples from the "
                         "file at that path now");
   }
   if (last && unread.size() > unread_files_told_.size())
-    say(options_, "arec: warning: and " + std::to_string(unread.size() - unread_files_told_.size()) +
+    say(options_, "arec: warning: and " +
+                      std::to_string(unread.size() - unread_files_told_.size()) +
                       " more paths whose mapped files ended before arec could read them");
 }
 

@@ -18,9 +18,9 @@
 
 #include "async/event_loop.hpp"
 #include "async/task.hpp"
-#include "io/perf_data/perf_file_writer.hpp"
 #include "io/unique_fd.hpp"
 #include "model/machine.hpp"
+#include "perf_data/perf_file_writer.hpp"
 #include "record/events/event_set.hpp"
 #include "record/layout/stream_layout.hpp"
 #include "record/offcpu/off_cpu_recorder.hpp"
@@ -125,7 +125,7 @@ class recording {
   // output_rotation.cpp: --switch-output, --timestamp-filename and the --overwrite snapshots
   void switch_output();
   void rotate_output();
-  std::pair<recording_output, io::perf::perf_file_writer> create_next_output(
+  std::pair<recording_output, perf_data::perf_file_writer> create_next_output(
       const std::string& rotated);
   void write_taken_snapshots();
   std::vector<output_cut> cut_every_stream();
@@ -135,13 +135,13 @@ class recording {
   static void cut_back(const recording_output& output, const std::vector<output_cut>& cuts);
   void take_snapshot();
   void pause_every_ring();
-  void finish_file(io::perf::perf_file_writer& header, const output_cut& cut);
+  void finish_file(perf_data::perf_file_writer& header, const output_cut& cut);
   void tell_unread_files(bool last);
   void name_final_output();
 
   // recording_finish.cpp: the features, name and summary of the last output
-  io::perf::feature_set features(const stream_stats& stats,
-                                 const compression_totals& compression) const;
+  perf_data::feature_set features(const stream_stats& stats,
+                                  const compression_totals& compression) const;
   written_output output_written() const;
   void finalize(std::exception_ptr failure);
   void remove_empty_output();
@@ -161,10 +161,10 @@ class recording {
   std::vector<pid_t> target_processes_;  // the processes -p names (a thread stands for its own)
   std::optional<event_set> events_;
   std::optional<off_cpu_recorder> off_cpu_;  // --off-cpu; shared by the streaming threads
-  std::vector<io::perf::event_entry> entries_;
+  std::vector<perf_data::event_entry> entries_;
   bool to_pipe_ = false;
   std::optional<recording_output> output_;
-  std::optional<io::perf::perf_file_writer> header_;
+  std::optional<perf_data::perf_file_writer> header_;
   std::optional<clock_reference> clock_;  // with -k: for CLOCKID and CLOCK_DATA
   std::uint64_t data_offset_ = 0;
   std::uint64_t header_end_ = 0;

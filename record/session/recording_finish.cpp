@@ -3,10 +3,10 @@
 #include <cerrno>
 #include <system_error>
 
+#include "host/host_features.hpp"
+#include "host/tracefs.hpp"
+#include "host/tracing_data.hpp"
 #include "io/output_path.hpp"
-#include "io/perf_data/host_features.hpp"
-#include "io/perf_data/tracing_data.hpp"
-#include "io/tracefs.hpp"
 #include "record/session/recording.hpp"
 #include "record/streaming/compression_stage.hpp"
 #include "record/streaming/streamer.hpp"
@@ -15,56 +15,57 @@ namespace arec::record {
 namespace {
 
 // The event groups, by index among the file's events (the requested ones come first, in order).
-std::vector<io::perf::group_entry> event_groups(std::span<const event_spec> events) {
-  std::vector<io::perf::group_entry> groups;
+std::vector<perf_data::group_entry> event_groups(std::span<const event_spec> events) {
+  std::vector<perf_data::group_entry> groups;
   for (std::size_t i = 0; i < events.size(); ++i)
     if (events[i].group_size > 1)
       groups.push_back({events[i].group_name, static_cast<std::uint32_t>(i), events[i].group_size});
   return groups;
 }
 
-io::perf::feature_set final_features(const record_options& options,
-                                     std::span<const io::perf::event_entry> entries,
-                                     const stream_stats& stats, bool directory,
-                                     std::span<const std::string> command_line) {
-  io::perf::feature_set features;
-  io::perf::add_host_features(features);
-  features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(entries));
-  features.set(io::perf::feature_cmdline, io::perf::cmdline_payload(command_line));
+perf_data::feature_set final_features(const record_options& options,
+                                      std::span<const perf_data::event_entry> entries,
+                                      const stream_stats& stats, bool directory,
+                                      std::span<const std::string> command_line) {
+  perf_data::feature_set features;
+  host::add_host_features(features);
+  features.set(perf_data::feature_event_desc, perf_data::event_desc_payload(entries));
+  features.set(perf_data::feature_cmdline, perf_data::cmdline_payload(command_line));
   if (auto groups = event_groups(options.events); !groups.empty())
-    features.set(io::perf::feature_group_desc, io::perf::group_desc_payload(groups));
+    features.set(perf_data::feature_group_desc, perf_data::group_desc_payload(groups));
   if (stats.samples > 0)
-    features.set(io::perf::feature_sample_time,
-                 io::perf::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
-  if (directory) features.set(io::perf::feature_dir_format, io::perf::dir_format_payload());
+    features.set(perf_data::feature_sample_time,
+                 perf_data::sample_time_payload(stats.first_sample_time, stats.last_sample_time));
+  if (directory) features.set(perf_data::feature_dir_format, perf_data::dir_format_payload());
   std::vector<std::pair<std::string, std::string>> tracepoints;
   for (const event_spec& spec : options.events)
     if (spec.tracepoint) tracepoints.push_back(*spec.tracepoint);
   if (!tracepoints.empty()) {
-    features.set(io::perf::feature_tracing_data,
-                 io::perf::tracing_data_payload(io::tracefs::root(), tracepoints));
+    features.set(perf_data::feature_tracing_data,
+                 host::tracing_data_payload(host::tracefs::root(), tracepoints));
   }
   return features;
 }
 
 }  // namespace
 
-io::perf::feature_set recording::features(const stream_stats& stats,
-                                          const compression_totals& compression) const {
-  io::perf::feature_set set = final_features(options_, entries_, stats, directory(), command_line_);
+perf_data::feature_set recording::features(const stream_stats& stats,
+                                           const compression_totals& compression) const {
+  perf_data::feature_set set =
+      final_features(options_, entries_, stats, directory(), command_line_);
   if (options_.compression_level > 0)
     // perf's reader sizes its decompression buffer from mmap_len (the page is perf's habit).
-    set.set(io::perf::feature_compressed,
-            io::perf::compressed_payload(
+    set.set(perf_data::feature_compressed,
+            perf_data::compressed_payload(
                 static_cast<std::uint32_t>(options_.compression_level),
                 static_cast<std::uint32_t>(compression.ratio() + 0.5),
                 static_cast<std::uint32_t>(compression_stage::max_decoded_bytes(ring_bytes()) +
                                            page_size_)));
   if (clock_) {
-    set.set(io::perf::feature_clockid, io::perf::clockid_payload(clock_->resolution_ns));
-    set.set(io::perf::feature_clock_data,
-            io::perf::clock_data_payload(static_cast<std::uint32_t>(*options_.attrs.clockid),
-                                         clock_->wall_clock_ns, clock_->clock_ns));
+    set.set(perf_data::feature_clockid, perf_data::clockid_payload(clock_->resolution_ns));
+    set.set(perf_data::feature_clock_data,
+            perf_data::clock_data_payload(static_cast<std::uint32_t>(*options_.attrs.clockid),
+                                          clock_->wall_clock_ns, clock_->clock_ns));
   }
   return set;
 }

@@ -2,8 +2,8 @@
 
 #include <sys/stat.h>
 
+#include "base/system_error.hpp"
 #include "io/output_path.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::record {
 
@@ -47,7 +47,7 @@ std::uint64_t recording_output::total_bytes() const {
   std::uint64_t total = 0;
   auto add = [&](int fd, const std::string& name) {
     struct stat st {};
-    io::check_syscall(::fstat(fd, &st), "stat", name);
+    base::check_syscall(::fstat(fd, &st), "stat", name);
     total += static_cast<std::uint64_t>(st.st_size);
   };
   add(header_.fd(), header_path_);

@@ -9,16 +9,16 @@
 #include <ctime>
 #include <iterator>
 
+#include "base/system_error.hpp"
+#include "base/usage_error.hpp"
+#include "host/cgroup_fs.hpp"
+#include "host/cpu_list.hpp"
+#include "host/users.hpp"
 #include "io/append_writer.hpp"
-#include "io/cgroup_fs.hpp"
-#include "io/cpu_list.hpp"
 #include "io/file_sink.hpp"
 #include "io/output_path.hpp"
-#include "io/perf_data/pipe_stream.hpp"
-#include "io/perf_data/sample_layout.hpp"
-#include "io/system_error.hpp"
-#include "io/usage_error.hpp"
-#include "io/users.hpp"
+#include "perf_data/pipe_stream.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/events/perf_event.hpp"
 #include "record/session/initial_state.hpp"
 #include "record/session/recording.hpp"
@@ -40,9 +40,9 @@ std::uint64_t nanoseconds(const timespec& time) {
 clock_reference read_clock_reference(int clockid) {
   timespec resolution{}, wall{}, clock{};
   std::string what = "clock " + std::to_string(clockid);
-  io::check_syscall(::clock_getres(clockid, &resolution), "clock_getres", what);
-  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
-  io::check_syscall(::clock_gettime(clockid, &clock), "clock_gettime", what);
+  base::check_syscall(::clock_getres(clockid, &resolution), "clock_getres", what);
+  base::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
+  base::check_syscall(::clock_gettime(clockid, &clock), "clock_gettime", what);
   return {nanoseconds(resolution), nanoseconds(wall), nanoseconds(clock)};
 }
 
@@ -55,11 +55,11 @@ void ensure_fd_limit(std::size_t needed) {
                              " file descriptors but the hard limit (ulimit -Hn) is " +
                              std::to_string(limit.rlim_max));
   limit.rlim_cur = limit.rlim_max;
-  io::check_syscall(::setrlimit(RLIMIT_NOFILE, &limit), "setrlimit", "RLIMIT_NOFILE");
+  base::check_syscall(::setrlimit(RLIMIT_NOFILE, &limit), "setrlimit", "RLIMIT_NOFILE");
 }
 
-std::vector<io::perf::event_entry> file_events(const event_set& events) {
-  std::vector<io::perf::event_entry> entries;
+std::vector<perf_data::event_entry> file_events(const event_set& events) {
+  std::vector<perf_data::event_entry> entries;
   // The switch sampler's samples never reach a file, but the kernel's LOST and THROTTLE
   // records for its rings carry its ids: a reader must find them in the attrs.
   for (const opened_event& event : events.events())
@@ -71,7 +71,7 @@ std::vector<io::perf::event_entry> file_events(const event_set& events) {
 
 std::int64_t wall_clock_now_ns() {
   timespec wall{};
-  io::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
+  base::check_syscall(::clock_gettime(CLOCK_REALTIME, &wall), "clock_gettime", "CLOCK_REALTIME");
   return static_cast<std::int64_t>(nanoseconds(wall));
 }
 
@@ -157,7 +157,7 @@ void recording::open_events() {
 
 // -u: what the user runs now (its children follow through inherit), arec itself left out.
 std::vector<pid_t> recording::user_processes(const std::string& user) {
-  uid_t uid = io::resolve_user(user);
+  uid_t uid = host::resolve_user(user);
   std::vector<pid_t> processes = processes_of_user(uid, ::getpid());
   if (processes.empty())
     throw std::runtime_error("-u: user " + user + " (uid " + std::to_string(uid) +
@@ -171,17 +171,17 @@ std::vector<io::unique_fd> recording::open_cgroups(std::span<const event_spec> s
   if (std::all_of(specs.begin(), specs.end(),
                   [](const event_spec& spec) { return spec.cgroup.empty(); }))
     return fds;
-  std::optional<std::string> mount = io::perf_event_cgroup_mount();
+  std::optional<std::string> mount = host::perf_event_cgroup_mount();
   if (!mount)
-    throw io::usage_error(
+    throw base::usage_error(
         "-G: no cgroup file system is mounted (cgroup2, or cgroup with perf_event)");
   for (std::size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].cgroup.empty()) continue;
     try {
-      fds[i] = io::open_cgroup(*mount, specs[i].cgroup);
+      fds[i] = host::open_cgroup(*mount, specs[i].cgroup);
     } catch (const std::system_error& error) {
-      throw io::usage_error("no access to cgroup " + *mount + "/" + specs[i].cgroup + ": " +
-                            error.code().message());
+      throw base::usage_error("no access to cgroup " + *mount + "/" + specs[i].cgroup + ": " +
+                              error.code().message());
     }
   }
   return fds;
@@ -192,7 +192,7 @@ void recording::create_output() {
     // What a file keeps in its header leads the stream instead; the features that are
     // only known at the end (SAMPLE_TIME, BUILD_ID) are left out, as perf does.
     std::vector<std::byte> head =
-        io::perf::pipe_stream_head(entries_, features(stream_stats{}, compression_totals{}));
+        perf_data::pipe_stream_head(entries_, features(stream_stats{}, compression_totals{}));
     io::write_all(STDOUT_FILENO, head, "standard output");
     data_offset_ = head.size();
     return;
@@ -226,7 +226,7 @@ void recording::make_off_cpu_recorder() {
 
 // Where a side-band record keeps its TIME: this many bytes before its end (sample_id_all).
 std::size_t recording::trailer_time_from_end() const {
-  return io::perf::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
+  return perf_data::trailer_bytes_after_time(shared_sample_type(options_.attrs)) + 8;
 }
 
 streamer_config recording::stream_config(std::size_t thread_index) {
@@ -238,7 +238,7 @@ streamer_config recording::stream_config(std::size_t thread_index) {
   config.mmap_flush = options_.attrs.no_buffering
                           ? 1
                           : std::min<std::uint64_t>(options_.mmap_flush, ring_bytes() / 4);
-  config.sample_time_offset = io::perf::sample_time_offset(shared_sample_type(options_.attrs));
+  config.sample_time_offset = perf_data::sample_time_offset(shared_sample_type(options_.attrs));
   config.meter = meter_ ? &*meter_ : nullptr;
   config.overwrite = options_.attrs.overwrite;
   config.trailer_time_from_end = trailer_time_from_end();
@@ -252,7 +252,7 @@ streamer_config recording::stream_config(std::size_t thread_index) {
   }
   config.fixups.clear_leaked_build_id_flags =
       std::none_of(entries_.begin(), entries_.end(),
-                   [](const io::perf::event_entry& event) { return event.attr.build_id; });
+                   [](const perf_data::event_entry& event) { return event.attr.build_id; });
   return config;
 }
 
@@ -264,8 +264,8 @@ bool recording::caches_sampled_dsos() const {
 // Where the attrs' shared sample_type puts a sample's address, thread and time.
 sample_position recording::sample_fields() const {
   std::uint64_t type = shared_sample_type(options_.attrs);
-  return {io::perf::sample_ip_offset(type), io::perf::sample_tid_offset(type),
-          io::perf::sample_time_offset(type)};
+  return {perf_data::sample_ip_offset(type), perf_data::sample_tid_offset(type),
+          perf_data::sample_time_offset(type)};
 }
 
 // As perf warns: a ring is drained when it wakes the drain (or at a round), so each file
@@ -405,7 +405,7 @@ void recording::synthesize_into_header(bool switched) {
   std::uint64_t offset = data_offset_;
   if (switched) {
     std::vector<std::byte> tasks = encode_known_tasks(
-        machine_, io::perf::sample_id_trailer_size(shared_sample_type(options_.attrs)));
+        machine_, perf_data::sample_id_trailer_size(shared_sample_type(options_.attrs)));
     io::write_all_at(output_->header_fd(), tasks.data(), tasks.size(), offset,
                      output_->header_path());
     offset += tasks.size();

@@ -10,15 +10,15 @@
 #include <ctime>
 #include <system_error>
 
+#include "base/system_error.hpp"
 #include "io/output_path.hpp"
-#include "io/system_error.hpp"
 
 namespace arec::record {
 
 std::string output_timestamp(long seconds, long nanoseconds) {
   time_t when = seconds;
   tm local{};
-  if (::localtime_r(&when, &local) == nullptr) io::throw_errno("localtime_r", "the time");
+  if (::localtime_r(&when, &local) == nullptr) base::throw_errno("localtime_r", "the time");
   std::array<char, 32> text{};
   std::size_t length = std::strftime(text.data(), text.size(), "%Y%m%d%H%M%S", &local);
   std::snprintf(text.data() + length, text.size() - length, "%02ld", nanoseconds / 10'000'000);
@@ -32,7 +32,7 @@ rotated_files::rotated_files(std::string path, std::size_t keep,
 std::string rotated_files::next_name() {
   for (;;) {
     timespec now{};
-    io::check_syscall(::clock_gettime(CLOCK_REALTIME, &now), "clock_gettime", "CLOCK_REALTIME");
+    base::check_syscall(::clock_gettime(CLOCK_REALTIME, &now), "clock_gettime", "CLOCK_REALTIME");
     std::string stamp = output_timestamp(now.tv_sec, now.tv_nsec);
     if (stamp > last_timestamp_) {
       last_timestamp_ = stamp;

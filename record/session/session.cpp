@@ -9,12 +9,12 @@
 #include <iterator>
 
 #include "async/timer.hpp"
-#include "io/cpu_list.hpp"
+#include "base/system_error.hpp"
+#include "base/usage_error.hpp"
+#include "host/cpu_list.hpp"
+#include "host/stop_signals.hpp"
 #include "io/output_path.hpp"
 #include "io/small_file.hpp"
-#include "io/stop_signals.hpp"
-#include "io/system_error.hpp"
-#include "io/usage_error.hpp"
 #include "record/layout/topology.hpp"
 #include "record/option_combinations.hpp"
 #include "record/session/flight_recorder.hpp"
@@ -30,16 +30,16 @@ std::vector<int> online_cpus() {
   std::array<char, 4096> buffer;
   std::string path = sysfs_root() + "/devices/system/cpu/online";
   auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
-  if (!text) io::throw_errno("read", path);
-  return io::parse_cpu_list(*text);
+  if (!text) base::throw_errno("read", path);
+  return host::parse_cpu_list(*text);
 }
 
 std::vector<int> monitored_cpus(const record_options& options, const std::vector<int>& online) {
   if (options.cpus.empty()) return online;
   for (int cpu : options.cpus)
     if (!std::binary_search(online.begin(), online.end(), cpu))
-      throw io::usage_error("-C: cpu " + std::to_string(cpu) +
-                            " is not online (online: " + io::format_cpu_list(online) + ")");
+      throw base::usage_error("-C: cpu " + std::to_string(cpu) +
+                              " is not online (online: " + host::format_cpu_list(online) + ")");
   return options.cpus;
 }
 
@@ -64,7 +64,7 @@ int recording::run() {
   // A reader that goes away (the data pipe's, --control's ack fifo's, or stderr's: `arec ...
   // 2>&1 | head`) makes writes fail with EPIPE instead of killing arec before its file is
   // finished; the data pipe's and the ack's failures are reported, messages are dropped.
-  io::stop_signals::ignore_broken_pipe();
+  host::stop_signals::ignore_broken_pipe();
   for (const std::string& note : options_.notes) say(options_, note);
   std::vector<int> online = online_cpus();
   online_cpu_count_ = online.size();
@@ -116,7 +116,7 @@ void recording::record_only_drained_cpus() {
     std::vector<int> left;
     std::set_difference(cpus_.begin(), cpus_.end(), drained.begin(), drained.end(),
                         std::back_inserter(left));
-    say(options_, "arec: cpus " + io::format_cpu_list(left) +
+    say(options_, "arec: cpus " + host::format_cpu_list(left) +
                       " are in no --threads mask and are not recorded");
   }
   cpus_ = std::move(drained);
@@ -125,7 +125,7 @@ void recording::record_only_drained_cpus() {
 void recording::wait_for_stop() {
   // A stop signal during start-up ends the recording as soon as it is complete enough for
   // perf to read; a workload that was not started yet never runs.
-  if (io::stop_signals::arrived().stops > 0) return;
+  if (host::stop_signals::arrived().stops > 0) return;
   std::vector<io::unique_fd> target_exits = open_pidfds(target_processes_);
   stop_sources sources{.duration_s = options_.duration_s};
   if (child_) sources.workload_exit_fd = child_->exit_fd();
@@ -213,7 +213,7 @@ record::control_actions recording::control_actions() {
 // -v, where perf prints every attr field) each one's frequency or period.
 void recording::list_events(char detail) {
   status_.erase();
-  for (const io::perf::event_entry& entry : entries_) {
+  for (const perf_data::event_entry& entry : entries_) {
     std::string line = entry.name;
     if (detail == 'F' || detail == 'v')
       line += (entry.attr.freq ? ": sample_freq=" : ": sample_period=") +
@@ -302,7 +302,7 @@ std::exception_ptr recording::stop_streaming() {
 // while the file was finished) ends that wait: arec then ends as that signal ends a process.
 int recording::reap_workload() {
   if (!child_) return 0;
-  namespace signals = io::stop_signals;
+  namespace signals = host::stop_signals;
   unsigned stops_when_recording_ended = signals::arrived().stops > 0 ? 1 : 0;
   if (!child_->exits_within(std::chrono::milliseconds(0))) {
     child_->terminate();

@@ -1,10 +1,10 @@
 #include "record/session/status_line.hpp"
 
-#include "async/timer.hpp"
 #include <cinttypes>
 #include <cstdio>
 
 #include "async/task.hpp"
+#include "async/timer.hpp"
 
 namespace arec::record {
 namespace {
@@ -42,7 +42,7 @@ async::task<void> redraw(status_line& line, std::function<status_snapshot()> sam
 
 std::string format_status(const status_snapshot& status, std::size_t width) {
   char text[256];
-  std::string written = io::format_bytes(status.bytes_written);
+  std::string written = base::format_bytes(status.bytes_written);
   char ratio[32] = "";
   if (status.compression_ratio)
     std::snprintf(ratio, sizeof ratio, " (x%.1f)", *status.compression_ratio);
@@ -52,7 +52,7 @@ std::string format_status(const status_snapshot& status, std::size_t width) {
                 format_elapsed(status.elapsed).c_str(), status.samples, written.c_str(), ratio,
                 status.lost, status.lost ? "LOST" : "lost",
                 static_cast<unsigned>((status.fullest_ring_permille + 5) / 10));
-  return io::fit_to_width(text, width);
+  return base::fit_to_width(text, width);
 }
 
 void status_line::start(const async::executor& on, std::function<status_snapshot()> sample,

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "async/spawn.hpp"
-#include "io/terminal_line.hpp"
+#include "base/terminal_line.hpp"
 
 namespace arec::record {
 
@@ -51,7 +51,7 @@ class status_line {
              std::chrono::milliseconds interval = std::chrono::milliseconds(500));
 
  private:
-  io::terminal_line line_;  // clears itself when destroyed
+  base::terminal_line line_;  // clears itself when destroyed
 };
 
 }  // namespace arec::record

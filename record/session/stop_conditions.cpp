@@ -5,12 +5,12 @@
 
 #include <chrono>
 
-#include "io/stop_signals.hpp"
+#include "host/stop_signals.hpp"
 
 namespace arec::record {
 
 bool stop_conditions::act_on_signals() {
-  io::stop_signals::arrivals now = io::stop_signals::arrived();
+  host::stop_signals::arrivals now = host::stop_signals::arrived();
   // One switch per SIGUSR2 counted, so that N signals make N files even when they come
   // faster than a switch takes.
   while (now.switches > switches_seen_ && !stopping_) {
@@ -33,7 +33,7 @@ async::task<void> await_signals(stop_conditions& stop) {
   while (!stopped) {
     bool woken = co_await stop.signals_->readable();
     if (!woken) co_return;
-    io::stop_signals::drain_wakeups();
+    host::stop_signals::drain_wakeups();
     stopped = stop.act_on_signals();
   }
   co_return;
@@ -75,7 +75,7 @@ stop_conditions::stop_conditions(async::event_loop& control, stop_sources source
       notice_(std::move(notice)),
       switch_output_(std::move(sources.switch_output)) {
   async::executor on = control.get_executor();
-  signals_ = std::make_unique<async::readiness>(on, io::stop_signals::wakeup_fd());
+  signals_ = std::make_unique<async::readiness>(on, host::stop_signals::wakeup_fd());
   async::spawn_detached(on, await_signals(*this));
   async::spawn_detached(on, recheck_signals(*this));
   if (sources.duration_s)

@@ -1,5 +1,5 @@
 // stop_conditions: what ends a recording, awaited on the control thread's io_context: a stop
-// signal (SIGINT/SIGTERM/SIGHUP, caught since arec started: io/stop_signals), --duration, the
+// signal (SIGINT/SIGTERM/SIGHUP, caught since arec started: host/stop_signals), --duration, the
 // exit of the workload, or the exit of every -p/-t target; and SIGUSR2, perf's output switch. With
 // both a workload and targets (as in `-p PID -- sleep 5`) whichever ends first ends the recording,
 // as in perf.

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/session/loss_advice.hpp"
 
@@ -90,8 +90,8 @@ summary_facts summary_facts_of(const record_options& options, const written_outp
   facts.transient = options.transient_outputs;
   for (const auto& t : threads) {
     facts.threads.push_back(
-        {io::format_cpu_list(t->stream.cpus()), io::format_cpu_list(t->thread.affinity()),
-         io::format_cpu_list(t->stream.ran_on()), t->stream.stats(), t->thread.cpu_seconds()});
+        {host::format_cpu_list(t->stream.cpus()), host::format_cpu_list(t->thread.affinity()),
+         host::format_cpu_list(t->stream.ran_on()), t->stream.stats(), t->thread.cpu_seconds()});
     for (const auto& [cpu, stats] : t->stream.stats_by_cpu())
       if (stats.lost != 0) facts.losses.push_back({cpu, stats.lost});
   }

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/stop_signals.hpp"
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
+#include "host/stop_signals.hpp"
 
 namespace arec::record {
 namespace {
@@ -31,7 +31,7 @@ namespace {
   if (::getppid() != recorder) ::_exit(127);
   char byte;
   // EOF here means arec died before starting us: do not run unrecorded.
-  if (io::retry_on_eintr([&] { return ::read(go, &byte, 1); }) != 1) ::_exit(127);
+  if (base::retry_on_eintr([&] { return ::read(go, &byte, 1); }) != 1) ::_exit(127);
   ::prctl(PR_SET_PDEATHSIG, 0);  // once released, it runs on its own, as under perf
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -44,7 +44,7 @@ namespace {
 
 std::pair<io::unique_fd, io::unique_fd> make_pipe() {
   int fds[2];
-  io::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
+  base::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
   return {io::unique_fd{fds[0]}, io::unique_fd{fds[1]}};
 }
 
@@ -76,7 +76,7 @@ workload workload::prepare(std::span<const std::string> argv, bool stdout_to_std
   auto [go_read, go_write] = make_pipe();
   auto [error_read, error_write] = make_pipe();
   pid_t recorder = ::getpid();
-  pid_t pid = io::check_syscall(io::stop_signals::fork_with_default_signals(), "fork", argv[0]);
+  pid_t pid = base::check_syscall(host::stop_signals::fork_with_default_signals(), "fork", argv[0]);
   if (pid == 0) {
     // As perf in pipe mode: the workload must not write into the recording's stream.
     if (stdout_to_stderr && ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) ::_exit(127);
@@ -87,7 +87,7 @@ workload workload::prepare(std::span<const std::string> argv, bool stdout_to_std
     int err = errno;
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
-    io::throw_system_error(err, "pidfd_open", argv[0]);
+    base::throw_system_error(err, "pidfd_open", argv[0]);
   }
   return workload{pid, std::move(go_write), std::move(error_read), io::unique_fd{pidfd}, argv[0]};
 }
@@ -109,13 +109,13 @@ workload::~workload() {
 
 void workload::start() {
   char byte = 1;
-  ssize_t written = io::retry_on_eintr([&] { return ::write(go_.get(), &byte, 1); });
+  ssize_t written = base::retry_on_eintr([&] { return ::write(go_.get(), &byte, 1); });
   // EPIPE: the child died before its release (a Ctrl-C to the process group): it never ran,
   // and wait() reports how it ended.
-  if (written < 0 && errno != EPIPE) io::check_syscall(written, "write", "workload start pipe");
+  if (written < 0 && errno != EPIPE) base::check_syscall(written, "write", "workload start pipe");
   go_.reset();
   int err = 0;
-  ssize_t n = io::retry_on_eintr([&] { return ::read(exec_error_.get(), &err, sizeof err); });
+  ssize_t n = base::retry_on_eintr([&] { return ::read(exec_error_.get(), &err, sizeof err); });
   exec_error_.reset();
   if (n == sizeof err) throw workload_error("cannot run '" + command_ + "': " + std::strerror(err));
 }
@@ -127,21 +127,21 @@ void workload::terminate() const {
 bool workload::exits_within(std::chrono::milliseconds timeout) const {
   pollfd exit{exit_fd_.get(), POLLIN, 0};
   // A signal caught meanwhile (a second Ctrl-C) must not read as "still running".
-  return io::retry_on_eintr([&] { return ::poll(&exit, 1, static_cast<int>(timeout.count())); }) ==
-         1;
+  return base::retry_on_eintr(
+             [&] { return ::poll(&exit, 1, static_cast<int>(timeout.count())); }) == 1;
 }
 
 bool workload::exits_before(int wake_fd) const {
   std::array<pollfd, 2> fds{pollfd{exit_fd_.get(), POLLIN, 0}, pollfd{wake_fd, POLLIN, 0}};
-  io::check_syscall(io::retry_on_eintr([&] { return ::poll(fds.data(), fds.size(), -1); }), "poll",
-                    command_);
+  base::check_syscall(base::retry_on_eintr([&] { return ::poll(fds.data(), fds.size(), -1); }),
+                      "poll", command_);
   return fds[0].revents != 0;
 }
 
 int workload::wait() {
   int status = 0;
-  io::check_syscall(io::retry_on_eintr([&] { return ::waitpid(pid_, &status, 0); }), "waitpid",
-                    command_);
+  base::check_syscall(base::retry_on_eintr([&] { return ::waitpid(pid_, &status, 0); }), "waitpid",
+                      command_);
   reaped_ = true;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -34,7 +34,7 @@ class workload {
   int exit_fd() const { return exit_fd_.get(); }
   // Releases the child to exec; throws workload_error naming the command when exec failed.
   // A child that already died is not an error. SIGPIPE must be ignored (a recording ignores
-  // it: io::stop_signals::ignore_broken_pipe), or releasing such a child kills the caller.
+  // it: host::stop_signals::ignore_broken_pipe), or releasing such a child kills the caller.
   void start();
   // Asks the child to end (SIGTERM), as perf does when the recording is stopped early.
   void terminate() const;

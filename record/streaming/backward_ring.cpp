@@ -5,16 +5,16 @@
 #include <cassert>
 #include <cstring>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::record {
 namespace {
 
-constexpr std::size_t header_size = sizeof(io::perf::record_header);
+constexpr std::size_t header_size = sizeof(perf_data::record_header);
 
 // Records are 8-byte aligned and the ring a power of two, so a header never wraps.
-io::perf::record_header header_at(std::span<const std::byte> data, std::uint64_t position) {
-  io::perf::record_header header;
+perf_data::record_header header_at(std::span<const std::byte> data, std::uint64_t position) {
+  perf_data::record_header header;
   std::memcpy(&header, data.data() + (position & (data.size() - 1)), header_size);
   return header;
 }
@@ -32,7 +32,7 @@ struct record_ref {
 };
 
 std::uint64_t record_time(const std::byte* record, std::size_t size, record_time_layout layout) {
-  io::perf::record_header header;
+  perf_data::record_header header;
   std::memcpy(&header, record, header_size);
   if (header.type == PERF_RECORD_SAMPLE) {
     std::size_t at = header_size + layout.sample_time_offset;
@@ -53,7 +53,7 @@ backward_range find_backward_range(std::span<const std::byte> data, std::uint64_
   for (;;) {
     std::uint64_t walked = position - head;
     if (walked + header_size > data.size()) break;
-    io::perf::record_header header = header_at(data, position);
+    perf_data::record_header header = header_at(data, position);
     if (header.size < header_size || header.size % 8 != 0) break;  // never written, or torn
     if (walked + header.size > data.size()) break;                 // its end was overwritten
     position += header.size;
@@ -103,7 +103,7 @@ std::vector<std::byte> order_by_time(std::span<const std::vector<std::byte>> rin
   for (const std::vector<std::byte>& ring : rings) {
     std::size_t first = records.size();
     for (std::size_t at = 0; at + header_size <= ring.size();) {
-      io::perf::record_header header;
+      perf_data::record_header header;
       std::memcpy(&header, ring.data() + at, header_size);
       if (header.size < header_size || at + header.size > ring.size()) break;
       records.push_back(

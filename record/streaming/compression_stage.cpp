@@ -14,7 +14,7 @@ compression_stage::compression_stage(const async::executor& executor, int level,
                                      written_handler on_written)
     : compressor_(level, window_log),
       seal_bytes_(seal_bytes),
-      buffer_size_(io::perf::compressor::bound(max_decoded_bytes(seal_bytes))),
+      buffer_size_(perf_data::compressor::bound(max_decoded_bytes(seal_bytes))),
       on_written_(std::move(on_written)),
       buffers_{segment_buffer(executor), segment_buffer(executor)},
       buffer_freed_(executor) {

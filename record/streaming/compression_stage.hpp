@@ -16,7 +16,7 @@
 #include "async/event.hpp"
 #include "async/spawn.hpp"
 #include "async/task.hpp"
-#include "io/perf_data/compressor.hpp"
+#include "perf_data/compressor.hpp"
 #include "record/streaming/data_stream.hpp"
 #include "record/streaming/stream_stats.hpp"
 
@@ -50,7 +50,7 @@ class compression_stage {
   // mmap_len must cover it. A segment is sealed once it holds seal_bytes, after a drain of at
   // most seal_bytes more.
   static constexpr std::size_t max_decoded_bytes(std::size_t seal_bytes) { return 2 * seal_bytes; }
-  const io::perf::compressor& totals() const { return compressor_; }
+  const perf_data::compressor& totals() const { return compressor_; }
 
  private:
   struct segment_buffer {
@@ -62,7 +62,7 @@ class compression_stage {
     async::event written;
   };
 
-  io::perf::compressor compressor_;
+  perf_data::compressor compressor_;
   std::size_t seal_bytes_;
   std::size_t buffer_size_;
   written_handler on_written_;

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "io/perf_data/perf_abi.hpp"
 #include "model/side_band.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::record {
 namespace {
@@ -29,7 +29,7 @@ model_feed::model_feed(model::machine& machine, std::size_t trailer_time_from_en
       straddling_(std::make_unique<std::byte[]>(max_record_size)) {}
 
 void model_feed::enqueue(std::span<const std::byte> record) {
-  // The file is read through its mapping (io/mapped_file): known now, its dso is read while the
+  // The file is read through its mapping (host/mapped_file): known now, its dso is read while the
   // mapping exists, not a round or two later when a short-lived process may be gone.
   model::note_mapped_file(machine_, record);
   if (trailer_time_from_end_ == 0 || record.size() < trailer_time_from_end_) {
@@ -89,8 +89,8 @@ void model_feed::scan(const ring_chunk& chunk) {
   std::size_t size = chunk.size();
   std::size_t first_piece = chunk.pieces[0].size();
   std::size_t offset = 0;
-  while (offset + sizeof(io::perf::record_header) <= size) {
-    io::perf::record_header header;
+  while (offset + sizeof(perf_data::record_header) <= size) {
+    perf_data::record_header header;
     chunk.copy_out(offset, std::as_writable_bytes(std::span{&header, 1}));
     if (header.size < sizeof header || offset + header.size > size) break;
     if (header.type == PERF_RECORD_SAMPLE && samples_) {
@@ -117,19 +117,19 @@ void model_feed::scan(const ring_chunk& chunk) {
   }
 }
 
-model_feed::sampled_range& model_feed::slot(range_table& table, pid_t pid,
-                                             std::uint64_t address, unsigned shift) noexcept {
-  std::uint64_t key = ((address >> shift) ^ (static_cast<std::uint64_t>(pid) << 40)) *
-                      0x9e3779b97f4a7c15ull;
+model_feed::sampled_range& model_feed::slot(range_table& table, pid_t pid, std::uint64_t address,
+                                            unsigned shift) noexcept {
+  std::uint64_t key =
+      ((address >> shift) ^ (static_cast<std::uint64_t>(pid) << 40)) * 0x9e3779b97f4a7c15ull;
   return table[(key >> 56) % table.size()];
 }
 
 void model_feed::note_sample(const ring_chunk& chunk, std::size_t offset, std::uint16_t misc,
                              std::size_t size) {
   const sample_position& at = *samples_;
-  std::size_t body = offset + sizeof(io::perf::record_header);
+  std::size_t body = offset + sizeof(perf_data::record_header);
   std::size_t needed = std::max({at.ip, at.tid, trailer_time_from_end_ ? at.time : 0}) + 8;
-  if (size < sizeof(io::perf::record_header) + needed) return;
+  if (size < sizeof(perf_data::record_header) + needed) return;
   std::uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
   if (mode != PERF_RECORD_MISC_USER && mode != PERF_RECORD_MISC_KERNEL) return;  // guests: not ours
   std::uint64_t address = 0;

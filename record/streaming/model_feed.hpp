@@ -21,10 +21,10 @@
 // over an old range is marked by its samples from the next drain on.)
 #pragma once
 
-#include <cstddef>
 #include <sys/types.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,7 +38,7 @@
 namespace arec::record {
 
 // Where a SAMPLE holds the fields that say where it fell, in bytes into its body
-// (io/perf_data/sample_layout.hpp); the time is read only when records are applied in order.
+// (perf_data/sample_layout.hpp); the time is read only when records are applied in order.
 struct sample_position {
   std::size_t ip = 0;
   std::size_t tid = 0;  // the (u32 pid, u32 tid) pair
@@ -99,8 +99,8 @@ class model_feed {
   model::machine& machine_;
   const std::size_t trailer_time_from_end_;
   const std::optional<sample_position> samples_;
-  range_table resolved_{};  // maps resolved, by 64 KiB
-  range_table pending_{};   // pages with a sample queued, by 4 KiB
+  range_table resolved_{};                   // maps resolved, by 64 KiB
+  range_table pending_{};                    // pages with a sample queued, by 4 KiB
   std::unique_ptr<std::byte[]> straddling_;  // 64 KiB: a record's size is a u16
   std::vector<queued_record> queue_;
   std::vector<std::byte> queued_bytes_;

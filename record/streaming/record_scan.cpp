@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::record {
 namespace {
@@ -14,7 +14,7 @@ std::uint64_t read_u64(const ring_chunk& chunk, std::size_t offset) {
   return chunk.load_aligned<std::uint64_t>(offset);
 }
 
-bool needs_mending(const io::perf::record_header& header, record_fixups fixups) {
+bool needs_mending(const perf_data::record_header& header, record_fixups fixups) {
   return fixups.clear_leaked_build_id_flags && header.type == PERF_RECORD_MMAP2 &&
          (header.misc & PERF_RECORD_MISC_MMAP_BUILD_ID);
 }
@@ -35,8 +35,8 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
   bool mend = false;
   std::size_t size = chunk.size();
   std::size_t offset = 0;
-  while (offset + sizeof(io::perf::record_header) <= size) {
-    auto header = chunk.load_aligned<io::perf::record_header>(offset);
+  while (offset + sizeof(perf_data::record_header) <= size) {
+    auto header = chunk.load_aligned<perf_data::record_header>(offset);
     if (header.size < sizeof header || offset + header.size > size) break;
     const std::size_t body = offset + sizeof header;
     switch (header.type) {
@@ -76,8 +76,8 @@ bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t samp
 
 std::size_t mend_records(std::span<std::byte> records, record_fixups fixups) {
   std::size_t offset = 0, kept = 0;
-  while (offset + sizeof(io::perf::record_header) <= records.size()) {
-    io::perf::record_header header;
+  while (offset + sizeof(perf_data::record_header) <= records.size()) {
+    perf_data::record_header header;
     std::memcpy(&header, records.data() + offset, sizeof header);
     if (header.size < sizeof header || offset + header.size > records.size()) break;
     std::size_t size = header.size;

@@ -30,7 +30,7 @@ struct record_fixups {
 };
 
 // Adds the samples, losses and sample times of every record in `chunk` to `stats`; a sample's
-// time is read `sample_time_offset` bytes into its body (io::perf::sample_time_offset of the
+// time is read `sample_time_offset` bytes into its body (perf_data::sample_time_offset of the
 // attrs' shared sample_type). Returns whether a record in it needs `fixups` (mend_records on a
 // copy).
 bool scan_records(const ring_chunk& chunk, stream_stats& stats, std::size_t sample_time_offset,

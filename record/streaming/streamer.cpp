@@ -9,7 +9,7 @@
 #include <system_error>
 #include <utility>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "record/streaming/backward_ring.hpp"
 #include "record/streaming/record_scan.hpp"
 #include "record/streaming/streamer_parts.hpp"
@@ -17,7 +17,7 @@
 namespace arec::record {
 namespace {
 
-constexpr io::perf::record_header finished_round_record{io::perf::record_finished_round, 0, 8};
+constexpr perf_data::record_header finished_round_record{perf_data::record_finished_round, 0, 8};
 
 // A per-task event whose tasks all exited stays readable forever (POLLHUP): waiting on it would
 // spin, so such a ring is then drained by rounds and the final drain only.
@@ -266,7 +266,7 @@ async::task<void> streamer::drain_compressed(ring_state& ring, std::uint64_t min
 }
 
 void streamer::note_cpu() {
-  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < io::max_cpus)
+  if (int cpu = sched_getcpu(); cpu >= 0 && cpu < host::max_cpus)
     ran_on_.set(static_cast<std::size_t>(cpu));
 }
 
@@ -411,7 +411,7 @@ async::task<void> streamer::wait_for_round_acks(std::uint64_t round) {
 
 std::vector<int> streamer::ran_on() const {
   std::vector<int> cpus;
-  for (int cpu = 0; cpu < io::max_cpus; ++cpu)
+  for (int cpu = 0; cpu < host::max_cpus; ++cpu)
     if (ran_on_.test(static_cast<std::size_t>(cpu))) cpus.push_back(cpu);
   return cpus;
 }

@@ -23,8 +23,8 @@
 #include "async/readiness.hpp"
 #include "async/spawn.hpp"
 #include "async/timer.hpp"
-#include "io/cpu_list.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "host/cpu_list.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 #include "record/events/perf_event.hpp"
 #include "record/offcpu/off_cpu_recorder.hpp"
@@ -46,7 +46,7 @@ struct streamer_config {
   model::machine* model = nullptr;  // when set, side-band records drained are applied to it
   record_fixups fixups;             // applied to every drained record before it is read
   // Where a SAMPLE's body holds its time: decided by the attrs' shared sample_type.
-  std::size_t sample_time_offset = io::perf::sample_time_offset(common_sample_type);
+  std::size_t sample_time_offset = perf_data::sample_time_offset(common_sample_type);
   // --switch-output=SIZE and --max-size: what this thread writes is counted there, with the
   // other streaming threads' (not owned; outlives the streamer).
   output_meter* meter = nullptr;
@@ -272,12 +272,12 @@ class streamer {
   std::size_t rings_running_ = 0;
   bool stopping_ = false;
   bool rounds_held_ = true;
-  std::bitset<io::max_cpus> ran_on_;
+  std::bitset<host::max_cpus> ran_on_;
   std::uint64_t compressed_file_bytes_ = 0;  // what the compressed segments took on the files
   std::uint64_t cut_compressed_in_ = 0;      // compressor totals of the outputs switched from
   std::uint64_t cut_compressed_out_ = 0;
-  std::optional<model_feed> feed_;                // this thread's view into the shared model
-  std::vector<std::byte> off_cpu_samples_;        // encoded, not written yet; storage reused
+  std::optional<model_feed> feed_;          // this thread's view into the shared model
+  std::vector<std::byte> off_cpu_samples_;  // encoded, not written yet; storage reused
   // Written only by the streaming thread, read by anyone (progress()).
   std::atomic<std::uint64_t> lost_{0};
   std::atomic<std::uint64_t> ring_bytes_{0};

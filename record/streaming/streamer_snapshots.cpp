@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "record/streaming/backward_ring.hpp"
 #include "record/streaming/streamer.hpp"
 #include "record/streaming/streamer_parts.hpp"
@@ -17,8 +17,8 @@ namespace {
 // first record).
 std::size_t whole_records_within(std::span<const std::byte> records, std::size_t limit) {
   std::size_t size = 0;
-  while (size + sizeof(io::perf::record_header) <= records.size()) {
-    io::perf::record_header header;
+  while (size + sizeof(perf_data::record_header) <= records.size()) {
+    perf_data::record_header header;
     std::memcpy(&header, records.data() + size, sizeof header);
     if (header.size == 0 || (size > 0 && size + header.size > limit)) break;
     size += header.size;

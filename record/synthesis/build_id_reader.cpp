@@ -5,10 +5,10 @@
 #include <system_error>
 
 #include "async/thread_signals.hpp"
-#include "io/container_id.hpp"
+#include "host/container_id.hpp"
+#include "host/process_identity.hpp"
+#include "host/process_perf_map.hpp"
 #include "io/owned_files.hpp"
-#include "io/process_identity.hpp"
-#include "io/process_perf_map.hpp"
 
 namespace arec::record {
 
@@ -47,7 +47,7 @@ void build_id_reader::enqueue_container_of(pid_t pid) {
 
 void build_id_reader::push(job next) {
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     if (stopping_) return;
     queue_.push_back(std::move(next));
   }
@@ -56,7 +56,7 @@ void build_id_reader::push(job next) {
 
 void build_id_reader::stop() {
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     stopping_ = true;
   }
   queued_.notify_one();
@@ -70,14 +70,14 @@ void build_id_reader::run() {
   std::vector<job> batch;
   for (;;) {
     {
-      io::exclusive_lock lock{mutex_};
+      base::exclusive_lock lock{mutex_};
       while (queue_.empty() && !stopping_) queued_.wait(mutex_);
       if (must_end()) break;
       batch.swap(queue_);
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {
       handle(batch[i]);
-      io::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
+      base::exclusive_lock lock{mutex_};  // without a cache a stop need not wait for the rest
       if (stopping_ && !cache_) {
         queue_.insert(queue_.begin(), batch.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                       batch.end());
@@ -92,7 +92,7 @@ void build_id_reader::run() {
 void build_id_reader::finish_queued_process_jobs() {
   std::vector<job> rest;
   {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     rest.swap(queue_);
   }
   for (const job& next : rest)
@@ -116,17 +116,17 @@ void build_id_reader::handle(const job& next) {
 
 void build_id_reader::capture_perf_map(pid_t pid) {
   {
-    io::exclusive_lock lock{maps_mutex_};
+    base::exclusive_lock lock{maps_mutex_};
     if (perf_maps_.size() >= max_perf_maps) {
       ++perf_maps_left_out_;
       return;
     }
   }
-  std::optional<std::uint64_t> started = io::process_start_time(pid);
+  std::optional<std::uint64_t> started = host::process_start_time(pid);
   if (!started) return;  // gone already
-  io::process_perf_map map;
+  host::process_perf_map map;
   try {
-    map = io::open_process_perf_map(pid);
+    map = host::open_process_perf_map(pid);
   } catch (const std::system_error& error) {
     map.problem = error.what();
   }
@@ -134,48 +134,48 @@ void build_id_reader::capture_perf_map(pid_t pid) {
     say_("arec: warning: " + map.path + " of pid " + std::to_string(pid) + " " + map.problem +
          ": its JIT frames stay unnamed");
   if (!map.fd && map.problem.empty()) return;  // none (yet)
-  io::exclusive_lock lock{maps_mutex_};
+  base::exclusive_lock lock{maps_mutex_};
   kept_perf_map kept;
   kept.pid = pid;
   kept.path = std::move(map.path);
   kept.fd = std::move(map.fd);
   kept.started = *started;
-  if (!kept.fd) kept.stored = io::perf::store_perf_map(pid, {});
+  if (!kept.fd) kept.stored = perf_data::store_perf_map(pid, {});
   perf_maps_.push_back(std::move(kept));
 }
 
 void build_id_reader::read_container(pid_t pid) {
-  std::optional<std::uint64_t> started = io::process_start_time(pid);
+  std::optional<std::uint64_t> started = host::process_start_time(pid);
   std::string id;
   try {
-    id = io::container_id_of_process(pid);
+    id = host::container_id_of_process(pid);
   } catch (const std::system_error&) {
     return;  // an unreadable /proc/PID/cgroup: no label, as for a host process
   }
   if (id.empty() || !started) return;
-  io::exclusive_lock lock{maps_mutex_};
+  base::exclusive_lock lock{maps_mutex_};
   containers_.push_back({{pid, std::move(id)}, *started});
 }
 
-std::vector<io::perf::process_container> build_id_reader::containers() const {
-  std::vector<io::perf::process_container> processes;
-  io::exclusive_lock lock{maps_mutex_};
+std::vector<perf_data::process_container> build_id_reader::containers() const {
+  std::vector<perf_data::process_container> processes;
+  base::exclusive_lock lock{maps_mutex_};
   for (const noted_container& noted : containers_) processes.push_back(noted.process);
   return processes;
 }
 
 void build_id_reader::forget_gone_processes() {
   auto gone = [](pid_t pid, std::uint64_t started) {
-    return io::process_start_time(pid) != started;
+    return host::process_start_time(pid) != started;
   };
-  io::exclusive_lock lock{maps_mutex_};
+  base::exclusive_lock lock{maps_mutex_};
   std::erase_if(perf_maps_, [&](const kept_perf_map& map) { return gone(map.pid, map.started); });
   std::erase_if(containers_, [&](const noted_container& noted) {
     return gone(noted.process.pid, noted.started);
   });
 }
 
-std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map& map) {
+std::optional<perf_data::stored_perf_map> build_id_reader::current(kept_perf_map& map) {
   if (!map.fd) return map.stored;  // refused: empty
   struct stat now {};
   if (::fstat(map.fd.get(), &now) == 0 && now.st_size == map.size &&
@@ -184,7 +184,7 @@ std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map&
   std::string name = "pid " + std::to_string(map.pid) + "'s " + map.path;
   io::bounded_file read;
   try {
-    read = io::read_bounded_open_file(map.fd.get(), name, io::perf::max_perf_map_bytes);
+    read = io::read_bounded_open_file(map.fd.get(), name, perf_data::max_perf_map_bytes);
   } catch (const std::system_error& error) {
     read.problem = error.what();
   }
@@ -193,23 +193,23 @@ std::optional<io::perf::stored_perf_map> build_id_reader::current(kept_perf_map&
     map.size = -2;  // said once
     return std::nullopt;
   }
-  map.stored = io::perf::store_perf_map(map.pid, read.text);
+  map.stored = perf_data::store_perf_map(map.pid, read.text);
   map.size = read.status.st_size;
   map.modified = read.status.st_mtim;
   return map.stored;
 }
 
-std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
-  std::vector<io::perf::stored_perf_map> texts;
-  io::perf::perf_maps_room room;
+std::vector<perf_data::stored_perf_map> build_id_reader::perf_maps() {
+  std::vector<perf_data::stored_perf_map> texts;
+  perf_data::perf_maps_room room;
   std::size_t too_large = 0;
-  io::exclusive_lock lock{maps_mutex_};
+  base::exclusive_lock lock{maps_mutex_};
   for (kept_perf_map& map : perf_maps_) {
     // A map that cannot fit is neither read nor held (compressed, it could still be 256 MiB).
     struct stat now {};
     bool fits = !map.fd || ::fstat(map.fd.get(), &now) != 0 ||
                 room.has_text_room(static_cast<std::uint64_t>(now.st_size));
-    std::optional<io::perf::stored_perf_map> stored;
+    std::optional<perf_data::stored_perf_map> stored;
     if (fits) stored = current(map);
     if (fits && !stored) continue;  // unreadable: said once
     if (fits && room.take(*stored)) {
@@ -223,12 +223,12 @@ std::vector<io::perf::stored_perf_map> build_id_reader::perf_maps() {
   if (too_large > perf_maps_too_large_ && say_)
     say_("arec: warning: the perf maps of " + std::to_string(too_large) +
          " processes are left out of this file: with them its maps would hold more than " +
-         std::to_string(io::perf::max_perf_map_bytes) + " bytes, which no reader accepts");
+         std::to_string(perf_data::max_perf_map_bytes) + " bytes, which no reader accepts");
   perf_maps_too_large_ = too_large;
   if (perf_maps_left_out_ > 0 && say_)
     say_("arec: warning: the perf maps of " + std::to_string(perf_maps_left_out_) +
-         " more processes with JIT code are not kept (at most " +
-         std::to_string(max_perf_maps) + ")");
+         " more processes with JIT code are not kept (at most " + std::to_string(max_perf_maps) +
+         ")");
   return texts;
 }
 

@@ -13,18 +13,18 @@
 
 #include <condition_variable>
 #include <functional>
-#include <string>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
-#include "io/perf_data/container_ids_feature.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
+#include "base/annotated_mutex.hpp"
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
+#include "perf_data/container_ids_feature.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 #include "record/synthesis/build_id_table.hpp"
 #include "symbols/build_id_cache.hpp"
 
@@ -55,20 +55,20 @@ class build_id_reader {
   // first if it is not known yet). Safe from any thread.
   void enqueue_sampled(const std::shared_ptr<model::dso>& object) AREC_EXCLUDES(mutex_);
   // Queues the capture of the perf map of process `pid`, whose JIT code just got its first
-  // sample: it is opened through the process (io::open_process_perf_map) on the reader's
+  // sample: it is opened through the process (host::open_process_perf_map) on the reader's
   // thread, and kept open. Safe from any thread.
   void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
   // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
   // each finished file of the recording gets the state at its end. A map unchanged since the
   // last call (same size and modification time) is not read again. A refused map is an empty
   // one (no reader then reads the process's /tmp map instead); maps beyond the feature's room
-  // (io::perf::perf_maps_room) are left out and said. Safe from any thread.
-  std::vector<io::perf::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
+  // (perf_data::perf_maps_room) are left out and said. Safe from any thread.
+  std::vector<perf_data::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
   // Queues reading the container of process `pid`, which just got its first sample (while it
   // lives: a process gone by then gets no container label). Safe from any thread.
   void enqueue_container_of(pid_t pid) AREC_EXCLUDES(mutex_);
   // The sampled processes found in a container so far. Safe from any thread.
-  std::vector<io::perf::process_container> containers() const AREC_EXCLUDES(maps_mutex_);
+  std::vector<perf_data::process_container> containers() const AREC_EXCLUDES(maps_mutex_);
   // Forgets the perf maps and containers of processes that are gone (or whose pid another
   // process has now), once a finished file holds them: a long recording (--push for weeks)
   // carries only its live processes' into each next file, and a new JIT process is captured
@@ -114,27 +114,26 @@ class build_id_reader {
     io::unique_fd fd;  // empty: refused, kept as an empty map so that no reader names its frames
     std::uint64_t started = 0;  // the process's start time: a reused pid is another process
     // What perf_maps() last read of it, and the size and time it had then.
-    io::perf::stored_perf_map stored;
+    perf_data::stored_perf_map stored;
     off_t size = -1;
     timespec modified{};
   };
   // `map` as it is now: what it stored when unchanged, else read again. nullopt when it cannot
   // be read (said once).
-  std::optional<io::perf::stored_perf_map> current(kept_perf_map& map)
-      AREC_REQUIRES(maps_mutex_);
+  std::optional<perf_data::stored_perf_map> current(kept_perf_map& map) AREC_REQUIRES(maps_mutex_);
   // The perf maps captured, one per process, read by any thread that finishes a file.
-  mutable io::mutex maps_mutex_;
+  mutable base::mutex maps_mutex_;
   std::vector<kept_perf_map> perf_maps_ AREC_GUARDED_BY(maps_mutex_);
   static constexpr std::size_t max_perf_maps = 1024;
   std::size_t perf_maps_left_out_ AREC_GUARDED_BY(maps_mutex_) = 0;
   // Maps left out of the last file as its feature had no room left (perf_maps_room).
   std::size_t perf_maps_too_large_ AREC_GUARDED_BY(maps_mutex_) = 0;
   struct noted_container {
-    io::perf::process_container process;
+    perf_data::process_container process;
     std::uint64_t started = 0;
   };
   std::vector<noted_container> containers_ AREC_GUARDED_BY(maps_mutex_);
-  io::mutex mutex_;
+  base::mutex mutex_;
   std::condition_variable_any queued_;
   std::vector<job> queue_ AREC_GUARDED_BY(mutex_);
   bool stopping_ AREC_GUARDED_BY(mutex_) = false;

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "host/mapped_file.hpp"
 #include "io/file_status.hpp"
-#include "io/mapped_file.hpp"
 #include "symbols/elf_build_id.hpp"
 #include "symbols/vdso_image.hpp"
 
@@ -48,19 +48,20 @@ bool path_leads_to(const std::string& path, int fd) {
 // The build-id of a mapped file, and the file when its path no longer leads to it. A file that
 // no candidate opens is marked unreachable: its process is gone and its path leads nowhere or
 // to another file.
-std::optional<io::build_id> read_file_build_id(model::dso& object, io::unique_fd& kept) {
-  io::unique_fd file = io::open_mapped_file(object.name(), object.place(), object.identity());
+std::optional<perf_data::build_id> read_file_build_id(model::dso& object, io::unique_fd& kept) {
+  io::unique_fd file = host::open_mapped_file(object.name(), object.place(), object.identity());
   if (!file) {
     object.mark_file_unreachable();
     return std::nullopt;
   }
-  std::optional<io::build_id> id = symbols::read_elf_build_id(file.get());
+  std::optional<perf_data::build_id> id = symbols::read_elf_build_id(file.get());
   if (id && !path_leads_to(object.name(), file.get())) kept = std::move(file);
   return id;
 }
 
-std::optional<io::build_id> read_build_id(model::dso& object,
-                                          const build_id_sources& sources, io::unique_fd& kept) {
+std::optional<perf_data::build_id> read_build_id(model::dso& object,
+                                                 const build_id_sources& sources,
+                                                 io::unique_fd& kept) {
   switch (object.kind()) {
     case model::dso_kind::kernel:
       return symbols::read_notes_file_build_id(sources.kernel_notes);
@@ -82,17 +83,19 @@ std::optional<io::build_id> read_build_id(model::dso& object,
 // path for it. Not where the same path has a build-id read from another mapping (a host's file
 // and a container's at one path): perf 6.1 keeps one build-id per path, and that one names the
 // samples of the mapping that was read.
-void add_unread_files(model::machine& machine, std::vector<io::perf::build_id_entry>& entries) {
+void add_unread_files(model::machine& machine, std::vector<perf_data::build_id_entry>& entries) {
   std::vector<std::string> unread;
   for (const std::shared_ptr<model::dso>& object : machine.objects().all())
     if (object->kind() == model::dso_kind::user && object->file_unreachable() &&
         object->build_id().empty() && (unread.empty() || unread.back() != object->name()))
       unread.push_back(object->name());
   for (std::string& name : unread) {
-    bool named = std::any_of(entries.begin(), entries.end(),
-                             [&](const io::perf::build_id_entry& entry) { return entry.filename == name; });
+    bool named =
+        std::any_of(entries.begin(), entries.end(),
+                    [&](const perf_data::build_id_entry& entry) { return entry.filename == name; });
     if (!named)
-      entries.push_back({PERF_RECORD_MISC_USER, io::build_id::of_unread_file(), std::move(name)});
+      entries.push_back(
+          {PERF_RECORD_MISC_USER, perf_data::build_id::of_unread_file(), std::move(name)});
   }
 }
 
@@ -105,16 +108,16 @@ io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sou
   return kept;
 }
 
-std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
-                                                        const build_id_sources& sources) {
-  std::vector<io::perf::build_id_entry> entries;
+std::vector<perf_data::build_id_entry> collect_build_ids(model::machine& machine,
+                                                         const build_id_sources& sources) {
+  std::vector<perf_data::build_id_entry> entries;
   if (auto kernel = symbols::read_notes_file_build_id(sources.kernel_notes))
     entries.push_back({PERF_RECORD_MISC_KERNEL, *kernel, std::string{model::machine::kernel_name}});
   std::size_t first_other = entries.size();
   for (const std::shared_ptr<model::dso>& object : machine.objects().all()) {
     if (object->kind() == model::dso_kind::kernel) continue;  // listed first already
     read_build_id_once(*object, sources);  // those the background reader has not reached
-    io::build_id id = object->build_id();
+    perf_data::build_id id = object->build_id();
     if (id.empty()) continue;
     std::uint16_t cpumode =
         object->kind() == model::dso_kind::user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "io/perf_data/build_id_feature.hpp"
 #include "io/unique_fd.hpp"
 #include "model/machine.hpp"
+#include "perf_data/build_id_feature.hpp"
 
 namespace arec::record {
 
@@ -19,17 +19,18 @@ struct build_id_sources {
 
 // Reads the build-id of `object` from its file (or sysfs for the kernel and modules) unless it
 // is known already or another caller claimed the read: each file is opened at most once. The
-// file is opened through its mapping (io::open_mapped_file). When its path on the host does not
+// file is opened through its mapping (host::open_mapped_file). When its path on the host does not
 // lead to that same file (a container's file, one replaced or deleted since it was mapped), the
 // open file is returned, for the caller to keep while the file may still be cached; else none.
 io::unique_fd read_build_id_once(model::dso& object, const build_id_sources& sources = {});
 
 // One entry per (file name, build-id): dsos without a build-id (anonymous or pseudo mappings,
 // files that are not ELF) are left out, and a file whose process was gone before it was read
-// gets io::build_id::of_unread_file() unless its path has a build-id of its own; "[kernel.kallsyms]" comes first whenever
-// its build-id can be read, whether or not a kernel map was seen.
-std::vector<io::perf::build_id_entry> collect_build_ids(model::machine& machine,
-                                                        const build_id_sources& sources = {});
+// gets perf_data::build_id::of_unread_file() unless its path has a build-id of its own;
+// "[kernel.kallsyms]" comes first whenever its build-id can be read, whether or not a kernel map
+// was seen.
+std::vector<perf_data::build_id_entry> collect_build_ids(model::machine& machine,
+                                                         const build_id_sources& sources = {});
 
 // A path some of whose files got samples but were gone before they could be read.
 struct unread_file {

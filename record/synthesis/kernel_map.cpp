@@ -184,19 +184,19 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
         break;
       }
   }
-  io::perf::record_buffer record;
+  perf_data::record_buffer record;
   char name[64];
   std::string_view prefix = "[kernel.kallsyms]";
   auto name_end = std::copy(prefix.begin(), prefix.end(), name);
   name_end = std::copy(kernel->symbol.begin(), kernel->symbol.end(), name_end);
-  io::perf::mapping_record fields;
+  perf_data::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_KERNEL;
   fields.pid = host_kernel_pid;
   fields.start = kernel->start;
   fields.len = end - kernel->start;
   fields.pgoff = kernel->start;
   fields.name = {name, static_cast<std::size_t>(name_end - name)};
-  sink.write(io::perf::encode_mmap(record, fields, config.sample_id_size));
+  sink.write(perf_data::encode_mmap(record, fields, config.sample_id_size));
 
   for (const auto& module : modules) {
     fields.start = module.start;
@@ -205,7 +205,7 @@ bool synthesize_kernel_maps(io::record_sink& sink, const synthesis_config& confi
     std::string bracketed;
     if (module.path.empty()) bracketed = "[" + module.name + "]";
     fields.name = module.path.empty() ? bracketed : module.path;
-    sink.write(io::perf::encode_mmap(record, fields, config.sample_id_size));
+    sink.write(perf_data::encode_mmap(record, fields, config.sample_id_size));
   }
   return true;
 }

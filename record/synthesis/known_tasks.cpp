@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "io/perf_data/record_encoders.hpp"
+#include "perf_data/record_encoders.hpp"
 
 namespace arec::record {
 
@@ -14,9 +14,9 @@ void append(std::vector<std::byte>& out, std::span<const std::byte> record) {
 
 void encode_maps(std::vector<std::byte>& out, const model::thread& task,
                  std::size_t sample_id_size) {
-  io::perf::record_buffer buffer;
+  perf_data::record_buffer buffer;
   for (const model::map& entry : task.address_space()->entries()) {
-    io::perf::mapping_record fields;
+    perf_data::mapping_record fields;
     fields.pid = task.pid();
     fields.tid = task.pid();
     fields.start = entry.start;
@@ -33,8 +33,8 @@ void encode_maps(std::vector<std::byte>& out, const model::thread& task,
     fields.flags = entry.flags;
     // Anonymous memory keeps its place under perf's name for it: a JIT's code is there, and
     // perf report resolves it through /tmp/perf-PID.map only for a map named so.
-    fields.name = entry.object ? std::string_view{entry.object->name()} : io::perf::anonymous_name;
-    append(out, io::perf::encode_mmap2(buffer, fields, sample_id_size));
+    fields.name = entry.object ? std::string_view{entry.object->name()} : perf_data::anonymous_name;
+    append(out, perf_data::encode_mmap2(buffer, fields, sample_id_size));
   }
 }
 
@@ -44,11 +44,11 @@ std::vector<std::byte> encode_known_tasks(const model::machine& machine,
                                           std::size_t sample_id_size) {
   std::vector<std::byte> out;
   std::set<const model::maps*> described;
-  io::perf::record_buffer buffer;
+  perf_data::record_buffer buffer;
   machine.tasks().for_each([&](const model::thread& task) {
-    append(out, io::perf::encode_comm(buffer, static_cast<std::uint32_t>(task.pid()),
-                                      static_cast<std::uint32_t>(task.tid()), task.comm(),
-                                      sample_id_size));
+    append(out, perf_data::encode_comm(buffer, static_cast<std::uint32_t>(task.pid()),
+                                       static_cast<std::uint32_t>(task.tid()), task.comm(),
+                                       sample_id_size));
     if (described.insert(task.address_space().get()).second) encode_maps(out, task, sample_id_size);
   });
   return out;

@@ -12,14 +12,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "io/annotated_mutex.hpp"
+#include "base/annotated_mutex.hpp"
+#include "base/system_error.hpp"
+#include "host/proc_maps.hpp"
+#include "host/proc_status.hpp"
 #include "io/dir_reader.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/proc_maps.hpp"
-#include "io/proc_status.hpp"
 #include "io/small_file.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "record/streaming/model_feed.hpp"
 #include "record/synthesis/worker_pool.hpp"
 
@@ -65,7 +65,7 @@ class relative_path {
 class task_scanner {
  public:
   task_scanner(io::record_sink& sink, const synthesis_config& config) : config_(config) {
-    io::perf::check_sample_id_size(config.sample_id_size);
+    perf_data::check_sample_id_size(config.sample_id_size);
     if (config.model) feed_.emplace(*config.model, sink);
     sink_ = feed_ ? static_cast<io::record_sink*>(&*feed_) : &sink;
   }
@@ -85,7 +85,7 @@ class task_scanner {
   // The thread-group id of the task /proc/<pid>, or -1 when it is gone.
   int tgid_of(int proc_fd, int pid) {
     auto text = io::read_small_file(proc_fd, relative_path(pid, "/status").c_str(), status_text_);
-    return text ? io::parse_task_status(*text).tgid : -1;
+    return text ? host::parse_task_status(*text).tgid : -1;
   }
 
   synthesis_counts counts;
@@ -95,7 +95,7 @@ class task_scanner {
     relative_path status_path{tid_name, "/status"};
     auto text = io::read_small_file(task_dir_fd, status_path.c_str(), status_text_);
     if (!text) return;  // exited since the directory was listed
-    io::task_status status = io::parse_task_status(*text);
+    host::task_status status = host::parse_task_status(*text);
     if (status.tgid < 0) return;
     auto tgid = static_cast<std::uint32_t>(status.tgid);
     auto tid = static_cast<std::uint32_t>(to_pid(tid_name));
@@ -104,9 +104,9 @@ class task_scanner {
       // The leader's parent is its PPid; other threads are taken to be forked by the leader.
       auto parent = leader ? static_cast<std::uint32_t>(status.ppid) : tgid;
       sink_->write(
-          io::perf::encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
+          perf_data::encode_fork(record_, tgid, parent, tid, parent, config_.sample_id_size));
     }
-    sink_->write(io::perf::encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
+    sink_->write(perf_data::encode_comm(record_, tgid, tid, status.name(), config_.sample_id_size));
     ++counts.threads;
     if (!leader) return;
     ++counts.processes;
@@ -118,17 +118,17 @@ class task_scanner {
         io::small_file::open_at(task_dir_fd, relative_path(pid_name, "/maps").c_str());
     if (!file) return;  // gone, or maps we may not read
     auto deadline = std::chrono::steady_clock::now() + config_.proc_map_timeout;
-    io::maps_reader maps{file, maps_text_};
+    host::maps_reader maps{file, maps_text_};
     while (auto entry = maps.next()) {
-      io::perf::mapping_record fields;
+      perf_data::mapping_record fields;
       fields.misc = PERF_RECORD_MISC_USER;
       bool timed_out = std::chrono::steady_clock::now() > deadline;
       if (timed_out) {
         // Like perf: the mapping at hand is written regardless of the filter, then we stop.
-        fields.misc |= io::perf::misc_proc_map_parse_timeout;
+        fields.misc |= perf_data::misc_proc_map_parse_timeout;
       } else if ((entry->prot & PROT_EXEC) == 0) {
         if (!config_.data_mmaps || (entry->prot & PROT_READ) == 0) continue;
-        fields.misc |= io::perf::misc_mmap_data;
+        fields.misc |= perf_data::misc_mmap_data;
       }
       fields.pid = static_cast<std::int32_t>(pid);
       fields.tid = static_cast<std::int32_t>(pid);
@@ -140,13 +140,13 @@ class task_scanner {
       fields.inode = entry->inode;
       fields.prot = entry->prot;
       fields.flags = entry->shared ? MAP_SHARED : MAP_PRIVATE;
-      fields.name = io::perf::too_long_name;
+      fields.name = perf_data::too_long_name;
       if (entry->path.empty()) {
-        fields.name = io::perf::anonymous_name;
+        fields.name = perf_data::anonymous_name;
       } else if (!entry->path_truncated) {
-        if (auto size = io::decode_maps_path(entry->path, path_)) fields.name = {path_, *size};
+        if (auto size = host::decode_maps_path(entry->path, path_)) fields.name = {path_, *size};
       }
-      sink_->write(io::perf::encode_mmap2(record_, fields, config_.sample_id_size));
+      sink_->write(perf_data::encode_mmap2(record_, fields, config_.sample_id_size));
       ++counts.mmaps;
       if (timed_out) break;
     }
@@ -155,7 +155,7 @@ class task_scanner {
   const synthesis_config& config_;
   std::optional<model_feed_sink> feed_;
   io::record_sink* sink_;
-  io::perf::record_buffer record_;
+  perf_data::record_buffer record_;
   char status_text_[4096];
   char path_[PATH_MAX];
   char maps_text_[PATH_MAX + 8192];  // holds a maximal line and then some
@@ -173,7 +173,7 @@ class process_queue {
 
   // Copies the next process's directory name into `name`; false at the end.
   bool next(std::array<char, 16>& name, std::size_t& size) AREC_EXCLUDES(mutex_) {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     while (auto entry = reader_.next()) {
       if (!all_digits(entry->name) || entry->name.size() >= name.size()) continue;
       size = entry->name.size();
@@ -185,7 +185,7 @@ class process_queue {
   int fd() const noexcept { return fd_; }
 
  private:
-  io::mutex mutex_;
+  base::mutex mutex_;
   io::dir_reader reader_ AREC_GUARDED_BY(mutex_);
   int fd_;  // reader_'s fd, constant: workers open paths relative to it without the lock
 };
@@ -196,7 +196,7 @@ class shared_sink {
   explicit shared_sink(io::record_sink& target) : target_(target) {}
   // Writes each record of `batch` (whole records back to back) to the target.
   void write_batch(std::span<const std::byte> batch) AREC_EXCLUDES(mutex_) {
-    io::exclusive_lock lock{mutex_};
+    base::exclusive_lock lock{mutex_};
     while (!batch.empty()) {
       std::uint16_t size;
       std::memcpy(&size, batch.data() + 6, sizeof size);
@@ -206,7 +206,7 @@ class shared_sink {
   }
 
  private:
-  io::mutex mutex_;
+  base::mutex mutex_;
   io::record_sink& target_;  // guarded by mutex_ (a reference: not annotatable)
 };
 
@@ -258,7 +258,7 @@ synthesis_counts synthesize_in_parallel(io::record_sink& sink, const synthesis_c
 }  // namespace
 
 synthesis_counts synthesize_all_tasks(io::record_sink& sink, const synthesis_config& config) {
-  io::perf::check_sample_id_size(config.sample_id_size);
+  perf_data::check_sample_id_size(config.sample_id_size);
   if (config.threads > 1) return synthesize_in_parallel(sink, config);
   task_scanner scanner{sink, config};
   io::dir_reader processes{open_proc(config.proc_root)};

@@ -13,8 +13,8 @@
 #include <span>
 #include <string_view>
 
-#include "io/perf_data/record_encoders.hpp"
 #include "io/record_sink.hpp"
+#include "perf_data/record_encoders.hpp"
 
 namespace arec::model {
 class machine;

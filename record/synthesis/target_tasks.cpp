@@ -9,12 +9,12 @@
 #include <string>
 #include <system_error>
 
+#include "base/system_error.hpp"
+#include "base/usage_error.hpp"
+#include "host/proc_status.hpp"
 #include "io/dir_reader.hpp"
 #include "io/file_status.hpp"
-#include "io/proc_status.hpp"
 #include "io/small_file.hpp"
-#include "io/system_error.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::record {
 
@@ -25,10 +25,10 @@ std::vector<pid_t> processes_of(std::span<const int> ids, std::string_view optio
     // /proc/TID/status exists for every thread, leader or not, though /proc lists only leaders.
     std::string path = "/proc/" + std::to_string(id) + "/status";
     auto text = io::read_small_file(AT_FDCWD, path.c_str(), buffer);
-    int tgid = text ? io::parse_task_status(*text).tgid : -1;
+    int tgid = text ? host::parse_task_status(*text).tgid : -1;
     if (tgid <= 0)
-      throw io::usage_error(std::string(option) + (option == "-t" ? ": tid " : ": pid ") +
-                            std::to_string(id) + " does not exist");
+      throw base::usage_error(std::string(option) + (option == "-t" ? ": tid " : ": pid ") +
+                              std::to_string(id) + " does not exist");
     processes.push_back(tgid);
   }
   std::sort(processes.begin(), processes.end());
@@ -42,7 +42,7 @@ std::vector<pid_t> threads_of_processes(std::span<const int> pids, bool skip_gon
     std::string path = "/proc/" + std::to_string(pid) + "/task";
     io::unique_fd directory = io::open_directory_if_present(AT_FDCWD, path.c_str());
     if (!directory && skip_gone) continue;
-    if (!directory) throw io::usage_error("-p: pid " + std::to_string(pid) + " does not exist");
+    if (!directory) throw base::usage_error("-p: pid " + std::to_string(pid) + " does not exist");
     io::dir_reader tasks{std::move(directory)};
     while (auto entry = tasks.next()) {
       pid_t tid = 0;
@@ -61,7 +61,7 @@ namespace {
 template <typename Keep>
 std::vector<pid_t> list_processes(const char* proc_root, pid_t except, Keep keep) {
   io::unique_fd proc = io::open_directory_if_present(AT_FDCWD, proc_root);
-  if (!proc) io::throw_system_error(ENOENT, "open", proc_root);
+  if (!proc) base::throw_system_error(ENOENT, "open", proc_root);
   io::dir_reader entries{std::move(proc)};
   std::vector<pid_t> processes;
   while (auto entry = entries.next()) {

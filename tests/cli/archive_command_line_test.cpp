@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::cli {
 namespace {
@@ -18,7 +18,7 @@ symbols::archive_options parse(std::vector<const char*> args) {
 std::string usage_error_of(std::vector<const char*> args) {
   try {
     parse_archive_command_line(args);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   return "(accepted)";

@@ -5,11 +5,11 @@
 #include <initializer_list>
 #include <string>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 using namespace arec::cli;
+using arec::base::usage_error;
 using arec::convert::convert_options;
-using arec::io::usage_error;
 
 namespace {
 

@@ -6,11 +6,11 @@
 #include <set>
 #include <sstream>
 
+#include "base/usage_error.hpp"
 #include "cli/archive_command_line.hpp"
 #include "cli/convert_command_line.hpp"
 #include "cli/export_command_line.hpp"
 #include "cli/record_command_line.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::cli {
 namespace {
@@ -90,7 +90,7 @@ TEST(Manual, HelpListsExactlyTheOptionsTheConvertParserAccepts) {
     std::vector<const char*> args{name.c_str(), "1"};
     try {
       parse_convert_command_line(args);
-    } catch (const io::usage_error& error) {
+    } catch (const base::usage_error& error) {
       EXPECT_EQ(std::string(error.what()).find("unknown option"), std::string::npos) << name;
     }
   }
@@ -112,7 +112,7 @@ TEST(Manual, HelpListsExactlyTheOptionsTheExportParserAccepts) {
     std::vector<const char*> args{name.c_str(), "pprof"};
     try {
       parse_export_command_line(args);
-    } catch (const io::usage_error& error) {
+    } catch (const base::usage_error& error) {
       EXPECT_EQ(std::string(error.what()).find("unknown option"), std::string::npos) << name;
     }
   }

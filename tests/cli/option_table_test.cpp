@@ -52,7 +52,7 @@ parse_result parse(std::initializer_list<const char*> args) {
 std::string error_of(std::initializer_list<const char*> args) {
   try {
     parse(args);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   ADD_FAILURE() << "accepted the arguments";
@@ -105,7 +105,7 @@ TEST(OptionTable, RejectNamesTheOptionAsSpelled) {
   try {
     reject(option_use{.spelled = "--cpu", .value = "x", .with_equals = true}, "bad");
     FAIL() << "reject returned";
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     EXPECT_STREQ(error.what(), "--cpu=x: bad");
   }
 }

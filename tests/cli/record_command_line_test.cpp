@@ -17,7 +17,7 @@
 
 using namespace arec::cli;
 using namespace arec::record;
-using arec::io::usage_error;
+using arec::base::usage_error;
 
 namespace {
 

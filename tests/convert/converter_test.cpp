@@ -21,13 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "base/usage_error.hpp"
 #include "convert/record_clock.hpp"
 #include "convert/reorder_window.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
-#include "io/perf_data/pipe_stream.hpp"
-#include "io/perf_data/record_walker.hpp"
-#include "io/usage_error.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "perf_data/pipe_stream.hpp"
+#include "perf_data/record_walker.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
 
@@ -57,15 +57,15 @@ struct read_back {
 };
 
 read_back read_output(const std::string& path) {
-  auto file = io::perf::perf_file_reader::open(path);
+  auto file = perf_data::perf_file_reader::open(path);
   const auto& header = file.header();
-  auto source = io::perf::record_walker::open(
+  auto source = perf_data::record_walker::open(
       {path, header.data.offset, header.data.offset + header.data.size});
   read_back out;
   record_clock clock(file.events());
   while (auto r = source.next()) {
     out.types.push_back(r->header.type);
-    if (r->header.type == io::perf::record_finished_round) ++out.rounds;
+    if (r->header.type == perf_data::record_finished_round) ++out.rounds;
     if (r->header.type == PERF_RECORD_SAMPLE) out.sample_times.push_back(*clock.time_of(r->bytes));
   }
   out.compressed = source.compressed_records();
@@ -146,15 +146,15 @@ TEST(Convert, MergesDirectoryFilesByTimeAndClearsDirFormat) {
   EXPECT_EQ(report.compressed_in, 2u);
   EXPECT_EQ(report.late_records, 0u);
 
-  auto file = io::perf::perf_file_reader::open(options.output);
-  EXPECT_FALSE(file.feature(io::perf::feature_dir_format));
-  EXPECT_FALSE(file.feature(io::perf::feature_compressed));
-  ASSERT_TRUE(file.feature(io::perf::feature_sample_time));
+  auto file = perf_data::perf_file_reader::open(options.output);
+  EXPECT_FALSE(file.feature(perf_data::feature_dir_format));
+  EXPECT_FALSE(file.feature(perf_data::feature_compressed));
+  ASSERT_TRUE(file.feature(perf_data::feature_sample_time));
   read_back back = read_output(options.output);
   EXPECT_EQ(back.sample_times,
             (std::vector<std::uint64_t>{1000, 1010, 1020, 1030, 1040, 1050, 1060, 1070}));
   EXPECT_EQ(back.types.front(), static_cast<std::uint32_t>(PERF_RECORD_COMM));
-  EXPECT_EQ(back.types.back(), io::perf::record_finished_round);
+  EXPECT_EQ(back.types.back(), perf_data::record_finished_round);
   EXPECT_EQ(back.compressed, 0u);
   EXPECT_EQ(entries(dir), std::vector<std::string>{"out.perf"});
 }
@@ -166,8 +166,8 @@ TEST(Convert, CompressesTheOutputWhenAsked) {
   options.output = dir.file("out.perf");
   options.compression_level = 3;
   convert(options);
-  auto file = io::perf::perf_file_reader::open(options.output);
-  auto feature = file.feature(io::perf::feature_compressed);
+  auto file = perf_data::perf_file_reader::open(options.output);
+  auto feature = file.feature(perf_data::feature_compressed);
   ASSERT_TRUE(feature);
   std::uint32_t level = 0;
   std::memcpy(&level, feature->data() + 8, 4);
@@ -226,7 +226,7 @@ TEST(Convert, RefusesToOverwriteItsInput) {
   convert_options options;
   options.input = fixture("valid.data");
   options.output = fixture("valid.data");
-  EXPECT_THROW(convert(options), io::usage_error);
+  EXPECT_THROW(convert(options), base::usage_error);
 }
 
 TEST(Convert, ReportsProgressUpToTheWholeInput) {
@@ -311,7 +311,7 @@ TEST(Convert, RefusesAttrsPerfRefusesTogether) {
 // Each problem is counted once with the first place it was seen; the rest of the file is kept.
 TEST(Convert, DropsRecordsPerfCannotReadCountingEachProblem) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
   constexpr std::uint64_t pid_tid = 0x0000000700000007;
   write_recording(dir.file("in.perf"), events,
                   {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1),
@@ -337,14 +337,14 @@ TEST(Convert, DropsRecordsPerfCannotReadCountingEachProblem) {
 // file leaves them out and the report names each with its count.
 TEST(Convert, DropsNewerRecordTypesAndFeaturesNamingEach) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {1})};
   constexpr std::uint64_t pid_tid = 0x0000000700000007;
-  io::perf::feature_set features;
-  io::perf::feature_encoder hostname;
+  perf_data::feature_set features;
+  perf_data::feature_encoder hostname;
   hostname.string("host");
-  features.set(io::perf::feature_hostname, hostname.take());
-  features.set(static_cast<io::perf::feature>(32), std::vector<std::byte>(24, std::byte{1}));
-  features.set(static_cast<io::perf::feature>(34), std::vector<std::byte>(8, std::byte{2}));
+  features.set(perf_data::feature_hostname, hostname.take());
+  features.set(static_cast<perf_data::feature>(32), std::vector<std::byte>(24, std::byte{1}));
+  features.set(static_cast<perf_data::feature>(34), std::vector<std::byte>(8, std::byte{2}));
   write_recording(dir.file("in.perf"), events,
                   {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1), record(84, 0, 0),
                    record(85, 1, 100), record(85, 1, 100), record(22, 1, 2, 3),
@@ -360,13 +360,13 @@ TEST(Convert, DropsNewerRecordTypesAndFeaturesNamingEach) {
   EXPECT_EQ(report.dropped_features,
             (std::vector<std::string>{"CPU_DOMAIN_INFO (32), newer than perf 6.1",
                                       "CLN_SIZE (34), newer than perf 6.1"}));
-  auto file = io::perf::perf_file_reader::open(options.output);
-  EXPECT_TRUE(file.feature(io::perf::feature_hostname));
-  EXPECT_FALSE(file.feature(static_cast<io::perf::feature>(32)));
-  EXPECT_FALSE(file.feature(static_cast<io::perf::feature>(34)));
+  auto file = perf_data::perf_file_reader::open(options.output);
+  EXPECT_TRUE(file.feature(perf_data::feature_hostname));
+  EXPECT_FALSE(file.feature(static_cast<perf_data::feature>(32)));
+  EXPECT_FALSE(file.feature(static_cast<perf_data::feature>(34)));
   EXPECT_EQ(read_output(options.output).types,
             (std::vector<std::uint32_t>{PERF_RECORD_SAMPLE, PERF_RECORD_SAMPLE,
-                                        io::perf::record_finished_round}));
+                                        perf_data::record_finished_round}));
 }
 
 // An MMAP2 record carrying the build-id of `name` (PERF_RECORD_MISC_MMAP_BUILD_ID), as perf
@@ -393,13 +393,13 @@ std::vector<std::byte> mmap2_with_build_id(const std::string& name, std::uint8_t
 // name and the recording's own entries do not.
 TEST(Convert, AddsTheBuildIdsOfMmap2RecordsToTheBuildIdFeature) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
-  io::perf::build_id_entry known{
+  std::vector<perf_data::event_entry> events{event(sample_type, {1})};
+  perf_data::build_id_entry known{
       PERF_RECORD_MISC_USER,
-      io::build_id::from(std::as_bytes(std::span{"0123456789abcdefghij", 20})),
+      perf_data::build_id::from(std::as_bytes(std::span{"0123456789abcdefghij", 20})),
       "/usr/lib/known.so"};
-  io::perf::feature_set features;
-  features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&known, 1}));
+  perf_data::feature_set features;
+  features.set(perf_data::feature_build_id, perf_data::build_id_payload(std::span{&known, 1}));
   write_recording(dir.file("in.perf"), events,
                   {mmap2_with_build_id("/usr/bin/app", 0x10, 90),
                    mmap2_with_build_id("/usr/lib/known.so", 0x30, 91),
@@ -411,11 +411,11 @@ TEST(Convert, AddsTheBuildIdsOfMmap2RecordsToTheBuildIdFeature) {
   options.output = dir.file("out.perf");
   convert_report report = convert(options);
   EXPECT_EQ(report.mmap_build_ids, 2u);
-  auto file = io::perf::perf_file_reader::open(options.output);
-  auto payload = file.feature(io::perf::feature_build_id);
+  auto file = perf_data::perf_file_reader::open(options.output);
+  auto payload = file.feature(perf_data::feature_build_id);
   ASSERT_TRUE(payload);
-  std::vector<io::perf::build_id_entry> entries =
-      io::perf::parse_build_id_payload(*payload, 0, "BUILD_ID");
+  std::vector<perf_data::build_id_entry> entries =
+      perf_data::parse_build_id_payload(*payload, 0, "BUILD_ID");
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_EQ(entries[0].filename, "/usr/lib/known.so");
   EXPECT_EQ(entries[0].id, known.id);
@@ -430,9 +430,9 @@ TEST(Convert, AddsTheBuildIdsOfMmap2RecordsToTheBuildIdFeature) {
 // data section can step over it, so the conversion stops and says why.
 TEST(Convert, RefusesAuxTraceDataNamingTheRecordType) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {1})};
   write_recording(dir.file("in.perf"), events,
-                  {record(io::perf::record_auxtrace, 0, 0, 0, 0, 0, 0)});
+                  {record(perf_data::record_auxtrace, 0, 0, 0, 0, 0, 0)});
   std::string error = convert_error(dir.file("in.perf"), dir);
   EXPECT_NE(error.find(": record type 71 carries data outside its size (pipe tracing data or AUX "
                        "trace); not supported"),
@@ -443,13 +443,13 @@ TEST(Convert, RefusesAuxTraceDataNamingTheRecordType) {
 
 TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
   test::temp_dir dir;
-  io::perf::build_id_entry entry;
+  perf_data::build_id_entry entry;
   entry.cpumode = PERF_RECORD_MISC_USER;
   entry.id.size = 20;
   entry.filename = std::string(5000, 'x');
-  io::perf::feature_set features;
-  features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&entry, 1}));
-  std::vector<io::perf::event_entry> events{event(sample_type, {1})};
+  perf_data::feature_set features;
+  features.set(perf_data::feature_build_id, perf_data::build_id_payload(std::span{&entry, 1}));
+  std::vector<perf_data::event_entry> events{event(sample_type, {1})};
   write_recording(dir.file("in.perf"), events,
                   {record(PERF_RECORD_SAMPLE, 1, 0x1000, 7, 100, 0, 1)}, features);
   convert_options options;
@@ -460,13 +460,13 @@ TEST(Convert, DropsABuildIdFeaturePerfOverflowsOn) {
             std::vector<std::string>{"byte 0 of the BUILD_ID feature: a BUILD_ID entry whose "
                                      "filename takes 5056 bytes, more than 4096"});
   EXPECT_FALSE(
-      io::perf::perf_file_reader::open(options.output).feature(io::perf::feature_build_id));
+      perf_data::perf_file_reader::open(options.output).feature(perf_data::feature_build_id));
 }
 
 // A pipe stream (arec -o -) of `samples` samples, its one attr with `ids`.
 std::vector<std::byte> pipe_stream(int samples, std::vector<std::uint64_t> ids = {1}) {
-  std::vector<io::perf::event_entry> events{event(sample_type, std::move(ids))};
-  std::vector<std::byte> bytes = io::perf::pipe_stream_head(events, {});
+  std::vector<perf_data::event_entry> events{event(sample_type, std::move(ids))};
+  std::vector<std::byte> bytes = perf_data::pipe_stream_head(events, {});
   for (int i = 0; i < samples; ++i) {
     auto r = record(PERF_RECORD_SAMPLE, 1, 0x1000, 7, 100 + i, 0, 1);
     bytes.insert(bytes.end(), r.begin(), r.end());

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "convert/converter.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
-#include "io/perf_data/record_walker.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "perf_data/record_walker.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
 
@@ -46,9 +46,9 @@ std::vector<std::byte> deferred(std::uint32_t tid, std::uint64_t time, std::uint
 
 std::vector<std::vector<std::uint64_t>> chains_of(const std::string& path,
                                                   std::vector<std::uint32_t>& types) {
-  auto file = io::perf::perf_file_reader::open(path);
+  auto file = perf_data::perf_file_reader::open(path);
   const auto& header = file.header();
-  auto source = io::perf::record_walker::open(
+  auto source = perf_data::record_walker::open(
       {path, header.data.offset, header.data.offset + header.data.size});
   std::vector<std::vector<std::uint64_t>> chains;
   while (auto r = source.next()) {
@@ -63,7 +63,7 @@ std::vector<std::vector<std::uint64_t>> chains_of(const std::string& path,
 
 TEST(ConvertDeferredCallchains, SamplesGetTheirDeferredUserStacks) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(chain_type, {1})};
+  std::vector<perf_data::event_entry> events{event(chain_type, {1})};
   write_recording(dir.file("in.perf"), events,
                   {sample(7, 100, {kernel, 0xf1, 0xf2, perf_context_user_deferred, 5}),
                    sample(7, 110, {kernel, 0xf3, perf_context_user_deferred, 5}),

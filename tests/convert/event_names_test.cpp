@@ -52,7 +52,7 @@ TEST(EventNames, KnowsTheOffCpuAttrButNotABpfOutputEvent) {
 
 // EVENT_DESC names attrs by index: naming stops at the first attr perf names from elsewhere.
 TEST(EventNames, NamesTheLeadingEventsUpToOneItCannotName) {
-  std::vector<io::perf::event_entry> events(3);
+  std::vector<perf_data::event_entry> events(3);
   events[0].attr = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
   events[1].attr = attr_of(PERF_TYPE_TRACEPOINT, 300);
   events[2].attr = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);

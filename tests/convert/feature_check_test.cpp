@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "convert/converter.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/host_features.hpp"
+#include "host/host_features.hpp"
+#include "perf_data/build_id_feature.hpp"
 #include "records.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
@@ -23,7 +23,7 @@ namespace arec::convert {
 namespace {
 
 using namespace test_records;
-using io::perf::feature;
+using perf_data::feature;
 using bytes = std::vector<std::byte>;
 
 feature bit(unsigned value) {
@@ -31,10 +31,10 @@ feature bit(unsigned value) {
 }
 
 // The payloads perf writes and arec does not (arec writes the host's: add_host_features).
-io::perf::feature_set other_features() {
-  io::perf::feature_set set;
+perf_data::feature_set other_features() {
+  perf_data::feature_set set;
   auto payload = [&](unsigned b, auto&& fill) {
-    io::perf::feature_encoder out;
+    perf_data::feature_encoder out;
     fill(out);
     set.set(bit(b), out.take());
   };
@@ -82,9 +82,9 @@ io::perf::feature_set other_features() {
   return set;
 }
 
-io::perf::feature_set all_features() {
-  io::perf::feature_set set = other_features();
-  io::perf::add_host_features(set);
+perf_data::feature_set all_features() {
+  perf_data::feature_set set = other_features();
+  host::add_host_features(set);
   return set;
 }
 
@@ -139,13 +139,13 @@ bytes damaged(const bytes& payload, const damage& d) {
 }
 
 TEST(FeatureCheck, PassesEveryFeatureAsWritten) {
-  io::perf::feature_set set = all_features();
+  perf_data::feature_set set = all_features();
   for (const auto& [b, payload] : set)
     EXPECT_EQ(feature_problem(b, payload, two_attrs_two_cpus), "") << "feature " << b;
 }
 
 TEST(FeatureCheck, NamesEveryCountOrLengthPerfWouldBelieve) {
-  io::perf::feature_set set = all_features();
+  perf_data::feature_set set = all_features();
   for (const damage& d : damages) {
     const bytes* payload = set.find(bit(d.feature));
     if (!payload) continue;  // a host feature this machine does not have
@@ -157,21 +157,21 @@ TEST(FeatureCheck, NamesEveryCountOrLengthPerfWouldBelieve) {
 
 // The per-CPU arrays of CPU_TOPOLOGY follow NRCPUS: a topology for more CPUs is dropped.
 TEST(FeatureCheck, ReadsCpuTopologyWithNrcpusAvailableCpus) {
-  io::perf::feature_set set;
-  io::perf::add_host_features(set);
-  const bytes* topology = set.find(io::perf::feature_cpu_topology);
+  perf_data::feature_set set;
+  host::add_host_features(set);
+  const bytes* topology = set.find(perf_data::feature_cpu_topology);
   if (!topology) GTEST_SKIP() << "no CPU topology in sysfs";
   feature_context context = feature_context_of(set, 1);
   EXPECT_GT(context.cpus_avail, 0u);
-  EXPECT_EQ(feature_problem(io::perf::feature_cpu_topology, *topology, context), "");
+  EXPECT_EQ(feature_problem(perf_data::feature_cpu_topology, *topology, context), "");
   context.cpus_avail += 64;
-  EXPECT_NE(feature_problem(io::perf::feature_cpu_topology, *topology, context), "");
+  EXPECT_NE(feature_problem(perf_data::feature_cpu_topology, *topology, context), "");
 }
 
 // One program of BPF_PROG_INFO as perf record writes it: jited_ksyms (bit 3 of `arrays`) at
 // offset 0 of 16 data bytes, the map ids counted but not fetched.
 bytes one_program(bpf_prog_info info, std::uint64_t arrays) {
-  io::perf::feature_encoder out;
+  perf_data::feature_encoder out;
   out.u32(1);
   out.u32(sizeof info);
   out.u32(16);
@@ -201,7 +201,7 @@ TEST(FeatureCheck, NamesABpfProgramWhoseArraysPerfWouldReadOutsideItsData) {
 
 // The smallest tracing data perf 6.1 reads: no formats, version 0.6 (saved cmdlines last).
 bytes tracing_data(std::uint32_t systems) {
-  io::perf::feature_encoder out;
+  perf_data::feature_encoder out;
   auto text = [&](std::string_view t) {
     out.bytes(std::as_bytes(std::span{t.data(), t.size() + 1}));
   };
@@ -230,20 +230,20 @@ TEST(FeatureCheck, ReadsTracingDataAsTraceReportDoes) {
 
 // perf 6.1 asserts on a build-id above 20 bytes and reads a name into PATH_MAX bytes of stack.
 TEST(FeatureCheck, NamesABuildIdFeaturePerfOverflowsOn) {
-  io::perf::build_id_entry entry;
+  perf_data::build_id_entry entry;
   entry.cpumode = PERF_RECORD_MISC_USER;
   entry.id.size = 20;
   entry.filename = "/bin/true";
-  bytes payload = io::perf::build_id_payload(std::span{&entry, 1});
-  EXPECT_EQ(feature_problem(io::perf::feature_build_id, payload), "");
+  bytes payload = perf_data::build_id_payload(std::span{&entry, 1});
+  EXPECT_EQ(feature_problem(perf_data::feature_build_id, payload), "");
   payload[32] = std::byte{160};  // the size byte after the 20 id bytes
-  EXPECT_EQ(feature_problem(io::perf::feature_build_id, payload),
+  EXPECT_EQ(feature_problem(perf_data::feature_build_id, payload),
             "byte 0 of the BUILD_ID feature: a BUILD_ID entry whose build-id has 160 bytes, "
             "more than 20");
 }
 
 TEST(FeatureCheck, NamesWhereAPmuMappingsCountRunsOut) {
-  io::perf::feature_encoder out;
+  perf_data::feature_encoder out;
   out.u32(3);
   out.u32(4);
   out.string("cpu");
@@ -256,16 +256,16 @@ TEST(FeatureCheck, NamesWhereAPmuMappingsCountRunsOut) {
 // feature, names it, and perf report reads the output without dying by a signal.
 TEST(ConvertFeatures, PerfReadsTheOutputOfEveryDamagedFeature) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
   for (auto& e : events) e.attr.type = PERF_TYPE_SOFTWARE;
   constexpr std::uint64_t pid_tid = 0x0000000700000007;
-  io::perf::feature_set set = all_features();
+  perf_data::feature_set set = all_features();
   bool salvage = false;
   for (const damage& d : damages) {
     const bytes* payload = set.find(bit(d.feature));
     if (!payload) continue;
     SCOPED_TRACE(std::string(d.what) + (salvage ? " (--salvage)" : ""));
-    io::perf::feature_set features = set;
+    perf_data::feature_set features = set;
     features.set(bit(d.feature), damaged(*payload, d));
     const std::string input = dir.file("in.perf");
     const std::string output = dir.file("out.perf");

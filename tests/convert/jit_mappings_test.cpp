@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "convert/converter.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
-#include "io/perf_data/record_walker.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "perf_data/record_walker.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
 #include "symbols/build_id_cache_layout.hpp"
@@ -77,7 +77,7 @@ TEST_F(JitMappings, AnonymousCodeOfAMappedProcessNamesItsElf) {
   EXPECT_EQ(field<std::uint64_t>(out, out.size() - 8), 1234u) << "the trailer's time kept";
   EXPECT_EQ(jit.rewritten(), 1u);
 
-  std::vector<io::perf::build_id_entry> ids = jit.build_ids();
+  std::vector<perf_data::build_id_entry> ids = jit.build_ids();
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_EQ(ids[0].filename, "/jit/perf-7.map.elf");
   EXPECT_EQ(ids[0].cpumode, PERF_RECORD_MISC_USER);
@@ -155,13 +155,14 @@ TEST_F(JitMappings, WhatAConversionAddsToTheCacheIsBounded) {
 
 TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   test::temp_dir dir;
-  io::perf::feature_set features;
-  io::perf::captured_perf_map map{7, map_text};
-  features.set(io::perf::feature_arec_perf_maps, io::perf::perf_maps_payload(std::span{&map, 1}));
-  io::perf::build_id_entry own{PERF_RECORD_MISC_USER,
-                               io::build_id::from(std::vector<std::byte>(20)), "/usr/bin/node"};
-  features.set(io::perf::feature_build_id, io::perf::build_id_payload(std::span{&own, 1}));
-  std::vector<io::perf::event_entry> events{event(PERF_SAMPLE_TID | PERF_SAMPLE_TIME, {})};
+  perf_data::feature_set features;
+  perf_data::captured_perf_map map{7, map_text};
+  features.set(perf_data::feature_arec_perf_maps, perf_data::perf_maps_payload(std::span{&map, 1}));
+  perf_data::build_id_entry own{PERF_RECORD_MISC_USER,
+                                perf_data::build_id::from(std::vector<std::byte>(20)),
+                                "/usr/bin/node"};
+  features.set(perf_data::feature_build_id, perf_data::build_id_payload(std::span{&own, 1}));
+  std::vector<perf_data::event_entry> events{event(PERF_SAMPLE_TID | PERF_SAMPLE_TIME, {})};
   write_recording(dir.file("in.data"), events,
                   {mmap2("//anon", PROT_READ | PROT_EXEC, 10),
                    record(PERF_RECORD_SAMPLE, 7 | std::uint64_t{7} << 32, 20)},
@@ -173,22 +174,22 @@ TEST(ConvertJit, TheConvertedFileNamesTheElfInItsMappingAndBuildIds) {
   EXPECT_EQ(report.jit_mappings, 1u);
   EXPECT_TRUE(report.warnings.empty());
 
-  auto file = io::perf::perf_file_reader::open(options.output);
+  auto file = perf_data::perf_file_reader::open(options.output);
   auto walker =
-      io::perf::record_walker::open({options.output, file.header().data.offset,
-                                     file.header().data.offset + file.header().data.size});
+      perf_data::record_walker::open({options.output, file.header().data.offset,
+                                      file.header().data.offset + file.header().data.size});
   std::vector<std::uint32_t> types;
   std::string mapped;
   while (auto r = walker.next()) {
-    if (r->header.type == io::perf::record_finished_round) continue;
+    if (r->header.type == perf_data::record_finished_round) continue;
     types.push_back(r->header.type);
     if (r->header.type == PERF_RECORD_MMAP2) mapped = name_of(r->bytes);
   }
   EXPECT_EQ(types, (std::vector<std::uint32_t>{PERF_RECORD_MMAP2, PERF_RECORD_SAMPLE}));
   EXPECT_EQ(mapped, "/jit/perf-7.map.elf");
-  auto payload = file.feature(io::perf::feature_build_id);
+  auto payload = file.feature(perf_data::feature_build_id);
   ASSERT_TRUE(payload);
-  auto entries = io::perf::parse_build_id_payload(*payload, 0, "out.data");
+  auto entries = perf_data::parse_build_id_payload(*payload, 0, "out.data");
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[0].filename, "/usr/bin/node") << "the recording's own entries kept";
   EXPECT_EQ(entries[1].filename, "/jit/perf-7.map.elf");

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "convert/converter.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
-#include "io/perf_data/record_walker.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "perf_data/record_walker.hpp"
 #include "records.hpp"
 #include "support/temp_dir.hpp"
 
@@ -35,11 +35,11 @@ std::vector<std::byte> off_cpu_sample(std::uint32_t pid, std::uint32_t tid, std:
 using seen = std::tuple<std::uint32_t, std::uint64_t, std::uint32_t, std::uint64_t, std::uint64_t>;
 
 std::vector<seen> made_records(const std::string& path, std::uint64_t& switch_id) {
-  auto file = io::perf::perf_file_reader::open(path);
-  for (const io::perf::event_entry& event : file.events())
+  auto file = perf_data::perf_file_reader::open(path);
+  for (const perf_data::event_entry& event : file.events())
     if (event.name == "sched:sched_switch" && !event.ids.empty()) switch_id = event.ids.front();
   const auto& header = file.header();
-  auto source = io::perf::record_walker::open(
+  auto source = perf_data::record_walker::open(
       {path, header.data.offset, header.data.offset + header.data.size});
   std::vector<seen> out;
   while (auto r = source.next()) {
@@ -56,12 +56,12 @@ std::vector<seen> made_records(const std::string& path, std::uint64_t& switch_id
 }
 
 std::string recording(const test::temp_dir& dir) {
-  std::vector<io::perf::event_entry> events{event(sample_type, {cpu_clock_id}),
-                                            event(off_cpu_type, {off_cpu_id})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {cpu_clock_id}),
+                                             event(off_cpu_type, {off_cpu_id})};
   events[0].name = "cpu-clock";
   events[1].name = "offcpu-time";
-  io::perf::feature_set features;
-  features.set(io::perf::feature_event_desc, io::perf::event_desc_payload(events));
+  perf_data::feature_set features;
+  features.set(perf_data::feature_event_desc, perf_data::event_desc_payload(events));
   std::string path = dir.file("offcpu.data");
   write_recording(path, events,
                   {

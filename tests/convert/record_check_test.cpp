@@ -36,8 +36,8 @@ std::string problem_of(const record_check& check, const std::vector<std::byte>& 
   return problem ? problem : "";
 }
 
-const std::vector<io::perf::event_entry> two_events{event(sample_type, {1}),
-                                                    event(sample_type, {2})};
+const std::vector<perf_data::event_entry> two_events{event(sample_type, {1}),
+                                                     event(sample_type, {2})};
 
 TEST(RecordCheck, PassesTheRecordsPerfReads) {
   record_check check(two_events, 2);
@@ -54,7 +54,7 @@ TEST(RecordCheck, DropsASampleShorterThanItsSampleType) {
 }
 
 TEST(RecordCheck, DropsASampleWhoseCallchainRunsPastTheRecord) {
-  std::vector<io::perf::event_entry> events{event(sample_type | PERF_SAMPLE_CALLCHAIN, {1})};
+  std::vector<perf_data::event_entry> events{event(sample_type | PERF_SAMPLE_CALLCHAIN, {1})};
   record_check check(events, 2);
   EXPECT_EQ(problem_of(check, record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1, 2, 0x1000,
                                      0x2000)),
@@ -82,18 +82,18 @@ TEST(RecordCheck, DropsARecordWhoseCpuIsBeyondTheRecordingsCpus) {
 
 // NRCPUS: u32 available, u32 online.
 std::vector<std::byte> nrcpus(std::uint32_t available) {
-  io::perf::feature_encoder out;
+  perf_data::feature_encoder out;
   out.u32(available);
   out.u32(2);
   return out.take();
 }
 
 TEST(RecordCheck, CpusComeFromNrcpusAtMostPerfsLimit) {
-  io::perf::feature_set features;
+  perf_data::feature_set features;
   EXPECT_EQ(record_check::cpu_count(features), record_check::max_cpus);
-  features.set(io::perf::feature_nrcpus, nrcpus(4));
+  features.set(perf_data::feature_nrcpus, nrcpus(4));
   EXPECT_EQ(record_check::cpu_count(features), 4u);
-  features.set(io::perf::feature_nrcpus, nrcpus(100000));
+  features.set(perf_data::feature_nrcpus, nrcpus(100000));
   EXPECT_EQ(record_check::cpu_count(features), record_check::max_cpus);
 }
 
@@ -101,7 +101,7 @@ TEST(RecordCheck, DropsARecordWhoseSizeIsNotAMultipleOf8) {
   record_check check(two_events, 2);
   std::vector<std::byte> odd = sample(1);
   odd.resize(odd.size() - 4);
-  io::perf::record_header header{PERF_RECORD_SAMPLE, 0, static_cast<std::uint16_t>(odd.size())};
+  perf_data::record_header header{PERF_RECORD_SAMPLE, 0, static_cast<std::uint16_t>(odd.size())};
   std::memcpy(odd.data(), &header, sizeof header);
   EXPECT_EQ(problem_of(check, odd), "record size not a multiple of 8 bytes");
 }
@@ -117,7 +117,7 @@ TEST(RecordCheck, DropsACommWithoutItsNulOrTooShortForItsTrailer) {
 }
 
 TEST(RecordCheck, DropsAnMmap2WhoseBuildIdIsLongerThan20Bytes) {
-  std::vector<io::perf::event_entry> one{event(sample_type, {1})};
+  std::vector<perf_data::event_entry> one{event(sample_type, {1})};
   record_check check(one, 2);
   // pid/tid, addr, len, pgoff, build-id size byte + reserved, 20 id bytes, prot/flags, name.
   std::vector<std::uint64_t> words{pid_tid, 0x1000, 0x1000, 0, 20, 0, 0, 0};
@@ -134,15 +134,15 @@ TEST(RecordCheck, DropsAnMmap2WhoseBuildIdIsLongerThan20Bytes) {
 
 TEST(RecordCheck, DropsPipeHeadRecordsAndCheckedUserRecordsThatDoNotFit) {
   record_check check(two_events, 2);
-  EXPECT_EQ(problem_of(check, record(io::perf::record_header_attr, 0, 0)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_header_attr, 0, 0)),
             "a record of perf's own types that perf reads only in a pipe stream's head or in "
             "its other tools");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_thread_map, 1000)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_thread_map, 1000)),
             "THREAD_MAP record with more entries than it holds");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_thread_map, 1, 7, 0x6f6f66, 0)), "");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_cpu_map, 0x00100000)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_thread_map, 1, 7, 0x6f6f66, 0)), "");
+  EXPECT_EQ(problem_of(check, record(perf_data::record_cpu_map, 0x00100000)),
             "CPU_MAP record of an unknown kind or with more cpus than it holds");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_time_conv, 1)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_time_conv, 1)),
             "TIME_CONV record too short for its fields");
 }
 
@@ -150,15 +150,15 @@ TEST(RecordCheck, DropsPipeHeadRecordsAndCheckedUserRecordsThatDoNotFit) {
 // known ids.
 TEST(RecordCheck, PassesPerfsIdIndexAndEventUpdateWhenTheyFit) {
   record_check check(two_events, 2);
-  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 1, 2, 0, 0, -1)), "");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 2, 2, 0, 0, -1)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_id_index, 1, 2, 0, 0, -1)), "");
+  EXPECT_EQ(problem_of(check, record(perf_data::record_id_index, 2, 2, 0, 0, -1)),
             "ID_INDEX record with more entries than it holds");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_id_index, 1, 99, 0, 0, -1)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_id_index, 1, 99, 0, 0, -1)),
             "ID_INDEX or EVENT_UPDATE record for an id no attr owns");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 1, 0x6b636f6c63)), "");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 1, 0x6b636f6c63757063)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_event_update, 2, 1, 0x6b636f6c63)), "");
+  EXPECT_EQ(problem_of(check, record(perf_data::record_event_update, 2, 1, 0x6b636f6c63757063)),
             "EVENT_UPDATE record of an unknown kind or longer than it is");
-  EXPECT_EQ(problem_of(check, record(io::perf::record_event_update, 2, 99, 0)),
+  EXPECT_EQ(problem_of(check, record(perf_data::record_event_update, 2, 99, 0)),
             "ID_INDEX or EVENT_UPDATE record for an id no attr owns");
 }
 
@@ -167,34 +167,34 @@ TEST(RecordCheck, PassesPerfsIdIndexAndEventUpdateWhenTheyFit) {
 TEST(RecordCheck, PassesHeaderBuildIdsAmongTheRecordsWhenTheyFit) {
   record_check check(two_events, 2);
   // pid -1, 20 id bytes, size byte 20 + reserved, "/bin/true" padded.
-  std::vector<std::byte> entry = record(io::perf::record_header_build_id, 0x01020304ffffffff, 0, 0,
+  std::vector<std::byte> entry = record(perf_data::record_header_build_id, 0x01020304ffffffff, 0, 0,
                                         0x14, 0x7275742f6e69622f, 0x65);
-  std::uint16_t misc = io::perf::misc_build_id_size;
+  std::uint16_t misc = perf_data::misc_build_id_size;
   std::memcpy(entry.data() + 4, &misc, sizeof misc);
   EXPECT_EQ(problem_of(check, entry), "");
   entry[8 + 24] = std::byte{21};
   EXPECT_EQ(problem_of(check, entry),
             "HEADER_BUILD_ID record with a build-id longer than 20 bytes");
   std::vector<std::byte> unterminated =
-      record(io::perf::record_header_build_id, 0, 0, 0, 0x7275742f6e69622f);
+      record(perf_data::record_header_build_id, 0, 0, 0, 0x7275742f6e69622f);
   EXPECT_EQ(problem_of(check, unterminated),
             "HEADER_BUILD_ID record whose file name has no NUL inside it");
 }
 
 TEST(RecordCheck, AttrsPerfRefusesTogetherAreNamed) {
   EXPECT_EQ(attrs_problem(two_events), "");
-  std::vector<io::perf::event_entry> one{event(PERF_SAMPLE_IP, {1})};
+  std::vector<perf_data::event_entry> one{event(PERF_SAMPLE_IP, {1})};
   EXPECT_EQ(attrs_problem(one), "");
-  std::vector<io::perf::event_entry> moved{event(sample_type, {1}),
-                                           event(PERF_SAMPLE_IP | PERF_SAMPLE_ID, {2})};
+  std::vector<perf_data::event_entry> moved{event(sample_type, {1}),
+                                            event(PERF_SAMPLE_IP | PERF_SAMPLE_ID, {2})};
   EXPECT_EQ(attrs_problem(moved),
             "attr 1 keeps the sample id elsewhere than attr 0: perf 6.1 refuses it (non "
             "matching sample_type)");
-  std::vector<io::perf::event_entry> no_id{event(PERF_SAMPLE_IP, {1}), event(PERF_SAMPLE_IP, {2})};
+  std::vector<perf_data::event_entry> no_id{event(PERF_SAMPLE_IP, {1}), event(PERF_SAMPLE_IP, {2})};
   EXPECT_EQ(attrs_problem(no_id),
             "attr 0 has no sample id (PERF_SAMPLE_ID or IDENTIFIER) but the file has 2 attrs: "
             "perf 6.1 refuses it (non matching sample_type)");
-  std::vector<io::perf::event_entry> id_all = two_events;
+  std::vector<perf_data::event_entry> id_all = two_events;
   id_all[1].attr.sample_id_all = 0;
   EXPECT_EQ(attrs_problem(id_all),
             "attr 1 differs from attr 0 in sample_id_all: perf 6.1 refuses it (non matching "

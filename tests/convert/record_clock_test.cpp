@@ -28,8 +28,8 @@ TEST(RecordClock, TreatsZeroTimeAndPerfOwnRecordsAsUntimed) {
   std::vector events{event(sample_type, {})};
   record_clock clock(events);
   EXPECT_FALSE(clock.time_of(record(PERF_RECORD_COMM, 1, 2, 3, 0, 0, 0)));
-  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_round)));
-  EXPECT_FALSE(clock.time_of(record(io::perf::record_finished_init, 5, 5, 5, 5)));
+  EXPECT_FALSE(clock.time_of(record(perf_data::record_finished_round)));
+  EXPECT_FALSE(clock.time_of(record(perf_data::record_finished_init, 5, 5, 5, 5)));
 }
 
 TEST(RecordClock, FindsTheAttrOfEachRecordByItsIdentifier) {

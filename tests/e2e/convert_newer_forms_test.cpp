@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "base/unaligned.hpp"
 #include "io/output_path.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/perf_file_reader.hpp"
-#include "io/perf_data/perf_file_writer.hpp"
-#include "io/perf_data/sample_layout.hpp"
-#include "io/unaligned.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "perf_data/perf_file_writer.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -45,18 +45,18 @@ void put(bytes& out, std::uint64_t word) {
 // `from` (a perf 6.1 file) written again as `to`: the same attrs and features (and `added`),
 // each record replaced by what `change` appends for it.
 void rewrite_recording(const std::string& from, const std::string& to, const record_change& change,
-                       const io::perf::feature_set& added = {}) {
-  auto source = io::perf::perf_file_reader::open(from);
+                       const perf_data::feature_set& added = {}) {
+  auto source = perf_data::perf_file_reader::open(from);
   bytes data;
-  source.for_each_record([&](const io::perf::record_header&, std::span<const std::byte> record,
+  source.for_each_record([&](const perf_data::record_header&, std::span<const std::byte> record,
                              std::uint64_t) { change(record, data); });
-  io::perf::feature_set features;
+  perf_data::feature_set features;
   for (unsigned bit = 1; bit < 256; ++bit)
-    if (auto payload = source.feature(static_cast<io::perf::feature>(bit)))
-      features.set(static_cast<io::perf::feature>(bit), {payload->begin(), payload->end()});
+    if (auto payload = source.feature(static_cast<perf_data::feature>(bit)))
+      features.set(static_cast<perf_data::feature>(bit), {payload->begin(), payload->end()});
   for (const auto& [bit, payload] : added) features.set(bit, payload);
   io::unique_fd fd = io::unique_fd::open(to.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  io::perf::perf_file_writer writer(fd.get(), to);
+  perf_data::perf_file_writer writer(fd.get(), to);
   std::uint64_t offset = writer.write_prologue(source.events());
   io::write_all_at(fd.get(), data.data(), data.size(), offset, to);
   writer.write_epilogue(data.size(), features);
@@ -118,14 +118,15 @@ TEST_F(ConvertNewerForms, Compressed2RecordsReadAsTheCompressedOnesTheyReplace) 
   std::string newer = dir_.file("compressed2.data");
   std::size_t rewritten = 0;
   rewrite_recording(data, newer, [&](std::span<const std::byte> record, bytes& out) {
-    auto header = io::load<io::perf::record_header>(record, 0);
-    if (header.type != io::perf::record_compressed) {
+    auto header = base::load<perf_data::record_header>(record, 0);
+    if (header.type != perf_data::record_compressed) {
       out.insert(out.end(), record.begin(), record.end());
       return;
     }
     std::span<const std::byte> zstd = record.subspan(8);
     std::size_t size = (16 + zstd.size() + 7) & ~std::size_t{7};
-    io::perf::record_header head{io::perf::record_compressed2, 0, static_cast<std::uint16_t>(size)};
+    perf_data::record_header head{perf_data::record_compressed2, 0,
+                                  static_cast<std::uint16_t>(size)};
     out.insert(out.end(), reinterpret_cast<const std::byte*>(&head),
                reinterpret_cast<const std::byte*>(&head) + sizeof head);
     put(out, zstd.size());
@@ -148,9 +149,9 @@ TEST_F(ConvertNewerForms, Compressed2RecordsReadAsTheCompressedOnesTheyReplace) 
 TEST_F(ConvertNewerForms, NewerRecordTypesAndFeaturesAreLeftOutAndNamed) {
   std::string data = record({});
   std::string newer = dir_.file("newer-types.data");
-  io::perf::feature_set added;
-  added.set(static_cast<io::perf::feature>(32), bytes(40, std::byte{3}));
-  added.set(static_cast<io::perf::feature>(34), bytes(8, std::byte{4}));
+  perf_data::feature_set added;
+  added.set(static_cast<perf_data::feature>(32), bytes(40, std::byte{3}));
+  added.set(static_cast<perf_data::feature>(34), bytes(8, std::byte{4}));
   std::size_t seen = 0, inserted = 0;
   rewrite_recording(
       data, newer,
@@ -158,7 +159,7 @@ TEST_F(ConvertNewerForms, NewerRecordTypesAndFeaturesAreLeftOutAndNamed) {
         out.insert(out.end(), record.begin(), record.end());
         if (++seen % 50 != 0) return;
         std::uint32_t type = seen % 100 == 0 ? 85 : 84;
-        io::perf::record_header head{type, 0, 32};
+        perf_data::record_header head{type, 0, 32};
         out.insert(out.end(), reinterpret_cast<const std::byte*>(&head),
                    reinterpret_cast<const std::byte*>(&head) + sizeof head);
         out.resize(out.size() + 24, std::byte{7});
@@ -187,20 +188,20 @@ TEST_F(ConvertNewerForms, NewerRecordTypesAndFeaturesAreLeftOutAndNamed) {
 // the sample_id trailer). Converted, every sample has its whole stack again.
 TEST_F(ConvertNewerForms, DeferredUserStacksAreStitchedBackIntoTheirSamples) {
   std::string data = record({"-g"});
-  auto source = io::perf::perf_file_reader::open(data);
+  auto source = perf_data::perf_file_reader::open(data);
   std::uint64_t type = source.events().front().attr.sample_type;
   ASSERT_TRUE(type & PERF_SAMPLE_CALLCHAIN);
   ASSERT_FALSE(type & PERF_SAMPLE_READ);
   std::string newer = dir_.file("deferred.data");
   std::uint64_t cookie = 1000, deferred = 0;
   rewrite_recording(data, newer, [&](std::span<const std::byte> record, bytes& out) {
-    auto header = io::load<io::perf::record_header>(record, 0);
-    std::size_t chain_at = 8 + io::perf::sample_callchain_offset(type);
+    auto header = base::load<perf_data::record_header>(record, 0);
+    std::size_t chain_at = 8 + perf_data::sample_callchain_offset(type);
     std::vector<std::uint64_t> chain;
     if (header.type == PERF_RECORD_SAMPLE) {
-      auto count = io::load<std::uint64_t>(record, chain_at);
+      auto count = base::load<std::uint64_t>(record, chain_at);
       for (std::uint64_t i = 0; i < count; ++i)
-        chain.push_back(io::load<std::uint64_t>(record, chain_at + 8 + 8 * i));
+        chain.push_back(base::load<std::uint64_t>(record, chain_at + 8 + 8 * i));
     }
     auto user = std::find(chain.begin(), chain.end(), std::uint64_t{PERF_CONTEXT_USER});
     if (user == chain.end()) {
@@ -217,18 +218,18 @@ TEST_F(ConvertNewerForms, DeferredUserStacksAreStitchedBackIntoTheirSamples) {
     put(sample, ++cookie);
     sample.insert(sample.end(), record.begin() + static_cast<std::ptrdiff_t>(rest_at),
                   record.end());
-    io::store(std::span<std::byte>{sample}, 6, static_cast<std::uint16_t>(sample.size()));
+    base::store(std::span<std::byte>{sample}, 6, static_cast<std::uint16_t>(sample.size()));
     out.insert(out.end(), sample.begin(), sample.end());
     // The deferred record: cookie, nr, the user part, then TID and TIME as the trailer holds them.
     bytes later(8);
     put(later, cookie);
     put(later, chain.size() - kept);
     for (auto ip = user; ip != chain.end(); ++ip) put(later, *ip);
-    put(later, io::load<std::uint64_t>(record, 8 + io::perf::sample_tid_offset(type)));
-    put(later, io::load<std::uint64_t>(record, 8 + io::perf::sample_time_offset(type)));
-    ASSERT_EQ(io::perf::sample_id_trailer_size(type), 16u) << "a trailer of TID and TIME only";
-    io::perf::record_header head{22, 0, static_cast<std::uint16_t>(later.size())};
-    io::store(std::span<std::byte>{later}, 0, head);
+    put(later, base::load<std::uint64_t>(record, 8 + perf_data::sample_tid_offset(type)));
+    put(later, base::load<std::uint64_t>(record, 8 + perf_data::sample_time_offset(type)));
+    ASSERT_EQ(perf_data::sample_id_trailer_size(type), 16u) << "a trailer of TID and TIME only";
+    perf_data::record_header head{22, 0, static_cast<std::uint16_t>(later.size())};
+    base::store(std::span<std::byte>{later}, 0, head);
     out.insert(out.end(), later.begin(), later.end());
     ++deferred;
   });
@@ -266,12 +267,12 @@ TEST_F(ConvertNewerForms, BuildIdsOnlyInMmap2RecordsReachTheBuildIdTable) {
   std::string id = own.out.substr(0, own.out.find_first_of(" \n"));
   ASSERT_EQ(id.size(), 40u) << own.out;
   // The table itself (perf buildid-list also lists what it gathers from the records).
-  auto file = io::perf::perf_file_reader::open(out);
-  auto table = file.feature(io::perf::feature_build_id);
+  auto file = perf_data::perf_file_reader::open(out);
+  auto table = file.feature(perf_data::feature_build_id);
   ASSERT_TRUE(table) << "no BUILD_ID table in the converted file";
   bool listed = false;
-  for (const io::perf::build_id_entry& entry :
-       io::perf::parse_build_id_payload(*table, 0, "BUILD_ID"))
+  for (const perf_data::build_id_entry& entry :
+       perf_data::parse_build_id_payload(*table, 0, "BUILD_ID"))
     listed = listed || (entry.filename == program && entry.id.hex() == id);
   EXPECT_TRUE(listed) << program << " " << id << " is not in the BUILD_ID table";
 

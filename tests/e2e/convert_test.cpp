@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -169,12 +169,12 @@ TEST(ConvertCommand, MissingInputNamesIt) {
 
 // Where feature `bit`'s payload starts in the perf.data file `bytes` (0 without it).
 std::uint64_t feature_offset(const std::string& bytes, unsigned bit) {
-  io::perf::file_header header{};
+  perf_data::file_header header{};
   std::memcpy(&header, bytes.data(), sizeof header);
   if (!(header.features[bit / 64] >> (bit % 64) & 1)) return 0;
   unsigned index = 0;
   for (unsigned b = 0; b < bit; ++b) index += header.features[b / 64] >> (b % 64) & 1;
-  io::perf::file_section section{};
+  perf_data::file_section section{};
   std::memcpy(&section,
               bytes.data() + header.data.offset + header.data.size + index * sizeof section,
               sizeof section);

@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <regex>
 #include <cctype>
 #include <charconv>
+#include <regex>
 
-#include "io/trimmed.hpp"
+#include "base/trimmed.hpp"
 
 namespace arec::e2e {
 
@@ -16,7 +16,7 @@ namespace {
 // "99.45%  hot_loop    [.] hot_function": the percentage, the DSO up to the one-letter level
 // marker ("[kernel.kallsyms]" is a DSO, "[k]" a marker), then the symbol.
 bool parse_row(std::string_view line, report_row& row) {
-  line = io::trimmed(line);
+  line = base::trimmed(line);
   auto percent_end = line.find('%');
   if (line.starts_with('#') || percent_end == std::string_view::npos) return false;
   auto parsed = std::from_chars(line.data(), line.data() + percent_end, row.percent);
@@ -25,9 +25,9 @@ bool parse_row(std::string_view line, report_row& row) {
     bool marker = line[i] == '[' && line[i + 2] == ']' && line[i - 1] == ' ' &&
                   (i + 3 == line.size() || line[i + 3] == ' ');
     if (!marker) continue;
-    row.dso = io::trimmed(line.substr(percent_end + 1, i - percent_end - 1));
+    row.dso = base::trimmed(line.substr(percent_end + 1, i - percent_end - 1));
     row.level = line[i + 1];
-    row.symbol = io::trimmed(line.substr(i + 3));
+    row.symbol = base::trimmed(line.substr(i + 3));
     return !row.dso.empty();
   }
   return false;

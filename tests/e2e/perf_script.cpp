@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "io/trimmed.hpp"
+#include "base/trimmed.hpp"
 
 namespace arec::e2e {
 
@@ -11,7 +11,7 @@ namespace {
 // "5632fa09b1b5 hot_function (/tmp/hot_loop)" -> {0x5632fa09b1b5, hot_function, /tmp/hot_loop}.
 // Symbols may hold spaces (C++ signatures), so the DSO is the last parenthesised group.
 bool parse_frame(std::string_view text, script_frame& frame) {
-  text = io::trimmed(text);
+  text = base::trimmed(text);
   auto space = text.find(' ');
   if (space == std::string_view::npos || !text.ends_with(')')) return false;
   auto ip = text.substr(0, space);
@@ -19,7 +19,7 @@ bool parse_frame(std::string_view text, script_frame& frame) {
     return false;
   auto open = text.rfind(" (");
   if (open == std::string_view::npos || open < space) return false;
-  frame.symbol = io::trimmed(text.substr(space + 1, open - space - 1));
+  frame.symbol = base::trimmed(text.substr(space + 1, open - space - 1));
   frame.dso = text.substr(open + 2, text.size() - open - 3);
   return true;
 }
@@ -33,8 +33,8 @@ bool parse_tid(std::string_view text, int& tid) {
 // most 15 characters, so it fills exactly the first 16 columns and may contain spaces.
 bool parse_one_line_sample(std::string_view line, script_sample& sample) {
   if (line.size() < 17) return false;
-  sample.comm = io::trimmed(line.substr(0, 16));
-  std::string_view rest = io::trimmed(line.substr(16));
+  sample.comm = base::trimmed(line.substr(0, 16));
+  std::string_view rest = base::trimmed(line.substr(16));
   auto end = rest.find_first_of(" \t");
   if (end == std::string_view::npos || !parse_tid(rest.substr(0, end), sample.tid)) return false;
   script_frame frame;
@@ -45,12 +45,12 @@ bool parse_one_line_sample(std::string_view line, script_sample& sample) {
 
 // With call chains perf prints "%s %5d " unpadded, and the frames on the following lines.
 bool parse_chain_header(std::string_view line, script_sample& sample) {
-  line = io::trimmed(line);
+  line = base::trimmed(line);
   auto space = line.find_last_of(" \t");
   if (space == std::string_view::npos || !parse_tid(line.substr(space + 1), sample.tid)) {
     return false;
   }
-  sample.comm = io::trimmed(line.substr(0, space));
+  sample.comm = base::trimmed(line.substr(0, space));
   return true;
 }
 
@@ -65,7 +65,7 @@ std::vector<script_sample> parse_perf_script(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
-    if (io::trimmed(line).empty()) {
+    if (base::trimmed(line).empty()) {
       in_chain = false;
       continue;
     }
@@ -76,7 +76,7 @@ std::vector<script_sample> parse_perf_script(std::string_view text) {
     }
     // A one-line sample ends with its DSO in parentheses; a chain header ends with the tid.
     script_sample sample;
-    bool one_line = io::trimmed(line).ends_with(')');
+    bool one_line = base::trimmed(line).ends_with(')');
     bool parsed = one_line ? parse_one_line_sample(line, sample) : parse_chain_header(line, sample);
     in_chain = parsed && !one_line;
     if (parsed) samples.push_back(std::move(sample));

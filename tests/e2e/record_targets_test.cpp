@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "arec_summary.hpp"
-#include "io/cgroup_fs.hpp"
+#include "host/cgroup_fs.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
@@ -126,7 +126,7 @@ TEST_F(RecordTargets, CgroupSamplesOnlyTheTasksInIt) {
 }
 
 TEST_F(RecordTargets, CgroupErrorsAreRefusedInPerfsWords) {
-  std::optional<std::string> mount = io::perf_event_cgroup_mount();
+  std::optional<std::string> mount = host::perf_event_cgroup_mount();
   if (!mount) GTEST_SKIP() << "no cgroup file system is mounted";
   test::command_result missing =
       record_for_a_second(rec_, {"-a", "-e", "cpu-clock", "-G", "/no-such-cgroup-arec"});
@@ -202,11 +202,11 @@ TEST_F(RecordTargets, AllCgroupsNamesTheCgroupOfEverySample) {
   EXPECT_EQ(bits.sampling_cgroup, bits.events) << "every event samples PERF_SAMPLE_CGROUP";
   EXPECT_EQ(bits.tracking, 1u) << "one tracking event with attr.cgroup";
   std::multiset<std::string> records = cgroup_records(data_);
-  const std::string mount = io::perf_event_cgroup_mount().value();
+  const std::string mount = host::perf_event_cgroup_mount().value();
   std::string ours =
-      std::to_string(io::cgroup_id((mount + cgroup->name()).c_str())) + " " + cgroup->name();
+      std::to_string(host::cgroup_id((mount + cgroup->name()).c_str())) + " " + cgroup->name();
   EXPECT_EQ(records.count(ours), 1u) << "no CGROUP record names " << ours;
-  std::string root = std::to_string(io::cgroup_id(mount.c_str())) + " /";
+  std::string root = std::to_string(host::cgroup_id(mount.c_str())) + " /";
   EXPECT_EQ(records.count(root), 1u) << "no CGROUP record names the root";
 
   test::command_result report =

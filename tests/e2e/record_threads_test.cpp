@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "arec_summary.hpp"
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -24,8 +24,8 @@ using namespace std::chrono_literals;
 std::string layout_of(const std::vector<thread_summary>& threads) {
   std::string text;
   for (const thread_summary& t : threads)
-    text += "thread " + std::to_string(t.index) + ": cpus=" + io::format_cpu_list(t.cpus) +
-            " affinity=" + io::format_cpu_list(t.affinity) + "\n";
+    text += "thread " + std::to_string(t.index) + ": cpus=" + host::format_cpu_list(t.cpus) +
+            " affinity=" + host::format_cpu_list(t.affinity) + "\n";
   return text;
 }
 

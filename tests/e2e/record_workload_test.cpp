@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "arec_summary.hpp"
-#include "io/proc_maps.hpp"
+#include "host/proc_maps.hpp"
 #include "perf_report.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
@@ -61,7 +61,7 @@ TEST(RecordWorkload, PutsHotLoopSamplesInHotFunction) {
 bool maps_library(const std::string& maps, std::string_view library) {
   std::istringstream lines(maps);
   for (std::string line; std::getline(lines, line);) {
-    std::optional<io::maps_entry> entry = io::parse_maps_line(line);
+    std::optional<host::maps_entry> entry = host::parse_maps_line(line);
     if (!entry) continue;
     std::string_view name = entry->path.substr(entry->path.rfind('/') + 1);
     if (name.starts_with(library) && name.size() > library.size() &&

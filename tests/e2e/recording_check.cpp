@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 #include "perf_report.hpp"
 
 namespace arec::e2e {
@@ -36,7 +36,7 @@ std::vector<int> online_cpus() {
   std::ifstream file("/sys/devices/system/cpu/online");
   std::string text;
   std::getline(file, text);
-  return io::parse_cpu_list(text);
+  return host::parse_cpu_list(text);
 }
 
 namespace {
@@ -53,7 +53,7 @@ perf_script expect_perf_reads(const std::string& path, std::uint64_t samples,
   perf_script script = run_perf_script(path);
   EXPECT_EQ(script.run.exit_code, 0) << script.run.describe();
   EXPECT_EQ(sample_records(path), samples) << "perf script must print every sample arec counted:\n"
-                                            << run.err;
+                                           << run.err;
   return script;
 }
 
@@ -115,8 +115,8 @@ threaded_recording check_threaded_recording(const std::string& dir,
     EXPECT_FALSE(t.ran_on.empty()) << "every streaming thread runs at least its final drain";
     EXPECT_TRUE(
         std::includes(t.affinity.begin(), t.affinity.end(), t.ran_on.begin(), t.ran_on.end()))
-        << "ran_on " << io::format_cpu_list(t.ran_on) << " is outside affinity "
-        << io::format_cpu_list(t.affinity);
+        << "ran_on " << host::format_cpu_list(t.ran_on) << " is outside affinity "
+        << host::format_cpu_list(t.affinity);
     drained.insert(drained.end(), t.cpus.begin(), t.cpus.end());
   }
   EXPECT_EQ(samples, summary->samples) << "per-thread samples must add up:\n" << run.err;

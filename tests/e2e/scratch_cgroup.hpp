@@ -1,4 +1,4 @@
-// scratch_cgroup: a cgroup one test makes under the mount perf uses (io::perf_event_cgroup_mount)
+// scratch_cgroup: a cgroup one test makes under the mount perf uses (host::perf_event_cgroup_mount)
 // and removes when it ends, with what it made below it: the host keeps no cgroup of the tests.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <system_error>
 #include <vector>
 
-#include "io/cgroup_fs.hpp"
+#include "host/cgroup_fs.hpp"
 
 namespace arec::e2e {
 
@@ -23,7 +23,7 @@ class scratch_cgroup {
  public:
   // `name` below the mount's root, "/arec-e2e-PID" by default.
   static std::optional<scratch_cgroup> make(std::string& why, std::string name = {}) {
-    std::optional<std::string> mount = io::perf_event_cgroup_mount();
+    std::optional<std::string> mount = host::perf_event_cgroup_mount();
     if (!mount) {
       why = "no cgroup file system is mounted";
       return std::nullopt;

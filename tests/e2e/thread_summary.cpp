@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 
 namespace arec::e2e {
 
@@ -29,7 +29,7 @@ bool take_cpu_list(std::string_view& text, std::vector<int>& cpus) {
   std::string_view list = text.substr(0, text.find(' '));
   if (list.empty()) return false;
   try {
-    cpus = io::parse_cpu_list(list);
+    cpus = host::parse_cpu_list(list);
   } catch (const std::invalid_argument&) {
     return false;
   }

@@ -23,7 +23,7 @@ constexpr std::uint64_t pid_tid = 0x0000000700000007;
 // profile overflowed (UBSan aborts on it in the ASan build).
 TEST(Exporter, ExportsASampleWithACorruptTimeWithoutOverflow) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{
+  std::vector<perf_data::event_entry> events{
       event(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD, {})};
   write_recording(dir.file("perf.data"), events,
                   {record(PERF_RECORD_SAMPLE, 0x1000, pid_tid, 1, 1),
@@ -39,7 +39,7 @@ TEST(Exporter, ExportsASampleWithACorruptTimeWithoutOverflow) {
 // Records perf could not read are not exported either, and the report says how many and why.
 TEST(Exporter, WarnsOfRecordsItLeavesOut) {
   test::temp_dir dir;
-  std::vector<io::perf::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
+  std::vector<perf_data::event_entry> events{event(sample_type, {1}), event(sample_type, {2})};
   write_recording(dir.file("perf.data"), events,
                   {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1),
                    record(PERF_RECORD_SAMPLE, 99, 0x1000, pid_tid, 110, 0, 1)});

@@ -47,7 +47,7 @@ class ProfileBuilder : public ::testing::Test {
   }
 
   test::temp_dir dir_;
-  std::vector<io::perf::event_entry> events_;
+  std::vector<perf_data::event_entry> events_;
   std::unique_ptr<profile_builder> builder_;
 };
 
@@ -154,7 +154,7 @@ TEST_F(ProfileBuilder, FoldedStacksAreRootFirstWithCommAndCounts) {
 }
 
 TEST(ProfileBuilderEvents, TheSideBandDummyEventGetsNoSampleTypes) {
-  std::vector<io::perf::event_entry> events{cpu_clock_event(), cpu_clock_event()};
+  std::vector<perf_data::event_entry> events{cpu_clock_event(), cpu_clock_event()};
   events[0].attr.config = PERF_COUNT_SW_DUMMY;
   events[0].name = "dummy:u";
   profile_builder builder(events, {});
@@ -214,8 +214,8 @@ TEST_F(ProfileBuilderCaptured, AProcesssCapturedMapAndContainerNameItsSamples) {
 }
 
 TEST_F(ProfileBuilderCaptured, APidTwoProcessesHadInOneFileGetsNeitherNameNorContainer) {
-  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsFirst\n"},
-                                    {100, "7f0000000000 100 jsSecond\n"}});
+  builder_->add_recorded_perf_maps(
+      {{100, "7f0000000000 100 jsFirst\n"}, {100, "7f0000000000 100 jsSecond\n"}});
   builder_->add_recorded_containers({{100, std::string(64, 'a')}, {100, std::string(64, 'b')}});
   std::string container;
   EXPECT_EQ(leaf_at(jit_start + 0x10, &container), "");

@@ -12,15 +12,15 @@ namespace {
 using test_records::pair;
 using test_records::record_with_text;
 
-io::perf::event_entry event_with(std::uint64_t sample_type, std::vector<std::uint64_t> ids) {
-  io::perf::event_entry entry = test_records::cpu_clock_event();
+perf_data::event_entry event_with(std::uint64_t sample_type, std::vector<std::uint64_t> ids) {
+  perf_data::event_entry entry = test_records::cpu_clock_event();
   entry.attr.sample_type = sample_type;
   entry.ids = std::move(ids);
   return entry;
 }
 
 TEST(SampleDecoder, FindsTheCgroupBehindEveryVariablePart) {
-  io::perf::event_entry entry =
+  perf_data::event_entry entry =
       event_with(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
                      PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
                      PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_CGROUP,
@@ -53,7 +53,7 @@ TEST(SampleDecoder, FindsTheCgroupBehindEveryVariablePart) {
                                    16,     // STACK_USER: size, data, dyn_size
                                    77,     // WEIGHT
                                    0xc6};  // CGROUP
-  std::vector<io::perf::event_entry> events{entry};
+  std::vector<perf_data::event_entry> events{entry};
   sample_decoder decoder(events);
   auto sample = decoder.decode(record_with_text(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, words));
   ASSERT_TRUE(sample);
@@ -69,7 +69,7 @@ TEST(SampleDecoder, FindsTheCgroupBehindEveryVariablePart) {
 // A --call-graph dwarf sample as perf 6.1 records it on x86_64: the kernel's call chain, the
 // user registers of sample_regs_user 0xff0fff, and the user stack with its filled size.
 TEST(SampleDecoder, ReadsTheUserRegistersAndStackInPlace) {
-  io::perf::event_entry entry =
+  perf_data::event_entry entry =
       event_with(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
                      PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CGROUP,
                  {});
@@ -78,7 +78,7 @@ TEST(SampleDecoder, ReadsTheUserRegistersAndStackInPlace) {
                                    PERF_SAMPLE_REGS_ABI_64};
   for (std::uint64_t reg = 0; reg < 20; ++reg) words.push_back(0x100 + reg);
   words.insert(words.end(), {24, 0x1111, 0x2222, 0x3333, 12, 0xc6});  // 24 bytes, 12 filled
-  std::vector<io::perf::event_entry> events{entry};
+  std::vector<perf_data::event_entry> events{entry};
   sample_decoder decoder(events);
   std::vector<std::byte> record =
       record_with_text(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, words);
@@ -104,10 +104,10 @@ TEST(SampleDecoder, ReadsTheUserRegistersAndStackInPlace) {
 }
 
 TEST(SampleDecoder, ReadsNoRegistersForAKernelThread) {
-  io::perf::event_entry entry = event_with(
+  perf_data::event_entry entry = event_with(
       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER, {});
   entry.attr.sample_regs_user = 0xff0fff;
-  std::vector<io::perf::event_entry> events{entry};
+  std::vector<perf_data::event_entry> events{entry};
   sample_decoder decoder(events);
   // abi NONE: no registers follow; stack size 0: no data and no dyn_size.
   auto sample = decoder.decode(record_with_text(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
@@ -121,8 +121,8 @@ TEST(SampleDecoder, ReadsNoRegistersForAKernelThread) {
 }
 
 TEST(SampleDecoder, RejectsAUserStackLongerThanItsRecord) {
-  io::perf::event_entry entry = event_with(PERF_SAMPLE_IP | PERF_SAMPLE_STACK_USER, {});
-  std::vector<io::perf::event_entry> events{entry};
+  perf_data::event_entry entry = event_with(PERF_SAMPLE_IP | PERF_SAMPLE_STACK_USER, {});
+  std::vector<perf_data::event_entry> events{entry};
   sample_decoder decoder(events);
   EXPECT_FALSE(decoder.decode(record_with_text(PERF_RECORD_SAMPLE, 0, {0x1, 4096, 0x2, 8})));
 }
@@ -130,7 +130,7 @@ TEST(SampleDecoder, RejectsAUserStackLongerThanItsRecord) {
 TEST(SampleDecoder, ReadsEachEventsSamplesByTheIdentifier) {
   constexpr std::uint64_t type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-  std::vector<io::perf::event_entry> events{event_with(type, {5, 6}), event_with(type, {9})};
+  std::vector<perf_data::event_entry> events{event_with(type, {5, 6}), event_with(type, {9})};
   sample_decoder decoder(events);
   auto sample = decoder.decode(record_with_text(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
                                                 {9, 0xffff1000, pair(1, 2), 777, pair(3, 0), 42}));
@@ -144,7 +144,8 @@ TEST(SampleDecoder, ReadsEachEventsSamplesByTheIdentifier) {
 }
 
 TEST(SampleDecoder, CopiesTheCallChainOfAnUnalignedRecord) {
-  std::vector<io::perf::event_entry> events{event_with(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, {})};
+  std::vector<perf_data::event_entry> events{
+      event_with(PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, {})};
   sample_decoder decoder(events);
   std::vector<std::byte> record =
       record_with_text(PERF_RECORD_SAMPLE, 0, {0x1, 3, PERF_CONTEXT_USER, 0x1, 0x2});
@@ -157,7 +158,7 @@ TEST(SampleDecoder, CopiesTheCallChainOfAnUnalignedRecord) {
 }
 
 TEST(SampleDecoder, RejectsASampleCutShortOfItsLayout) {
-  std::vector<io::perf::event_entry> events{
+  std::vector<perf_data::event_entry> events{
       event_with(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN, {})};
   sample_decoder decoder(events);
   // The call chain claims 100 entries; the record holds one.

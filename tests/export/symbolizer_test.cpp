@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/proc_maps.hpp"
+#include "host/proc_maps.hpp"
 #include "support/temp_dir.hpp"
 #include "symbols/elf_build_id.hpp"
 
@@ -34,7 +34,7 @@ std::string self_path() {
 model::map mapping_of(std::uint64_t address, const std::string& dso_name) {
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);) {
-    auto entry = io::parse_maps_line(line);
+    auto entry = host::parse_maps_line(line);
     if (!entry || address < entry->start || address >= entry->end) continue;
     model::map found;
     found.start = entry->start;
@@ -65,8 +65,8 @@ TEST(Symbolizer, AnotherFileAtTheMappedPathNamesNothing) {
   struct stat self {};
   ASSERT_EQ(::stat(self_path().c_str(), &self), 0);
   model::map where = mapping_of(probe_address(), self_path());
-  model::dso_id other{.major = major(self.st_dev), .minor = minor(self.st_dev),
-                      .inode = self.st_ino + 1};
+  model::dso_id other{
+      .major = major(self.st_dev), .minor = minor(self.st_dev), .inode = self.st_ino + 1};
   where.object = std::make_shared<model::dso>(self_path(), other, model::dso_kind::user);
   symbolizer symbols({});
   EXPECT_EQ(symbols.function_at(where, probe_address(), {}), "");
@@ -128,7 +128,8 @@ TEST(Symbolizer, NamesAStrippedFileFromItsDebugFile) {
 TEST(Symbolizer, GivesNoNamesFromAFileOfAnotherBuild) {
   symbolizer symbols({});
   model::map where = mapping_of(probe_address(), self_path());
-  io::build_id other = io::build_id::from(std::as_bytes(std::span{"another build-id...", 20}));
+  perf_data::build_id other =
+      perf_data::build_id::from(std::as_bytes(std::span{"another build-id...", 20}));
   EXPECT_EQ(symbols.function_at(where, probe_address(), other), "");
   EXPECT_FALSE(symbols.has_symbols(where, other));
 }

@@ -7,8 +7,8 @@
 
 #include <map>
 
+#include "base/usage_error.hpp"
 #include "fleet/push_options.hpp"
-#include "io/usage_error.hpp"
 
 namespace arec::fleet {
 namespace {
@@ -34,7 +34,7 @@ TEST(OtlpEnvironment, AMalformedListIsRefusedWhole) {
     try {
       parse_otel_list(bad, "OTEL_RESOURCE_ATTRIBUTES");
       ADD_FAILURE() << bad;
-    } catch (const io::usage_error& error) {
+    } catch (const base::usage_error& error) {
       EXPECT_EQ(std::string(error.what()).rfind("OTEL_RESOURCE_ATTRIBUTES: ", 0), 0u)
           << error.what();
     }
@@ -74,9 +74,9 @@ TEST(OtlpEnvironment, HeadersAreNameValueLinesAndRefuseInjection) {
   std::vector<std::string> expected{"api-key: s3cr=t", "X-Scope-OrgID: tenant1"};
   EXPECT_EQ(otlp_headers(env), expected);
   EXPECT_THROW(otlp_headers(table({{"OTEL_EXPORTER_OTLP_HEADERS", "a=b%0D%0AX-Evil: 1"}})),
-               io::usage_error);
+               base::usage_error);
   EXPECT_THROW(otlp_headers(table({{"OTEL_EXPORTER_OTLP_HEADERS", "bad name=1"}})),
-               io::usage_error);
+               base::usage_error);
 }
 
 TEST(OtlpEnvironment, ServiceNameFromTheServiceVariableOverTheResourceOnesUnderTheLabels) {
@@ -117,7 +117,7 @@ TEST(OtlpEnvironment, AnEndpointThatIsNoUrlIsNamedByWhereItCameFrom) {
   try {
     settle_push_destination(options, table({{"OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"}}));
     ADD_FAILURE() << "no scheme";
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     EXPECT_EQ(std::string(error.what()),
               "OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, got "
               "'collector:4318/v1development/profiles'");
@@ -131,7 +131,7 @@ TEST(OtlpEnvironment, AnEndpointWithControlCharactersOrNoReachableHostNamesItsVa
     apply_push_option(options, "--push-format", "otlp");
     try {
       settle_push_destination(options, table({{variable, value}}));
-    } catch (const io::usage_error& error) {
+    } catch (const base::usage_error& error) {
       return std::string(error.what());
     }
     return std::string("(accepted)");
@@ -152,7 +152,7 @@ TEST(OtlpEnvironment, AnEndpointWithControlCharactersOrNoReachableHostNamesItsVa
 TEST(OtlpEnvironment, PyroscopeAndParcaNeedAPushUrlAndParcaItsLabelNames) {
   push_options pyroscope;
   apply_push_option(pyroscope, "--push-interval", "5s");
-  EXPECT_THROW(settle_push_destination(pyroscope, table({})), io::usage_error);
+  EXPECT_THROW(settle_push_destination(pyroscope, table({})), base::usage_error);
 
   push_options parca;
   apply_push_option(parca, "--push", "http://parca:7070");
@@ -163,10 +163,10 @@ TEST(OtlpEnvironment, PyroscopeAndParcaNeedAPushUrlAndParcaItsLabelNames) {
   try {
     settle_push_destination(parca, table({}));
     ADD_FAILURE() << "a dotted name is refused for Parca";
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     EXPECT_NE(std::string(error.what()).find("--push-label"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(apply_push_option(parca, "--push-format", "jaeger"), io::usage_error);
+  EXPECT_THROW(apply_push_option(parca, "--push-format", "jaeger"), base::usage_error);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_user.hpp"
 
@@ -19,7 +19,7 @@ std::string usage_error_of(std::string_view option, std::string_view value) {
   push_options options;
   try {
     apply_push_option(options, option, value);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   return "(accepted)";
@@ -90,7 +90,7 @@ TEST(FleetPushOptions, ThePasswordFileGivesTheUrlsUserItsPassword) {
   try {
     settle_push_destination(userless, [](const char*) -> const char* { return nullptr; });
     ADD_FAILURE() << "a password without a user was taken";
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     EXPECT_NE(std::string(error.what()).find("http://USER@HOST"), std::string::npos);
   }
 }

@@ -8,7 +8,7 @@
 //   features the bytes as one header feature of a valid recording (the first byte picks which
 //            of perf 6.1's, and strict or --salvage), converted: feature_check's reading
 //   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it)
-//            and as arec's perf-map feature (io/perf_data/perf_maps_feature)
+//            and as arec's perf-map feature (perf_data/perf_maps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
 #include <fcntl.h>
@@ -28,16 +28,16 @@
 #include <string_view>
 #include <system_error>
 
+#include "base/usage_error.hpp"
 #include "convert/converter.hpp"
 #include "export/exporter.hpp"
 #include "fleet/push_spool.hpp"
-#include "io/perf_data/build_id_feature.hpp"
-#include "io/perf_data/format_error.hpp"
-#include "io/perf_data/perf_file_writer.hpp"
-#include "io/perf_data/perf_header.hpp"
-#include "io/perf_data/perf_maps_feature.hpp"
 #include "io/unique_fd.hpp"
-#include "io/usage_error.hpp"
+#include "perf_data/build_id_feature.hpp"
+#include "perf_data/format_error.hpp"
+#include "perf_data/perf_file_writer.hpp"
+#include "perf_data/perf_header.hpp"
+#include "perf_data/perf_maps_feature.hpp"
 #include "symbols/jit_elf.hpp"
 #include "symbols/perf_map_symbols.hpp"
 
@@ -67,9 +67,9 @@ template <typename Read>
 void refused_or_read(Read&& read) {
   try {
     read();
-  } catch (const arec::io::perf::format_error&) {
+  } catch (const arec::perf_data::format_error&) {
   } catch (const std::system_error&) {
-  } catch (const arec::io::usage_error&) {
+  } catch (const arec::base::usage_error&) {
   }
 }
 
@@ -97,7 +97,8 @@ void convert_once(const std::string& input, bool salvage) {
 }
 
 void export_once(const std::string& input) {
-  for (auto format : {arec::exporting::export_format::pprof, arec::exporting::export_format::folded}) {
+  for (auto format :
+       {arec::exporting::export_format::pprof, arec::exporting::export_format::folded}) {
     arec::exporting::export_options options;
     options.inputs = {input};
     options.output = scratch("export");
@@ -111,10 +112,10 @@ void export_once(const std::string& input) {
 
 void archive_once(const std::string& input) {
   refused_or_read([&] {
-    arec::io::perf::perf_header header =
-        arec::io::perf::read_perf_header(input, arec::io::perf::header_mode::strict);
-    if (const auto* payload = header.features.find(arec::io::perf::feature_build_id))
-      arec::io::perf::parse_build_id_payload(*payload, 0, input);
+    arec::perf_data::perf_header header =
+        arec::perf_data::read_perf_header(input, arec::perf_data::header_mode::strict);
+    if (const auto* payload = header.features.find(arec::perf_data::feature_build_id))
+      arec::perf_data::parse_build_id_payload(*payload, 0, input);
   });
 }
 
@@ -129,8 +130,7 @@ void spool_once(const std::string& input) {
   }();
   // The spool reads its window files relative to its directory: the input becomes one there.
   const std::string window = scratch("spool") + "/fuzz-window.pb";
-  if (!std::filesystem::copy_file(input, window,
-                                  std::filesystem::copy_options::overwrite_existing))
+  if (!std::filesystem::copy_file(input, window, std::filesystem::copy_options::overwrite_existing))
     return;
   arec::fleet::spool_entry entry;
   entry.path = window;
@@ -141,11 +141,11 @@ void spool_once(const std::string& input) {
 // records), so every input reaches the feature checks rather than dying in the header.
 void features_once(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return;
-  auto bit = static_cast<arec::io::perf::feature>(1 + data[0] % 31);
+  auto bit = static_cast<arec::perf_data::feature>(1 + data[0] % 31);
   const auto* payload = reinterpret_cast<const std::byte*>(data + 1);
-  arec::io::perf::feature_set features;
+  arec::perf_data::feature_set features;
   features.set(bit, {payload, payload + size - 1});
-  arec::io::perf::event_entry event;
+  arec::perf_data::event_entry event;
   event.attr.size = sizeof event.attr;
   event.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
   event.attr.sample_id_all = 1;
@@ -154,7 +154,7 @@ void features_once(const std::uint8_t* data, std::size_t size) {
   {
     arec::io::unique_fd fd =
         arec::io::unique_fd::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    arec::io::perf::perf_file_writer writer(fd.get(), path);
+    arec::perf_data::perf_file_writer writer(fd.get(), path);
     writer.write_prologue(std::span{&event, 1});
     writer.write_epilogue(0, features);
   }
@@ -186,7 +186,7 @@ void perf_map_once(const std::uint8_t* data, std::size_t size) {
   (void)arec::symbols::make_jit_elf(7, text);
   refused_or_read([&] {
     auto payload = std::as_bytes(std::span{data, size});
-    for (const auto& map : arec::io::perf::parse_perf_maps_payload(payload, 0, "fuzz"))
+    for (const auto& map : arec::perf_data::parse_perf_maps_payload(payload, 0, "fuzz"))
       check_table(map.text, arec::symbols::perf_map_table::max_symbols);
   });
 }
@@ -205,13 +205,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   std::string input = "/proc/self/fd/" + std::to_string(fd.get());
   switch (which) {
-    case target::convert: convert_once(input, false); break;
-    case target::salvage: convert_once(input, true); break;
-    case target::exporting: export_once(input); break;
-    case target::archive: archive_once(input); break;
-    case target::spool: spool_once(input); break;
-    case target::features: features_once(data, size); break;
-    case target::perfmap: perf_map_once(data, size); break;  // the bytes themselves
+    case target::convert:
+      convert_once(input, false);
+      break;
+    case target::salvage:
+      convert_once(input, true);
+      break;
+    case target::exporting:
+      export_once(input);
+      break;
+    case target::archive:
+      archive_once(input);
+      break;
+    case target::spool:
+      spool_once(input);
+      break;
+    case target::features:
+      features_once(data, size);
+      break;
+    case target::perfmap:
+      perf_map_once(data, size);
+      break;  // the bytes themselves
   }
   return 0;
 }

@@ -63,10 +63,10 @@ TEST(Dsos, BuildIdIsReadOnceAndTheFirstOneWins) {
   EXPECT_TRUE(entry.build_id().empty());
   EXPECT_TRUE(entry.claim_build_id_read());
   EXPECT_FALSE(entry.claim_build_id_read());
-  io::build_id first;
+  perf_data::build_id first;
   first.size = 4;
   first.bytes[0] = 1;
-  io::build_id second = first;
+  perf_data::build_id second = first;
   second.bytes[0] = 2;
   entry.set_build_id(first);
   entry.set_build_id(second);
@@ -111,13 +111,13 @@ TEST(Dsos, EveryCreatedDsoIsAnnouncedOnceConcurrently) {
 // host's path instead).
 TEST(Dsos, ANewDsoHasItsPlaceWhenTheListenerHearsOfIt) {
   dsos table;
-  std::optional<io::mapping_place> heard;
+  std::optional<host::mapping_place> heard;
   table.on_created([&](const std::shared_ptr<dso>& object) { heard = object->place(); });
-  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, io::mapping_place{42, 0x1000, 0x2000});
+  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, host::mapping_place{42, 0x1000, 0x2000});
   ASSERT_TRUE(heard);
   EXPECT_EQ(heard->pid, 42);
   EXPECT_EQ(heard->start, 0x1000u);
-  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, io::mapping_place{43, 0x5000, 0x6000});
+  table.find_or_add("/bin/app", dso_id{}, dso_kind::user, host::mapping_place{43, 0x5000, 0x6000});
   EXPECT_EQ(table.find("/bin/app", dso_id{})->place()->pid, 43) << "the newest mapping";
 }
 
@@ -127,12 +127,11 @@ TEST(Dsos, ANewDsoHasItsPlaceWhenTheListenerHearsOfIt) {
 TEST(Dsos, AnUnreachableFileMappedAgainIsOfferedForAnotherRead) {
   dsos table;
   std::vector<pid_t> offered;
-  table.on_mapped_again([&](const std::shared_ptr<dso>& object) {
-    offered.push_back(object->place()->pid);
-  });
+  table.on_mapped_again(
+      [&](const std::shared_ptr<dso>& object) { offered.push_back(object->place()->pid); });
   auto map = [&](pid_t pid) {
     return table.find_or_add("/opt/job", inode_id(7), dso_kind::user,
-                             io::mapping_place{pid, 0x1000, 0x2000});
+                             host::mapping_place{pid, 0x1000, 0x2000});
   };
   auto job = map(1);
   ASSERT_TRUE(job->claim_build_id_read());
@@ -156,15 +155,16 @@ TEST(Dsos, AFileReadOnRetryIsNotOfferedAgain) {
   dsos table;
   int offers = 0;
   table.on_mapped_again([&](const std::shared_ptr<dso>&) { ++offers; });
-  auto job = table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{1, 1, 2});
+  auto job =
+      table.find_or_add("/opt/job", inode_id(7), dso_kind::user, host::mapping_place{1, 1, 2});
   ASSERT_TRUE(job->claim_build_id_read());
   job->mark_file_unreachable();
-  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{2, 1, 2});
+  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, host::mapping_place{2, 1, 2});
   ASSERT_TRUE(job->claim_build_id_read());
-  io::build_id id;
+  perf_data::build_id id;
   id.size = 1;
   job->set_build_id(id);
-  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, io::mapping_place{3, 1, 2});
+  table.find_or_add("/opt/job", inode_id(7), dso_kind::user, host::mapping_place{3, 1, 2});
   EXPECT_EQ(offers, 1);
   EXPECT_FALSE(job->claim_build_id_read());
 }

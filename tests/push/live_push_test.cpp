@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "export/profile.pb.h"
-#include "io/perf_data/perf_file_writer.hpp"
 #include "io/unique_fd.hpp"
+#include "perf_data/perf_file_writer.hpp"
 #include "stand_in/stand_in_server.hpp"
 #include "support/side_band_records.hpp"
 #include "support/temp_dir.hpp"
@@ -36,8 +36,8 @@ const std::int64_t window_start_ns = std::chrono::duration_cast<std::chrono::nan
 void write_recording(const std::string& path, const std::vector<std::vector<std::byte>>& records) {
   io::unique_fd fd{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
   ASSERT_TRUE(fd) << path;
-  io::perf::perf_file_writer writer(fd.get(), path);
-  std::vector<io::perf::event_entry> events{cpu_clock_event()};
+  perf_data::perf_file_writer writer(fd.get(), path);
+  std::vector<perf_data::event_entry> events{cpu_clock_event()};
   std::uint64_t offset = writer.write_prologue(events);
   std::uint64_t size = 0;
   for (const std::vector<std::byte>& record : records) {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 std::string refusal(const record_options& options, bool to_pipe) {
   try {
     check_option_combinations(options, to_pipe);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   return "";

@@ -12,9 +12,9 @@
 #include <regex>
 #include <stdexcept>
 
+#include "base/system_error.hpp"
 #include "export/otlp/profiles_service.pb.h"
 #include "fleet/proto/push.pb.h"
-#include "io/system_error.hpp"
 
 namespace arec::test {
 namespace {
@@ -106,23 +106,25 @@ stand_in_server::~stand_in_server() {
 }
 
 void stand_in_server::listen_on(std::uint16_t port) {
-  listener_ =
-      io::unique_fd(io::check_syscall(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), "socket"));
+  listener_ = io::unique_fd(
+      base::check_syscall(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), "socket"));
   int yes = 1;
-  io::check_syscall(::setsockopt(listener_.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes),
-                    "setsockopt", "SO_REUSEADDR");
+  base::check_syscall(::setsockopt(listener_.get(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes),
+                      "setsockopt", "SO_REUSEADDR");
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = htons(port);
-  io::check_syscall(::bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address),
-                    "bind", "127.0.0.1");
-  io::check_syscall(::listen(listener_.get(), 8), "listen");
+  base::check_syscall(
+      ::bind(listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), "bind",
+      "127.0.0.1");
+  base::check_syscall(::listen(listener_.get(), 8), "listen");
   socklen_t length = sizeof address;
-  io::check_syscall(::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length),
-                    "getsockname");
+  base::check_syscall(
+      ::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&address), &length),
+      "getsockname");
   port_ = ntohs(address.sin_port);
-  wake_ = io::unique_fd(io::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd"));
+  wake_ = io::unique_fd(base::check_syscall(::eventfd(0, EFD_CLOEXEC), "eventfd"));
   {
     std::lock_guard lock{mutex_};
     stopping_ = false;

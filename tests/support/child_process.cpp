@@ -3,8 +3,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/mman.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +15,7 @@
 #include <iterator>
 #include <system_error>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 extern char** environ;
 
@@ -49,12 +49,12 @@ struct pipe_ends {
 
 pipe_ends make_pipe() {
   int fds[2];
-  io::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
+  base::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
   return {io::unique_fd{fds[0]}, io::unique_fd{fds[1]}};
 }
 
 void check_spawn_call(int error, std::string_view call) {
-  if (error != 0) io::throw_system_error(error, call);
+  if (error != 0) base::throw_system_error(error, call);
 }
 
 std::string text_of(const std::string& path) {
@@ -119,7 +119,7 @@ child_process::~child_process() {
   if (pid_ < 0 || reaped_) return;
   kill_group();
   int status = 0;
-  io::retry_on_eintr([&] { return ::waitpid(pid_, &status, 0); });
+  base::retry_on_eintr([&] { return ::waitpid(pid_, &status, 0); });
 }
 
 child_process child_process::spawn(const std::vector<std::string>& argv) {
@@ -134,8 +134,8 @@ child_process child_process::spawn(const std::vector<std::string>& argv,
   // stdin is an empty file of its own, not /dev/null: on some machines (containers) /dev/null is
   // a regular file holding whatever was written to it. Not a pipe either: perf (and arec) read a
   // stream from a FIFO on stdin when no input file is named.
-  io::unique_fd in{io::check_syscall(::memfd_create("empty-stdin", MFD_CLOEXEC), "memfd_create",
-                                     "an empty stdin")};
+  io::unique_fd in{base::check_syscall(::memfd_create("empty-stdin", MFD_CLOEXEC), "memfd_create",
+                                       "an empty stdin")};
 
   spawn_attributes spawn;
   // The test runner may have inherited ignored or blocked signals (a shell's background job
@@ -187,14 +187,15 @@ std::size_t child_process::pump(milliseconds max_wait) {
   }
   int ready = ::poll(count ? fds.data() : nullptr, count, static_cast<int>(max_wait.count()));
   if (ready < 0 && errno == EINTR) return 0;
-  io::check_syscall(ready, "poll", "child output");
+  base::check_syscall(ready, "poll", "child output");
 
   std::size_t total = 0;
   std::array<char, 65536> chunk;
   for (nfds_t i = 0; i < count; ++i) {
     if (fds[i].revents == 0) continue;
-    ssize_t got = io::retry_on_eintr([&] { return ::read(fds[i].fd, chunk.data(), chunk.size()); });
-    io::check_syscall(got, "read", "child output");
+    ssize_t got =
+        base::retry_on_eintr([&] { return ::read(fds[i].fd, chunk.data(), chunk.size()); });
+    base::check_syscall(got, "read", "child output");
     if (got == 0) {
       sources[i].first->reset();  // end of file: the child and its heirs closed this pipe
     } else {
@@ -207,8 +208,8 @@ std::size_t child_process::pump(milliseconds max_wait) {
 
 bool child_process::try_reap(bool block) {
   if (reaped_) return true;
-  pid_t got = io::retry_on_eintr([&] { return ::waitpid(pid_, &status_, block ? 0 : WNOHANG); });
-  io::check_syscall(got, "waitpid", std::to_string(pid_));
+  pid_t got = base::retry_on_eintr([&] { return ::waitpid(pid_, &status_, block ? 0 : WNOHANG); });
+  base::check_syscall(got, "waitpid", std::to_string(pid_));
   reaped_ = got == pid_;
   return reaped_;
 }
@@ -243,11 +244,11 @@ bool child_process::wait_for_stderr(const std::string& text, milliseconds timeou
 }
 
 void child_process::send_signal(int signal) const {
-  io::check_syscall(::kill(pid_, signal), "kill", std::to_string(pid_));
+  base::check_syscall(::kill(pid_, signal), "kill", std::to_string(pid_));
 }
 
 void child_process::send_signal_to_group(int signal) const {
-  io::check_syscall(::kill(-pid_, signal), "kill", "process group " + std::to_string(pid_));
+  base::check_syscall(::kill(-pid_, signal), "kill", "process group " + std::to_string(pid_));
 }
 
 command_result child_process::wait(milliseconds timeout) {

@@ -12,16 +12,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 #include "io/unique_fd.hpp"
 
 namespace arec::test {
 
 forked_result run_forked(const std::function<int(std::string& report)>& body) {
   int fds[2];
-  io::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
+  base::check_syscall(::pipe2(fds, O_CLOEXEC), "pipe2");
   io::unique_fd read_end{fds[0]}, write_end{fds[1]};
-  pid_t child = io::check_syscall(::fork(), "fork");
+  pid_t child = base::check_syscall(::fork(), "fork");
   if (child == 0) {
     std::string report;
     int status = 1;
@@ -36,11 +36,12 @@ forked_result run_forked(const std::function<int(std::string& report)>& body) {
   write_end.reset();
   forked_result result;
   char buffer[512];
-  for (ssize_t n;
-       (n = io::retry_on_eintr([&] { return ::read(read_end.get(), buffer, sizeof buffer); })) > 0;)
+  for (ssize_t n; (n = base::retry_on_eintr(
+                       [&] { return ::read(read_end.get(), buffer, sizeof buffer); })) > 0;)
     result.text.append(buffer, static_cast<std::size_t>(n));
   int status = 0;
-  io::check_syscall(io::retry_on_eintr([&] { return ::waitpid(child, &status, 0); }), "waitpid");
+  base::check_syscall(base::retry_on_eintr([&] { return ::waitpid(child, &status, 0); }),
+                      "waitpid");
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
 }

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/perf_data/feature_encoder.hpp"
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/feature_encoder.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::exporting::test_records {
 
@@ -24,8 +24,8 @@ inline constexpr std::uint64_t sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | 
 inline constexpr std::uint64_t period_ns = 250'000;  // 4 kHz
 
 // One cpu-clock event sampling `sample_type` every period_ns.
-inline io::perf::event_entry cpu_clock_event() {
-  io::perf::event_entry entry;
+inline perf_data::event_entry cpu_clock_event() {
+  perf_data::event_entry entry;
   entry.attr.size = sizeof entry.attr;
   entry.attr.type = PERF_TYPE_SOFTWARE;
   entry.attr.config = PERF_COUNT_SW_CPU_CLOCK;
@@ -46,7 +46,7 @@ inline std::vector<std::byte> record_with_text(std::uint32_t type, std::uint16_t
     out.resize(at + (text.size() + 1 + 7) / 8 * 8);
     std::memcpy(out.data() + at, text.data(), text.size());
   }
-  io::perf::record_header header{type, misc, static_cast<std::uint16_t>(out.size())};
+  perf_data::record_header header{type, misc, static_cast<std::uint16_t>(out.size())};
   std::memcpy(out.data(), &header, sizeof header);
   return out;
 }

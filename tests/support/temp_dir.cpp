@@ -6,7 +6,7 @@
 #include <system_error>
 #include <vector>
 
-#include "io/system_error.hpp"
+#include "base/system_error.hpp"
 
 namespace arec::test {
 
@@ -15,7 +15,7 @@ temp_dir::temp_dir() {
   std::string pattern = std::string(base && *base ? base : "/tmp") + "/arec-test-XXXXXX";
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
-  if (::mkdtemp(buffer.data()) == nullptr) io::throw_errno("mkdtemp", pattern);
+  if (::mkdtemp(buffer.data()) == nullptr) base::throw_errno("mkdtemp", pattern);
   path_ = std::filesystem::absolute(buffer.data()).string();
 }
 

@@ -18,8 +18,8 @@
 namespace arec::symbols {
 namespace {
 
-io::build_id id_of(std::uint8_t fill) {
-  io::build_id id;
+perf_data::build_id id_of(std::uint8_t fill) {
+  perf_data::build_id id;
   id.size = 20;
   id.bytes.fill(fill);
   return id;
@@ -29,7 +29,7 @@ class BuildIdArchive : public ::testing::Test {
  protected:
   std::string root() const { return dir_.file("cache"); }
   // Caches `leaf` of `name` with build-id `id`, as the recorder does.
-  void cache(const std::string& name, const io::build_id& id, const std::string& leaf) {
+  void cache(const std::string& name, const perf_data::build_id& id, const std::string& leaf) {
     std::string object_dir = build_id_object_dir(root(), name, id.hex());
     std::string link = build_id_link_path(root(), id.hex());
     test::run_command({"mkdir", "-p", object_dir, link.substr(0, link.rfind('/'))});
@@ -53,10 +53,10 @@ TEST_F(BuildIdArchive, HoldsEachBuildIdsLinkAndObjectDirectoryOnce) {
   cache("/usr/bin/prog", id_of(0xab), "elf");
   cache("[kernel.kallsyms]", id_of(0xcd), "kallsyms");
   cache("/usr/lib/unrelated.so", id_of(0xef), "elf");  // in the cache, not in the recording
-  std::vector<io::perf::build_id_entry> entries{{1, id_of(0xcd), "[kernel.kallsyms]"},
-                                                {2, id_of(0xab), "/usr/bin/prog"},
-                                                {2, id_of(0xab), "/proc/1/root/usr/bin/prog"},
-                                                {2, io::build_id{}, "/no/build-id"}};
+  std::vector<perf_data::build_id_entry> entries{{1, id_of(0xcd), "[kernel.kallsyms]"},
+                                                 {2, id_of(0xab), "/usr/bin/prog"},
+                                                 {2, id_of(0xab), "/proc/1/root/usr/bin/prog"},
+                                                 {2, perf_data::build_id{}, "/no/build-id"}};
   std::string output = dir_.file("rec.data.tar.bz2");
   archive_contents contents = write_build_id_archive(entries, root(), output);
   EXPECT_EQ(contents.objects, 2u);
@@ -74,8 +74,8 @@ TEST_F(BuildIdArchive, HoldsEachBuildIdsLinkAndObjectDirectoryOnce) {
 
 TEST_F(BuildIdArchive, BuildIdsTheCacheDoesNotHoldAreListed) {
   cache("/usr/bin/prog", id_of(0xab), "elf");
-  std::vector<io::perf::build_id_entry> entries{{2, id_of(0xab), "/usr/bin/prog"},
-                                                {2, id_of(0x12), "/usr/lib/gone.so"}};
+  std::vector<perf_data::build_id_entry> entries{{2, id_of(0xab), "/usr/bin/prog"},
+                                                 {2, id_of(0x12), "/usr/lib/gone.so"}};
   archive_contents contents = write_build_id_archive(entries, root(), dir_.file("a.tar.bz2"));
   EXPECT_EQ(contents.objects, 1u);
   ASSERT_EQ(contents.missing.size(), 1u);
@@ -83,7 +83,7 @@ TEST_F(BuildIdArchive, BuildIdsTheCacheDoesNotHoldAreListed) {
 }
 
 TEST_F(BuildIdArchive, NothingIsWrittenWhenTheCacheHoldsNoneOfThem) {
-  std::vector<io::perf::build_id_entry> entries{{2, id_of(0x12), "/usr/lib/gone.so"}};
+  std::vector<perf_data::build_id_entry> entries{{2, id_of(0x12), "/usr/lib/gone.so"}};
   std::string output = dir_.file("none.tar.bz2");
   archive_contents contents = write_build_id_archive(entries, root(), output);
   EXPECT_EQ(contents.objects, 0u);
@@ -96,7 +96,7 @@ TEST_F(BuildIdArchive, ReplacesAnOlderArchive) {
   cache("/usr/bin/prog", id_of(0xab), "elf");
   std::string output = dir_.file("rec.tar.bz2");
   std::ofstream{output} << "an old archive";
-  std::vector<io::perf::build_id_entry> entries{{2, id_of(0xab), "/usr/bin/prog"}};
+  std::vector<perf_data::build_id_entry> entries{{2, id_of(0xab), "/usr/bin/prog"}};
   write_build_id_archive(entries, root(), output);
   EXPECT_EQ(listing(output).size(), 3u);
 }

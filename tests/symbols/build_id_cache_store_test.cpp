@@ -21,10 +21,10 @@ std::string contents(const std::string& path) {
   return {std::istreambuf_iterator<char>{in}, {}};
 }
 
-io::build_id some_id() {
+perf_data::build_id some_id() {
   std::vector<std::byte> bytes(20);
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = std::byte(0xa0 + i);
-  return io::build_id::from(bytes);
+  return perf_data::build_id::from(bytes);
 }
 
 TEST(BuildIdCacheStore, ObjectIsFoundThroughItsBuildIdLinkAsPerfLooks) {

@@ -116,7 +116,9 @@ TEST_F(BuildIdCache, AFileRebuiltSinceItWasMappedIsReportedAndNotCached) {
   EXPECT_NE(::lstat((root() + program + "/" + hex + "/elf").c_str(), &status), 0);
   EXPECT_NE(::lstat((root() + "/.build-id/" + hex.substr(0, 2)).c_str(), &status), 0);
   ASSERT_EQ(warnings_.size(), 1u);
-  EXPECT_NE(warnings_[0].find(program + " not added to the build-id cache: changed on disk since it was mapped"), std::string::npos)
+  EXPECT_NE(warnings_[0].find(
+                program + " not added to the build-id cache: changed on disk since it was mapped"),
+            std::string::npos)
       << warnings_[0];
 }
 
@@ -138,7 +140,7 @@ TEST_F(BuildIdCache, StoresTheVdsoImage) {
 
 TEST_F(BuildIdCache, StoresACopyOfKallsymsForTheKernel) {
   model::dso kernel{"[kernel.kallsyms]", model::dso_id{}, model::dso_kind::kernel};
-  io::build_id id;
+  perf_data::build_id id;
   id.size = 20;
   id.bytes[0] = 0xab;
   kernel.set_build_id(id);
@@ -272,7 +274,8 @@ TEST_F(BuildIdCache, ARootAnotherUserOwnsIsNotUsed) {
   refused.add(*object);
   EXPECT_EQ(names_in(root()), "");
   ASSERT_EQ(warnings_.size(), 1u) << "said once";
-  EXPECT_TRUE(mentions(warnings_, "the build-id cache is not used: " + root() + " is owned by uid 65534"))
+  EXPECT_TRUE(
+      mentions(warnings_, "the build-id cache is not used: " + root() + " is owned by uid 65534"))
       << warnings_[0];
 }
 
@@ -284,7 +287,8 @@ TEST_F(BuildIdCache, ARootOthersMayWriteToIsNotUsed) {
   ASSERT_EQ(::chmod(root().c_str(), 01777), 0);
   cache().add(*object);
   EXPECT_EQ(names_in(root()), "");
-  EXPECT_TRUE(mentions(warnings_, "is writable by group or others (mode 1777): arec does not write"));
+  EXPECT_TRUE(
+      mentions(warnings_, "is writable by group or others (mode 1777): arec does not write"));
 }
 
 // A FIFO put at a mapped file's path must not hang the build-id thread (and so the stop).
@@ -296,7 +300,9 @@ TEST_F(BuildIdCache, AFifoAtTheMappedPathIsLeftOutWithoutHanging) {
   ASSERT_EQ(::mkfifo(program.c_str(), 0600), 0);
   EXPECT_FALSE(read_elf_build_id(program.c_str()));
   cache().add(*object);
-  EXPECT_TRUE(mentions(warnings_, program + " not added to the build-id cache: the mapped file can no longer be opened"));
+  EXPECT_TRUE(mentions(
+      warnings_,
+      program + " not added to the build-id cache: the mapped file can no longer be opened"));
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ TEST_F(jit_elf_file, CodeWrittenLastOwnsReusedMemoryAndNoSymbolsOverlap) {
 TEST_F(jit_elf_file, BuildIdIsTheNotesAndDependsOnlyOnPidAndText) {
   auto elf = make_jit_elf(42, "1000 10 f\n");
   ASSERT_TRUE(elf);
-  EXPECT_EQ(elf->id.size, io::build_id::max_size);
+  EXPECT_EQ(elf->id.size, perf_data::build_id::max_size);
   EXPECT_EQ(read_elf_build_id(write(*elf).c_str()), elf->id);
   EXPECT_EQ(make_jit_elf(42, "1000 10 f\n")->id, elf->id);
   EXPECT_EQ(make_jit_elf(42, "1000 10 f\n")->image, elf->image);

@@ -36,7 +36,7 @@ TEST(VdsoImage, OwnVdsoBuildIdMatchesReadelfOnItsBytes) {
     out.write(reinterpret_cast<const char*>(image.data()),
               static_cast<std::streamsize>(image.size()));
   }
-  std::optional<io::build_id> id = elf_image_build_id(image);
+  std::optional<perf_data::build_id> id = elf_image_build_id(image);
   ASSERT_TRUE(id);
   EXPECT_EQ(id->hex(), readelf_build_id(dir.file("vdso")));
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -20,7 +20,7 @@ std::vector<std::string> names(const std::vector<event_spec>& events) {
 std::string list_error(std::string_view text) {
   try {
     parse_event_list(text);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   ADD_FAILURE() << "accepted '" << text << "'";

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "io/cgroup_fs.hpp"
+#include "host/cgroup_fs.hpp"
 
 namespace arec::record {
 namespace {
@@ -55,9 +55,9 @@ TEST(EventSet, GoneTasksAreSkippedOnlyWhenAsked) {
 
 // -G: the event opens per cpu on the cgroup's fd.
 TEST(EventSet, CgroupEventsOpenOnEveryCpuWithTheCgroupsFd) {
-  std::optional<std::string> mount = io::perf_event_cgroup_mount();
+  std::optional<std::string> mount = host::perf_event_cgroup_mount();
   if (!mount) GTEST_SKIP() << "no cgroup file system is mounted";
-  io::unique_fd root = io::open_cgroup(*mount, "/");
+  io::unique_fd root = host::open_cgroup(*mount, "/");
   event_target target;
   target.cpus = {0};
   target.cgroup_fds = {root.get()};

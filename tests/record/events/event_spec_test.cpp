@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "io/tracefs.hpp"
+#include "host/tracefs.hpp"
 #include "support/temp_dir.hpp"
 
-using arec::io::usage_error;
+using arec::base::usage_error;
 using arec::record::add_filter;
 using arec::record::event_spec;
 using arec::record::find_tracepoints;
@@ -73,9 +73,9 @@ std::vector<std::string> names_of(const std::vector<event_spec>& events) {
 std::vector<std::string> in_listed_order(const fake_tracefs& tree,
                                          const std::vector<std::string>& expected) {
   std::vector<std::string> ordered;
-  for (const std::string& system : arec::io::tracefs::list_directories(tree.root(), "events"))
+  for (const std::string& system : arec::host::tracefs::list_directories(tree.root(), "events"))
     for (const std::string& event :
-         arec::io::tracefs::list_directories(tree.root(), "events/" + system))
+         arec::host::tracefs::list_directories(tree.root(), "events/" + system))
       if (std::find(expected.begin(), expected.end(), system + ":" + event) != expected.end())
         ordered.push_back(system + ":" + event);
   return ordered;
@@ -250,8 +250,8 @@ TEST(EventSpec, UnknownEventIsNamed) {
 }
 
 TEST(EventSpec, TracepointIdComesFromTracefs) {
-  std::uint64_t id = arec::io::tracefs::read_tracepoint_id(arec::io::tracefs::root(), "sched",
-                                                           "sched_switch");
+  std::uint64_t id =
+      arec::host::tracefs::read_tracepoint_id(arec::host::tracefs::root(), "sched", "sched_switch");
   event_spec event = parse_event_spec("sched:sched_switch");
   EXPECT_EQ(event.name, "sched:sched_switch");
   EXPECT_EQ(event.type, PERF_TYPE_TRACEPOINT);
@@ -290,9 +290,8 @@ TEST(EventSpec, OtherEventsHaveNoFallback) {
 TEST(EventSpecGlob, EventPatternExpandsToEveryMatchingTracepointInTracefsOrder) {
   const fake_tracefs& tree = sample_tree();
   std::vector<event_spec> events = find_tracepoints(tree.root(), "sched", "sched_wak*");
-  EXPECT_EQ(names_of(events),
-            in_listed_order(tree, {"sched:sched_wakeup", "sched:sched_wakeup_new",
-                                   "sched:sched_waking"}));
+  EXPECT_EQ(names_of(events), in_listed_order(tree, {"sched:sched_wakeup", "sched:sched_wakeup_new",
+                                                     "sched:sched_waking"}));
   for (const event_spec& event : events) {
     EXPECT_EQ(event.type, PERF_TYPE_TRACEPOINT);
     ASSERT_TRUE(event.tracepoint);
@@ -309,11 +308,11 @@ TEST(EventSpecGlob, EventPatternExpandsToEveryMatchingTracepointInTracefsOrder) 
 
 TEST(EventSpecGlob, SystemPatternExpandsOverSystems) {
   const fake_tracefs& tree = sample_tree();
-  EXPECT_EQ(names_of(find_tracepoints(tree.root(), "s*", "*")),
-            in_listed_order(tree, {"sched:sched_switch", "sched:sched_wakeup",
-                                   "sched:sched_wakeup_new", "sched:sched_waking",
-                                   "sched:sched_process_exit", "syscalls:sys_enter_read",
-                                   "sock:inet_sock_set_state"}));
+  EXPECT_EQ(
+      names_of(find_tracepoints(tree.root(), "s*", "*")),
+      in_listed_order(tree, {"sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new",
+                             "sched:sched_waking", "sched:sched_process_exit",
+                             "syscalls:sys_enter_read", "sock:inet_sock_set_state"}));
   EXPECT_EQ(names_of(find_tracepoints(tree.root(), "sche?", "sched_switch")),
             (std::vector<std::string>{"sched:sched_switch"}));
   EXPECT_EQ(names_of(find_tracepoints(tree.root(), "[i]*", "*_entry")),

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "io/usage_error.hpp"
+#include "base/usage_error.hpp"
 
 namespace arec::record {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 std::string parse_error(std::string_view name) {
   try {
     parse_event_spec(name);
-  } catch (const io::usage_error& error) {
+  } catch (const base::usage_error& error) {
     return error.what();
   }
   ADD_FAILURE() << "accepted '" << name << "'";

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 
 using arec::record::build_thread_layout;
 using arec::record::cpu_topology;
@@ -18,7 +18,9 @@ cpu_topology machine(const char* name) {
   return read_cpu_topology(std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/sysfs/" + name);
 }
 
-std::vector<int> cpus(const char* list) { return arec::io::parse_cpu_list(list); }
+std::vector<int> cpus(const char* list) {
+  return arec::host::parse_cpu_list(list);
+}
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> result;
@@ -92,8 +94,8 @@ TEST(ThreadMasks, NumaPerHalfSocketEveryKind) {
   cpu_topology topology = machine("numa-per-half-socket");
   EXPECT_EQ(dry_run("cpu", topology), one_thread_per_cpu(topology.online));
   EXPECT_EQ(dry_run("core", topology), one_thread_per_cpu(topology.online));
-  EXPECT_EQ(dry_run("package", topology), (lines_t{"thread 0: cpus=0-7 affinity=0-7",
-                                                   "thread 1: cpus=8-15 affinity=8-15"}));
+  EXPECT_EQ(dry_run("package", topology),
+            (lines_t{"thread 0: cpus=0-7 affinity=0-7", "thread 1: cpus=8-15 affinity=8-15"}));
   EXPECT_EQ(dry_run("numa", topology),
             (lines_t{"thread 0: cpus=0-3 affinity=0-3", "thread 1: cpus=4-7 affinity=4-7",
                      "thread 2: cpus=8-11 affinity=8-11", "thread 3: cpus=12-15 affinity=12-15"}));
@@ -208,8 +210,9 @@ TEST(ThreadMasks, UserMaskWithNoMonitoredCpuIsDroppedWithANote) {
   // Numbered as written among the survivors; affinity 8 lies outside -C and is kept.
   EXPECT_EQ(lines(format_thread_layout(layout)),
             (lines_t{"thread 0: cpus=0-3 affinity=8", "thread 1: cpus=9 affinity=9"}));
-  EXPECT_EQ(layout.dropped, (std::vector<std::string>{
-                                "no thread for mask '4-7/4': none of its cpus is monitored"}));
+  EXPECT_EQ(
+      layout.dropped,
+      (std::vector<std::string>{"no thread for mask '4-7/4': none of its cpus is monitored"}));
 }
 
 TEST(ThreadMasks, UserAffinitiesMayOverlapAndDifferFromCpus) {

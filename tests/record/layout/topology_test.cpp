@@ -9,7 +9,7 @@
 #include <fstream>
 #include <optional>
 
-#include "io/cpu_list.hpp"
+#include "host/cpu_list.hpp"
 #include "support/temp_dir.hpp"
 
 using arec::record::cpu_topology;
@@ -22,7 +22,9 @@ std::string fixture(const char* machine) {
   return std::string(AREC_TEST_SOURCE_DIR) + "/fixtures/sysfs/" + machine;
 }
 
-std::vector<int> cpus(const char* list) { return arec::io::parse_cpu_list(list); }
+std::vector<int> cpus(const char* list) {
+  return arec::host::parse_cpu_list(list);
+}
 
 // Writes `text` and a newline to `relative` inside a sysfs-shaped `tree`, creating the
 // directories on the way.
@@ -83,8 +85,8 @@ TEST(CpuTopology, ReadsSeveralNodesPerPackage) {
   EXPECT_EQ(topology.online, cpus("0-15"));
   EXPECT_EQ(topology.siblings_of(5).core, cpus("5"));
   EXPECT_EQ(topology.siblings_of(12).package, cpus("8-15"));
-  EXPECT_EQ(topology.numa_nodes, (std::vector<std::vector<int>>{cpus("0-3"), cpus("4-7"),
-                                                                cpus("8-11"), cpus("12-15")}));
+  EXPECT_EQ(topology.numa_nodes,
+            (std::vector<std::vector<int>>{cpus("0-3"), cpus("4-7"), cpus("8-11"), cpus("12-15")}));
 }
 
 TEST(CpuTopology, OfflineCpusWithoutTopologyFilesDoNotBreakParsing) {
@@ -143,8 +145,7 @@ TEST(CpuTopology, NodeNumberingGapsAreEmptyNodes) {
   put(tree, "devices/system/node/node2/cpulist", "2-3");
   put(tree, "devices/system/node/online", "0,2");  // not a node directory: ignored
   cpu_topology topology = read_cpu_topology(tree.path());
-  EXPECT_EQ(topology.numa_nodes,
-            (std::vector<std::vector<int>>{cpus("0-1"), {}, cpus("2-3")}));
+  EXPECT_EQ(topology.numa_nodes, (std::vector<std::vector<int>>{cpus("0-1"), {}, cpus("2-3")}));
 }
 
 TEST(CpuTopology, MissingOnlineFileThrowsNamingIt) {

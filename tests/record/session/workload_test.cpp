@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/stop_signals.hpp"
+#include "host/stop_signals.hpp"
 #include "support/forked.hpp"
 
 namespace arec::record {
@@ -47,7 +47,7 @@ TEST(Workload, ACommandNotFoundIsRefusedBeforeAnythingForks) {
 // ends that child and not the test program.
 TEST(Workload, StartingAChildThatAlreadyDiedIsNotABrokenPipe) {
   test::forked_result result = test::run_forked([](std::string& report) {
-    io::stop_signals::ignore_broken_pipe();
+    host::stop_signals::ignore_broken_pipe();
     std::vector<std::string> argv{"true"};
     workload child = workload::prepare(argv);
     ::kill(child.pid(), SIGINT);

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::record {
 namespace {
@@ -28,7 +28,7 @@ struct fake_backward_ring {
 // layout reads the time first.
 std::vector<std::byte> sample(std::uint64_t time, std::uint64_t tag, std::uint16_t size = 24) {
   std::vector<std::byte> record(size);
-  io::perf::record_header header{PERF_RECORD_SAMPLE, 0, size};
+  perf_data::record_header header{PERF_RECORD_SAMPLE, 0, size};
   std::memcpy(record.data(), &header, sizeof header);
   std::memcpy(record.data() + 8, &time, 8);
   std::memcpy(record.data() + 16, &tag, 8);
@@ -38,7 +38,7 @@ std::vector<std::byte> sample(std::uint64_t time, std::uint64_t tag, std::uint16
 // A 32-byte COMM-like record whose sample_id trailer ends in its time.
 std::vector<std::byte> side_band(std::uint64_t time) {
   std::vector<std::byte> record(32, std::byte{0x11});
-  io::perf::record_header header{PERF_RECORD_COMM, 0, 32};
+  perf_data::record_header header{PERF_RECORD_COMM, 0, 32};
   std::memcpy(record.data(), &header, sizeof header);
   std::memcpy(record.data() + 24, &time, 8);
   return record;
@@ -56,7 +56,7 @@ std::vector<std::byte> flatten(const ring_chunk& chunk) {
 std::vector<std::uint64_t> tags(const std::vector<std::byte>& records) {
   std::vector<std::uint64_t> found;
   for (std::size_t at = 0; at + 8 <= records.size();) {
-    io::perf::record_header header;
+    perf_data::record_header header;
     std::memcpy(&header, records.data() + at, sizeof header);
     if (header.type == PERF_RECORD_SAMPLE) {
       std::uint64_t tag;

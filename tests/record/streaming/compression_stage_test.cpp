@@ -15,8 +15,8 @@
 
 #include "async/executor_thread.hpp"
 #include "io/append_writer.hpp"
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/decompressor.hpp"
+#include "perf_data/decompressor.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/temp_file.hpp"
 
@@ -30,8 +30,8 @@ constexpr std::size_t rings = 2;
 // case that could overflow perf's buffer if segments were not bounded.
 std::vector<std::byte> compressible_input(std::size_t size, std::uint32_t seed) {
   std::mt19937 random(seed);
-  const std::string words[] = {"cpu-clock ", "hot_function ", "caller_function ", "main ",
-                               "0x401136 ", "[kernel.kallsyms] "};
+  const std::string words[] = {"cpu-clock ", "hot_function ", "caller_function ",
+                               "main ",      "0x401136 ",     "[kernel.kallsyms] "};
   std::vector<std::byte> out;
   out.reserve(size + 32);
   while (out.size() < size) {
@@ -58,8 +58,8 @@ class stage_run {
   explicit stage_run(std::span<const std::byte> input) : input_(input) {}
 
   written_totals run(std::uint32_t seed, int round_every) {
-    auto [writer, choice] =
-        io::make_append_writer(file_.fd(), file_.path(), 0, {.queue_depth = 4, .force_plain = true});
+    auto [writer, choice] = io::make_append_writer(file_.fd(), file_.path(), 0,
+                                                   {.queue_depth = 4, .force_plain = true});
     async::executor_thread thread({}, "stage-test");
     data_stream stream(thread.executor(), std::move(writer), [] {});
     written_totals totals;
@@ -120,14 +120,14 @@ std::vector<std::byte> read_file(const std::string& path) {
 
 void expect_records_decode_within_bound(std::span<const std::byte> file,
                                         std::span<const std::byte> input) {
-  arec::io::perf::decompressor d;
+  arec::perf_data::decompressor d;
   std::vector<std::byte> decoded;
   std::size_t records = 0;
   while (!file.empty()) {
-    io::perf::record_header header;
+    perf_data::record_header header;
     ASSERT_GE(file.size(), sizeof header);
     std::memcpy(&header, file.data(), sizeof header);
-    ASSERT_EQ(header.type, io::perf::record_compressed) << "record " << records;
+    ASSERT_EQ(header.type, perf_data::record_compressed) << "record " << records;
     ASSERT_GT(header.size, sizeof header);
     ASSERT_LE(header.size, file.size());
     const std::size_t before = decoded.size();

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
+#include "perf_data/perf_abi.hpp"
 #include "record/synthesis/synthesizer.hpp"
 #include "support/allocation_counter.hpp"
 
@@ -18,8 +18,8 @@ namespace {
 // An MMAP2 record with the kernel's build-id variant of the identity fields.
 std::vector<std::byte> mmap2_with_build_id(std::uint32_t pid, std::uint64_t start,
                                            std::string_view name, std::uint8_t first_byte) {
-  io::perf::record_buffer buffer;
-  io::perf::mapping_record fields;
+  perf_data::record_buffer buffer;
+  perf_data::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
   fields.pid = static_cast<std::int32_t>(pid);
   fields.tid = static_cast<std::int32_t>(pid);
@@ -28,7 +28,7 @@ std::vector<std::byte> mmap2_with_build_id(std::uint32_t pid, std::uint64_t star
   fields.id.size = 20;
   fields.id.bytes[0] = first_byte;
   fields.name = name;
-  auto record = io::perf::encode_mmap2(buffer, fields, 32);
+  auto record = perf_data::encode_mmap2(buffer, fields, 32);
   return {record.begin(), record.end()};
 }
 
@@ -46,11 +46,11 @@ TEST(ModelFeed, Mmap2WithBuildIdCreatesTheDsoWithThatBuildId) {
 TEST(ModelFeed, CommForkExitFromEncodedRecords) {
   model::machine world;
   model_feed feed{world};
-  io::perf::record_buffer buffer;
-  auto encoded = io::perf::encode_fork(buffer, 10, 1, 11, 10, 32);
+  perf_data::record_buffer buffer;
+  auto encoded = perf_data::encode_fork(buffer, 10, 1, 11, 10, 32);
   std::vector<std::byte> fork{encoded.begin(), encoded.end()};
   feed.apply(fork);
-  auto comm = io::perf::encode_comm(buffer, 10, 11, "worker", 32);
+  auto comm = perf_data::encode_comm(buffer, 10, 11, "worker", 32);
   feed.apply(comm);
   EXPECT_EQ(world.tasks().find(11)->comm(), "worker");
   // EXIT has FORK's layout.
@@ -85,8 +85,8 @@ TEST(ModelFeed, KnownTaskAndDsoAllocateNothing) {
   model_feed feed{world};
   auto record = mmap2_with_build_id(5, 0x1000, "/lib/a.so", 1);
   feed.apply(record);
-  io::perf::record_buffer buffer;
-  auto comm = io::perf::encode_comm(buffer, 5, 5, "app", 32);
+  perf_data::record_buffer buffer;
+  auto comm = perf_data::encode_comm(buffer, 5, 5, "app", 32);
   auto before = arec::test::allocations();
   for (int i = 0; i < 100; ++i) {
     feed.apply(record);
@@ -105,9 +105,9 @@ std::vector<std::byte> timed(std::span<const std::byte> record, std::uint64_t ti
 // A FORK as the kernel writes it: the encoder's is a synthesized one (misc FORK_EXEC), which
 // does not copy the parent's maps.
 std::vector<std::byte> kernel_fork(std::uint32_t pid, std::uint32_t ppid, std::uint64_t time) {
-  io::perf::record_buffer buffer;
+  perf_data::record_buffer buffer;
   std::vector<std::byte> record =
-      timed(io::perf::encode_fork(buffer, pid, ppid, pid, ppid, time_trailer), time);
+      timed(perf_data::encode_fork(buffer, pid, ppid, pid, ppid, time_trailer), time);
   std::uint16_t misc = 0;
   std::memcpy(record.data() + 4, &misc, sizeof misc);
   return record;
@@ -121,19 +121,19 @@ ring_chunk chunk_of(const std::vector<std::byte>& bytes) {
 struct two_rings {
   std::vector<std::byte> parent_ring, child_ring;
   two_rings() {
-    io::perf::record_buffer buffer;
+    perf_data::record_buffer buffer;
     auto append = [](std::vector<std::byte>& ring, const std::vector<std::byte>& record) {
       ring.insert(ring.end(), record.begin(), record.end());
     };
     append(parent_ring, kernel_fork(20, 1, 100));
-    append(parent_ring, timed(io::perf::encode_comm(buffer, 20, 20, "bash", time_trailer), 110));
-    io::perf::mapping_record fields;
+    append(parent_ring, timed(perf_data::encode_comm(buffer, 20, 20, "bash", time_trailer), 110));
+    perf_data::mapping_record fields;
     fields.pid = fields.tid = 20;
     fields.start = 0x1000;
     fields.len = 0x1000;
     fields.prot = PROT_READ | PROT_EXEC;  // the model keeps executable maps
     fields.name = "/usr/bin/bash";
-    append(parent_ring, timed(io::perf::encode_mmap2(buffer, fields, time_trailer), 120));
+    append(parent_ring, timed(perf_data::encode_mmap2(buffer, fields, time_trailer), 120));
     append(child_ring, kernel_fork(21, 20, 150));
   }
 };
@@ -171,12 +171,12 @@ TEST(ModelFeed, InDrainOrderTheChildWouldInheritNothing) {
 // A round applies what is as old as the newest record queued before it began; a newer record
 // may still have an older one on a ring not drained yet, and waits for the next round.
 TEST(ModelFeed, ARoundAppliesOnlyRecordsQueuedBeforeItBegan) {
-  io::perf::record_buffer buffer;
+  perf_data::record_buffer buffer;
   model::machine world;
   model_feed feed{world, time_trailer};
-  feed.scan(chunk_of(timed(io::perf::encode_comm(buffer, 30, 30, "first", time_trailer), 100)));
+  feed.scan(chunk_of(timed(perf_data::encode_comm(buffer, 30, 30, "first", time_trailer), 100)));
   feed.round_started();
-  feed.scan(chunk_of(timed(io::perf::encode_comm(buffer, 31, 31, "second", time_trailer), 200)));
+  feed.scan(chunk_of(timed(perf_data::encode_comm(buffer, 31, 31, "second", time_trailer), 200)));
   feed.round_finished();
   EXPECT_EQ(world.tasks().find(30)->comm(), "first");
   EXPECT_FALSE(world.tasks().find(31));
@@ -215,7 +215,7 @@ TEST(ModelFeed, AWarmQueueAllocatesNothingForKnownTasks) {
 constexpr sample_position ip_tid_time{.ip = 0, .tid = 8, .time = 16};
 std::vector<std::byte> sample_at(std::uint32_t pid, std::uint64_t ip, std::uint64_t time,
                                  std::uint16_t mode = PERF_RECORD_MISC_USER) {
-  io::perf::record_header header{PERF_RECORD_SAMPLE, mode, sizeof(io::perf::record_header) + 24};
+  perf_data::record_header header{PERF_RECORD_SAMPLE, mode, sizeof(perf_data::record_header) + 24};
   std::vector<std::byte> record(header.size);
   std::uint32_t ids[2] = {pid, pid};
   std::memcpy(record.data(), &header, sizeof header);
@@ -311,14 +311,14 @@ TEST(ModelFeed, AKernelSampleMarksTheKernelAndAGuestSampleNothing) {
 TEST(ModelFeed, ANewMappingOverAResolvedRangeIsMarkedByItsSamples) {
   sampled_bash bash;
   auto& [world, heard, feed] = bash;
-  io::perf::record_buffer buffer;
-  io::perf::mapping_record fields;
+  perf_data::record_buffer buffer;
+  perf_data::mapping_record fields;
   fields.pid = fields.tid = 20;
   fields.start = 0x1000;
   fields.len = 0x1000;
   fields.prot = PROT_READ | PROT_EXEC;
   fields.name = "/usr/bin/next";
-  feed.scan(chunk_of(timed(io::perf::encode_mmap2(buffer, fields, time_trailer), 140)));
+  feed.scan(chunk_of(timed(perf_data::encode_mmap2(buffer, fields, time_trailer), 140)));
   feed.scan(chunk_of(sample_at(20, 0x1800, 150)));
   feed.apply_queued();
   EXPECT_EQ(heard.names, (std::vector<std::string>{"/usr/bin/bash", "/usr/bin/next"}));

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "io/perf_data/perf_abi.hpp"
-#include "io/perf_data/sample_layout.hpp"
+#include "perf_data/perf_abi.hpp"
+#include "perf_data/sample_layout.hpp"
 #include "record/events/event_attrs.hpp"
 
 using arec::record::ring_reader;
@@ -20,7 +20,7 @@ void append_record(std::vector<std::byte>& out, std::uint32_t type, std::size_t 
                    std::vector<std::pair<std::size_t, std::uint64_t>> fields) {
   std::vector<std::uint64_t> body(body_words, 0x5555555555555555ULL);
   for (auto [word, value] : fields) body[word] = value;
-  arec::io::perf::record_header header{type, 0, static_cast<std::uint16_t>(8 + 8 * body_words)};
+  arec::perf_data::record_header header{type, 0, static_cast<std::uint16_t>(8 + 8 * body_words)};
   auto* h = reinterpret_cast<const std::byte*>(&header);
   out.insert(out.end(), h, h + sizeof header);
   auto* b = reinterpret_cast<const std::byte*>(body.data());
@@ -28,7 +28,7 @@ void append_record(std::vector<std::byte>& out, std::uint32_t type, std::size_t 
 }
 
 constexpr std::size_t common_time_offset =
-    arec::io::perf::sample_time_offset(arec::record::common_sample_type);
+    arec::perf_data::sample_time_offset(arec::record::common_sample_type);
 
 // SAMPLE of the common layout: IP, TID, TIME, ID, CPU, PERIOD.
 void append_sample(std::vector<std::byte>& out, std::uint64_t time) {
@@ -89,7 +89,7 @@ TEST(RecordScan, ReadsTheTimeWhereTheSharedSampleTypePutsIt) {
   // --sample-identifier: IDENTIFIER, IP, TID, TIME, CPU, PERIOD; the time is the 4th u64.
   arec::record::attr_options attrs;
   attrs.sample_identifier = true;
-  std::size_t offset = arec::io::perf::sample_time_offset(arec::record::shared_sample_type(attrs));
+  std::size_t offset = arec::perf_data::sample_time_offset(arec::record::shared_sample_type(attrs));
   ASSERT_EQ(offset, 24u);
   std::vector<std::byte> bytes;
   append_record(bytes, PERF_RECORD_SAMPLE, 6, {{0, 77}, {3, 500}});
@@ -119,7 +119,7 @@ std::vector<std::byte> stream_with_leaked_flag() {
   std::vector<std::byte> out;
   append_sample(out, 1);
   append_record(out, PERF_RECORD_MMAP2, 12, {});
-  arec::io::perf::record_header header;
+  arec::perf_data::record_header header;
   std::memcpy(&header, out.data() + 56, sizeof header);
   header.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
   std::memcpy(out.data() + 56, &header, sizeof header);
@@ -128,7 +128,7 @@ std::vector<std::byte> stream_with_leaked_flag() {
 }
 
 std::uint16_t misc_at(const std::vector<std::byte>& bytes, std::size_t offset) {
-  arec::io::perf::record_header header;
+  arec::perf_data::record_header header;
   std::memcpy(&header, bytes.data() + offset, sizeof header);
   return header.misc;
 }

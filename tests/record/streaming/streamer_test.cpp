@@ -33,9 +33,9 @@
 
 #include "async/executor_thread.hpp"
 #include "async/spawn.hpp"
+#include "base/system_error.hpp"
 #include "io/append_writer.hpp"
 #include "io/mmap_region.hpp"
-#include "io/system_error.hpp"
 #include "io/unique_fd.hpp"
 #include "support/temp_file.hpp"
 
@@ -208,7 +208,7 @@ class fake_ring {
     control_ = reinterpret_cast<perf_event_mmap_page*>(mapping_.data());
     data_ = {mapping_.data() + page, data_pages * page};
     int fds[2];
-    io::check_syscall(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), "pipe2");
+    base::check_syscall(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), "pipe2");
     wake_read_.reset(fds[0]);
     wake_write_.reset(fds[1]);
     wakeups_taken_by_fd.at(static_cast<std::size_t>(fds[0])).store(0);
@@ -326,7 +326,7 @@ class test_writer final : public io::append_writer {
               std::uint64_t room = std::numeric_limits<std::uint64_t>::max())
       : fd_(fd), path_(std::move(path)), mode_(mode), room_(room), slots_(depth) {
     if (mode == completions::on_eventfd)
-      event_fd_.reset(io::check_syscall(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), "eventfd"));
+      event_fd_.reset(base::check_syscall(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), "eventfd"));
   }
 
   void submit(std::span<const std::span<const std::byte>> pieces, std::uint64_t cookie) override {
@@ -359,7 +359,7 @@ class test_writer final : public io::append_writer {
       std::uint64_t count;
       [[maybe_unused]] ssize_t ignored = ::read(event_fd_.get(), &count, sizeof count);
     }
-    if (full_) io::throw_system_error(ENOSPC, "write", path_);
+    if (full_) base::throw_system_error(ENOSPC, "write", path_);
     std::size_t handed_out = slots_.hand_out(done);
     reaped_ += handed_out;
     return handed_out;
@@ -436,7 +436,7 @@ class test_writer final : public io::append_writer {
   void write_all(io::write_request& request) {
     while (request.remaining_bytes() > 0) {
       auto iov = request.remaining();
-      ssize_t written = io::retry_on_eintr([&] {
+      ssize_t written = base::retry_on_eintr([&] {
         return ::pwritev(fd_, iov.data(), static_cast<int>(iov.size()),
                          static_cast<off_t>(request.offset));
       });
@@ -1199,7 +1199,7 @@ class backward_fake_ring {
     control_ = reinterpret_cast<perf_event_mmap_page*>(mapping_.data());
     data_ = {mapping_.data() + page, page};
     int fds[2];
-    io::check_syscall(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), "pipe2");
+    base::check_syscall(::pipe2(fds, O_CLOEXEC | O_NONBLOCK), "pipe2");
     wake_read_.reset(fds[0]);
     wake_write_.reset(fds[1]);
   }

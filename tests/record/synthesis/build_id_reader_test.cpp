@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -41,7 +40,7 @@ bool known_within(const model::dso& object, std::chrono::seconds limit) {
 
 TEST(BuildIdReaderThread, ReadsTheBuildIdOfAQueuedDsoInTheBackground) {
   std::string path = own_executable();
-  std::optional<io::build_id> expected = symbols::read_elf_build_id(path.c_str());
+  std::optional<perf_data::build_id> expected = symbols::read_elf_build_id(path.c_str());
   ASSERT_TRUE(expected) << path << " has no build-id";
   build_id_reader reader;
   auto object = std::make_shared<model::dso>(path, model::dso_id{}, model::dso_kind::user);
@@ -68,10 +67,10 @@ struct removed_at_end {
 };
 
 // The text a feature payload of stored maps holds for its first map.
-std::string first_text(const std::vector<io::perf::stored_perf_map>& maps) {
+std::string first_text(const std::vector<perf_data::stored_perf_map>& maps) {
   if (maps.empty()) return "(none)";
-  std::vector<std::byte> payload = io::perf::perf_maps_payload(maps);
-  return io::perf::parse_perf_maps_payload(payload, 0, "test").at(0).text;
+  std::vector<std::byte> payload = perf_data::perf_maps_payload(maps);
+  return perf_data::parse_perf_maps_payload(payload, 0, "test").at(0).text;
 }
 
 // This process's own perf map (/tmp/perf-PID.map, as a JIT runtime writes it): captured on
@@ -146,7 +145,7 @@ TEST(BuildIdReaderThread, TheMapOfAProcessThatIsGoneIsForgottenOnceWritten) {
   EXPECT_EQ(reader.perf_maps().size(), 2u) << "both still run";
   child.release();
   reader.forget_gone_processes();
-  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  std::vector<perf_data::stored_perf_map> kept = reader.perf_maps();
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].pid, ::getpid());
 }
@@ -169,11 +168,11 @@ TEST(BuildIdReaderThread, MapsThatWouldMakeTheFileUnreadableAreLeftOutAndSaid) {
   reader.enqueue_perf_map(::getpid());
   reader.enqueue_perf_map(child.pid());
   reader.stop();
-  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  std::vector<perf_data::stored_perf_map> kept = reader.perf_maps();
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].pid, ::getpid());
-  std::vector<std::byte> payload = io::perf::perf_maps_payload(kept);
-  EXPECT_EQ(io::perf::parse_perf_maps_payload(payload, 0, "test").size(), 1u);
+  std::vector<std::byte> payload = perf_data::perf_maps_payload(kept);
+  EXPECT_EQ(perf_data::parse_perf_maps_payload(payload, 0, "test").size(), 1u);
   ASSERT_EQ(said.size(), 1u);
   EXPECT_NE(said[0].find("the perf maps of 1 processes are left out of this file"),
             std::string::npos)
@@ -190,7 +189,7 @@ TEST(BuildIdReaderThread, APerfMapAnotherUserCouldHavePlantedIsRefusedWithAWarni
                          [&](const std::string& line) { said.push_back(line); });
   reader.enqueue_perf_map(::getpid());
   reader.stop();
-  std::vector<io::perf::stored_perf_map> kept = reader.perf_maps();
+  std::vector<perf_data::stored_perf_map> kept = reader.perf_maps();
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].pid, ::getpid());
   EXPECT_EQ(first_text(kept), "");
@@ -231,7 +230,7 @@ TEST_F(BuildIdReaderCache, StopCachesWhatIsStillQueued) {
     reader.enqueue_sampled(object);
     reader.stop();
   }
-  std::optional<io::build_id> id = symbols::read_elf_build_id(program.c_str());
+  std::optional<perf_data::build_id> id = symbols::read_elf_build_id(program.c_str());
   ASSERT_TRUE(id);
   EXPECT_EQ(object->build_id(), *id);
   std::error_code missing;
@@ -264,8 +263,8 @@ TEST_F(BuildIdReaderCache, WithBuildidAllCachesEveryMappedDso) {
   if (!build(mapped, 1)) GTEST_SKIP() << "cc failed";
   auto object = std::make_shared<model::dso>(mapped, model::dso_id{}, model::dso_kind::user);
   {
-    build_id_reader reader{{}, std::make_unique<symbols::build_id_cache>(cache()),
-                           cache_scope::mapped};
+    build_id_reader reader{
+        {}, std::make_unique<symbols::build_id_cache>(cache()), cache_scope::mapped};
     reader.enqueue(object);
     reader.stop();
   }

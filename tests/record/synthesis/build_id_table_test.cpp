@@ -37,9 +37,9 @@ std::shared_ptr<model::dso> add_gone(model::machine& machine, const std::string&
   return object;
 }
 
-const io::perf::build_id_entry* entry_for(const std::vector<io::perf::build_id_entry>& entries,
-                                          const std::string& name) {
-  for (const io::perf::build_id_entry& entry : entries)
+const perf_data::build_id_entry* entry_for(const std::vector<perf_data::build_id_entry>& entries,
+                                           const std::string& name) {
+  for (const perf_data::build_id_entry& entry : entries)
     if (entry.filename == name) return &entry;
   return nullptr;
 }
@@ -50,8 +50,8 @@ TEST(BuildIdTable, AFileGoneBeforeItWasReadWhosePathHoldsAnotherFileGetsTheUnrea
   std::ofstream{mapped} << "the file that ran";
   model::machine machine;
   add_gone(machine, now_at_path, identity_of(mapped));  // same device, another inode
-  std::vector<io::perf::build_id_entry> entries = collect_build_ids(machine);
-  const io::perf::build_id_entry* entry = entry_for(entries, now_at_path);
+  std::vector<perf_data::build_id_entry> entries = collect_build_ids(machine);
+  const perf_data::build_id_entry* entry = entry_for(entries, now_at_path);
   ASSERT_NE(entry, nullptr) << "no entry: perf would read the file at the path";
   EXPECT_TRUE(entry->id.is_of_unread_file()) << entry->id.hex();
   EXPECT_EQ(unread_sampled_files(machine),
@@ -60,12 +60,12 @@ TEST(BuildIdTable, AFileGoneBeforeItWasReadWhosePathHoldsAnotherFileGetsTheUnrea
 
 TEST(BuildIdTable, AFileGoneBeforeItWasReadWhosePathStillHoldsItIsReadByItsPath) {
   const std::string path = own_executable();
-  std::optional<io::build_id> expected = symbols::read_elf_build_id(path.c_str());
+  std::optional<perf_data::build_id> expected = symbols::read_elf_build_id(path.c_str());
   ASSERT_TRUE(expected) << path << " has no build-id";
   model::machine machine;
   add_gone(machine, path, identity_of(path));
-  std::vector<io::perf::build_id_entry> entries = collect_build_ids(machine);
-  const io::perf::build_id_entry* entry = entry_for(entries, path);
+  std::vector<perf_data::build_id_entry> entries = collect_build_ids(machine);
+  const perf_data::build_id_entry* entry = entry_for(entries, path);
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->id, *expected);
   EXPECT_TRUE(unread_sampled_files(machine).empty());
@@ -78,9 +78,9 @@ TEST(BuildIdTable, APathWithABuildIdReadFromAnotherMappingGetsNoUnreadMarker) {
   model::machine machine;
   add_gone(machine, path, identity_of(path));    // the host's file, read
   add_gone(machine, path, identity_of(mapped));  // another file at the same path, unread
-  std::vector<io::perf::build_id_entry> entries = collect_build_ids(machine);
+  std::vector<perf_data::build_id_entry> entries = collect_build_ids(machine);
   std::size_t for_path = 0;
-  for (const io::perf::build_id_entry& entry : entries)
+  for (const perf_data::build_id_entry& entry : entries)
     if (entry.filename == path) {
       ++for_path;
       EXPECT_FALSE(entry.id.is_of_unread_file());
@@ -103,9 +103,9 @@ TEST(BuildIdTable, APathOnAnotherDeviceOfAPlainFileSystemIsAnotherFile) {
   elsewhere.major ^= 1;  // the same inode number on another device
   model::machine machine;
   add_gone(machine, copy, elsewhere);
-  std::vector<io::perf::build_id_entry> entries = collect_build_ids(machine);
+  std::vector<perf_data::build_id_entry> entries = collect_build_ids(machine);
   std::filesystem::remove(copy);
-  const io::perf::build_id_entry* entry = entry_for(entries, copy);
+  const perf_data::build_id_entry* entry = entry_for(entries, copy);
   ASSERT_NE(entry, nullptr);
   EXPECT_TRUE(entry->id.is_of_unread_file()) << entry->id.hex();
 }

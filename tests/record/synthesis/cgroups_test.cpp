@@ -9,15 +9,15 @@
 #include <string>
 
 #include "collecting_sink.hpp"
-#include "io/cgroup_fs.hpp"
-#include "io/perf_data/record_encoders.hpp"
+#include "host/cgroup_fs.hpp"
+#include "perf_data/record_encoders.hpp"
 
 using arec::test::synthesized::collecting_sink;
 
 // As perf_event__synthesize_cgroup lays it out: u64 id, the path NUL-padded to 8, the trailer.
 TEST(CgroupSynthesis, CgroupLayoutMatchesHandComputedBytes) {
-  arec::io::perf::record_buffer buffer;
-  auto bytes = arec::io::perf::encode_cgroup(buffer, 0x0102030405060708, "/a/bcdefgh", 32);
+  arec::perf_data::record_buffer buffer;
+  auto bytes = arec::perf_data::encode_cgroup(buffer, 0x0102030405060708, "/a/bcdefgh", 32);
   const unsigned char expected[] = {
       19,  0,   0,   0,   0,   0,   64,  0,    // type CGROUP, misc 0, size 64
       8,   7,   6,   5,   4,   3,   2,   1,    // id
@@ -31,14 +31,14 @@ TEST(CgroupSynthesis, CgroupLayoutMatchesHandComputedBytes) {
 }
 
 TEST(CgroupSynthesis, TooLongAPathIsRefused) {
-  arec::io::perf::record_buffer buffer;
-  EXPECT_THROW(arec::io::perf::encode_cgroup(buffer, 1, std::string(PATH_MAX, 'a'), 32),
+  arec::perf_data::record_buffer buffer;
+  EXPECT_THROW(arec::perf_data::encode_cgroup(buffer, 1, std::string(PATH_MAX, 'a'), 32),
                std::invalid_argument);
 }
 
 // The first record names the root cgroup "/" with its id, as perf's first one does.
 TEST(CgroupSynthesis, StartsWithTheRootOfTheMountPerfUses) {
-  std::optional<std::string> mount = arec::io::perf_event_cgroup_mount();
+  std::optional<std::string> mount = arec::host::perf_event_cgroup_mount();
   if (!mount) GTEST_SKIP() << "no cgroup file system is mounted";
   collecting_sink sink;
   std::size_t written = arec::record::synthesize_cgroups(sink, *mount, 32);

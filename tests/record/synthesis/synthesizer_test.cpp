@@ -98,8 +98,8 @@ std::vector<const record*> of_type(const std::vector<record>& records, std::uint
 }  // namespace
 
 TEST(Synthesizer, CommLayoutMatchesHandComputedBytes) {
-  arec::io::perf::record_buffer buffer;
-  auto bytes = arec::io::perf::encode_comm(buffer, 0x1234, 0x1235, "a b\nc", 32);
+  arec::perf_data::record_buffer buffer;
+  auto bytes = arec::perf_data::encode_comm(buffer, 0x1234, 0x1235, "a b\nc", 32);
   const unsigned char expected[] = {
       0x03, 0,    0,   0,    0x00, 0x00, 56, 0,  // type COMM, misc 0, size 56
       0x34, 0x12, 0,   0,    0x35, 0x12, 0,  0,  // pid, tid
@@ -114,15 +114,15 @@ TEST(Synthesizer, CommLayoutMatchesHandComputedBytes) {
 }
 
 TEST(Synthesizer, CommIsCutTo15BytesPlusNul) {
-  arec::io::perf::record_buffer buffer;
-  auto bytes = arec::io::perf::encode_comm(buffer, 1, 1, "0123456789abcdefghij", 0);
+  arec::perf_data::record_buffer buffer;
+  auto bytes = arec::perf_data::encode_comm(buffer, 1, 1, "0123456789abcdefghij", 0);
   ASSERT_EQ(bytes.size(), 8u + 8u + 16u);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data() + 16)), "0123456789abcde");
 }
 
 TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
-  arec::io::perf::record_buffer buffer;
-  arec::io::perf::mapping_record fields;
+  arec::perf_data::record_buffer buffer;
+  arec::perf_data::mapping_record fields;
   fields.misc = PERF_RECORD_MISC_USER;
   fields.pid = 100;
   fields.tid = 101;
@@ -135,7 +135,7 @@ TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
   fields.prot = PROT_READ | PROT_EXEC;
   fields.flags = MAP_PRIVATE;
   fields.name = "/x y";
-  auto bytes = arec::io::perf::encode_mmap2(buffer, fields, 32);
+  auto bytes = arec::perf_data::encode_mmap2(buffer, fields, 32);
   const unsigned char expected[] = {
       0x0a, 0,    0,    0,    0x02, 0x00, 112, 0,  // type MMAP2, misc USER, size 112
       100,  0,    0,    0,    101,  0,    0,   0,  // pid, tid
@@ -157,8 +157,8 @@ TEST(Synthesizer, Mmap2LayoutMatchesHandComputedBytes) {
 }
 
 TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
-  arec::io::perf::record_buffer buffer;
-  auto bytes = arec::io::perf::encode_fork(buffer, 10, 1, 11, 1, 8);
+  arec::perf_data::record_buffer buffer;
+  auto bytes = arec::perf_data::encode_fork(buffer, 10, 1, 11, 1, 8);
   record r{{bytes.begin(), bytes.end()}};
   EXPECT_EQ(r.type(), static_cast<std::uint32_t>(PERF_RECORD_FORK));
   EXPECT_EQ(r.misc(), 0x2000);
@@ -171,17 +171,17 @@ TEST(Synthesizer, ForkCarriesForkExecAndZeroTime) {
 }
 
 TEST(Synthesizer, OverlongFileNameBecomesTooLong) {
-  arec::io::perf::record_buffer buffer;
+  arec::perf_data::record_buffer buffer;
   const std::string too_long(PATH_MAX, 'x');
-  auto bytes = arec::io::perf::encode_mmap2(buffer, {.name = too_long}, 32);
+  auto bytes = arec::perf_data::encode_mmap2(buffer, {.name = too_long}, 32);
   record r{{bytes.begin(), bytes.end()}};
   EXPECT_EQ(r.text(72), "//toolong");
   EXPECT_EQ(r.size(), 72 + 16 + 32);
 }
 
 TEST(Synthesizer, RejectsATrailerThatIsNotWholeWords) {
-  arec::io::perf::record_buffer buffer;
-  EXPECT_THROW(arec::io::perf::encode_comm(buffer, 1, 1, "x", 12), std::invalid_argument);
+  arec::perf_data::record_buffer buffer;
+  EXPECT_THROW(arec::perf_data::encode_comm(buffer, 1, 1, "x", 12), std::invalid_argument);
   collecting_sink sink;
   EXPECT_THROW(synthesize_all_tasks(sink, {.sample_id_size = 56}), std::invalid_argument);
 }
