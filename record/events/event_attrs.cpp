@@ -218,6 +218,10 @@ perf_event_attr switch_sampler_attr(const sampling_config& config) {
   attr.sample_period = 1;
   attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
   attr.exclude_callchain_kernel = 1;
+  // The blocking call's caller, which a libc wrapper's missing frame pointer hides, is put
+  // back from CFI and this copy (off_cpu_recorder); the samples are never written.
+  attr.sample_type |= PERF_SAMPLE_STACK_USER;
+  attr.sample_stack_user = off_cpu_stack_snapshot_bytes;
   if (config.delayed) attr.enable_on_exec = 0;
   return attr;
 }

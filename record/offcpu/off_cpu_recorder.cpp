@@ -3,11 +3,14 @@
 #include <linux/perf_event.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "model/side_band.hpp"
 #include "perf_data/perf_abi.hpp"
 #include "perf_data/sample_layout.hpp"
 
@@ -31,12 +34,15 @@ void put_u64(std::vector<std::byte>& out, std::uint64_t value) {
 
 }  // namespace
 
-off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads)
+off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads,
+                                   const model::machine* machine)
     : layout_(std::move(layout)),
       callchain_offset_(perf_data::sample_callchain_offset(layout_.sampler_sample_type)),
       id_offset_(perf_data::sample_id_offset(layout_.sampler_sample_type)),
       tracker_(layout_.threshold_ns),
-      threads_(streaming_threads) {
+      threads_(streaming_threads),
+      machine_(machine),
+      cfi_([](const model::map& where) { return where.object->name(); }) {
   if (layout_.sampler_sample_type & PERF_SAMPLE_READ)
     throw std::invalid_argument("off_cpu_recorder: a sampler with READ has no fixed callchain");
 }
@@ -60,6 +66,12 @@ void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
       case PERF_RECORD_SWITCH_CPU_WIDE:
         scan_switch(chunk, end, header.misc, ring);
         break;
+      case PERF_RECORD_MMAP:
+      case PERF_RECORD_MMAP2:
+      case PERF_RECORD_FORK:
+      case PERF_RECORD_COMM:
+        note_side_band(chunk, offset, header.size);
+        break;
       case PERF_RECORD_EXIT: {  // u32 pid, ppid, tid, ptid; u64 time; the sample_id trailer
         pid_t tid = read_pid_tid(chunk, body + 8).first;
         // Readers order the EXIT by its trailer's time, which can be microseconds before the
@@ -68,6 +80,7 @@ void off_cpu_recorder::scan(const ring_chunk& chunk, ring_state& ring) {
                                       read_u64(chunk, end - layout_.trailer_time_from_end));
         newest_ = std::max(newest_, time);
         tracker_.exited(tid, time);
+        note_side_band(chunk, offset, header.size);  // the recent model forgets it
         break;
       }
       default:
@@ -99,6 +112,83 @@ void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, st
   // to charge, and its switch-out is left out without being counted as unattributed.
   ring.pid = pid;
   ring.tid = tid;
+  ring.incomplete = false;
+  copy_user_stack(chunk, chain + 8 + 8 * count, end, ring);
+  if (!ring.stack.empty()) complete_stack(ring);
+}
+
+// After the chain: REGS_USER (u64 abi, then the registers unless abi is 0) with --user-regs,
+// then STACK_USER: u64 size, the bytes, u64 dyn_size (the bytes filled).
+void off_cpu_recorder::copy_user_stack(const ring_chunk& chunk, std::size_t at, std::size_t end,
+                                       ring_state& ring) const {
+  ring.stack_copy.clear();
+  if (!(layout_.sampler_sample_type & PERF_SAMPLE_STACK_USER)) return;
+  if (layout_.sampler_sample_type & PERF_SAMPLE_REGS_USER) {
+    if (at + 8 > end) return;
+    if (read_u64(chunk, at) != 0) at += 8 * static_cast<std::size_t>(std::popcount(layout_.sampler_regs_user));
+    at += 8;
+  }
+  if (at + 8 > end) return;
+  std::uint64_t size = read_u64(chunk, at);
+  if (size == 0 || size > end - at - 8 || end - at - 8 - size < 8) return;
+  std::uint64_t filled = std::min(size, read_u64(chunk, at + 8 + size));
+  ring.stack_copy.resize(filled);  // at most the sampler's stack size: allocated once per ring
+  chunk.copy_out(at + 8, ring.stack_copy);
+}
+
+// The recording's model gets a ring's mappings up to a round later (in time order): a workload's
+// libraries would be unknown for its first switches. Mappings and tasks are also applied here,
+// in drain order, to a model of the recorder's own, looked at first.
+void off_cpu_recorder::note_side_band(const ring_chunk& chunk, std::size_t offset,
+                                      std::size_t size) {
+  if (!machine_ || !(layout_.sampler_sample_type & PERF_SAMPLE_STACK_USER)) return;
+  side_band_.resize(size);  // the largest side-band record so far: capacity reused
+  chunk.copy_out(offset, side_band_);
+  model::apply_side_band(recent_, side_band_);
+}
+
+namespace {
+
+// The rules of the recorder's recent model, else of the recording's.
+class either_rules final : public symbols::frame_rule_source {
+ public:
+  either_rules(symbols::frame_rule_source* first, symbols::frame_rule_source* second)
+      : first_(first), second_(second) {}
+  symbols::frame_rule rule_for(std::uint64_t pc) override {
+    symbols::frame_rule rule = first_ ? first_->rule_for(pc) : symbols::frame_rule{};
+    if (rule.cfa_base == symbols::frame_rule::base::none && second_) rule = second_->rule_for(pc);
+    return rule;
+  }
+
+ private:
+  symbols::frame_rule_source* first_;
+  symbols::frame_rule_source* second_;
+};
+
+}  // namespace
+
+// The frames the frame pointers skipped (a libc wrapper's caller), put back from CFI.
+void off_cpu_recorder::complete_stack(ring_state& ring) {
+  if (!machine_ || !completing_ || ring.stack_copy.empty()) return;
+  std::shared_ptr<model::thread> recent = recent_.tasks().find(ring.tid);
+  std::shared_ptr<model::thread> task = machine_->tasks().find(ring.tid);
+  ring.incomplete = true;  // until completed below
+  if (!task && !recent) return;
+  symbols::completion outcome = symbols::completion::no_cfi;
+  try {
+    std::optional<symbols::process_rules> first, second;
+    if (recent) first.emplace(cfi_, *recent->address_space());
+    if (task) second.emplace(cfi_, *task->address_space());
+    either_rules rules(first ? &*first : nullptr, second ? &*second : nullptr);
+    outcome = symbols::complete_user_chain(ring.stack, ring.stack_copy, rules, completed_);
+  } catch (const std::runtime_error&) {  // libdw missing: stacks stay as sampled
+    completing_ = false;
+  }
+  if (symbols::not_completed(outcome)) return;
+  ring.incomplete = false;
+  if (completed_.size() > off_cpu_tracker::max_stack_depth)
+    completed_.resize(off_cpu_tracker::max_stack_depth);
+  ring.stack.assign(completed_.begin(), completed_.end());
 }
 
 void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc,
@@ -116,6 +206,7 @@ void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std
   bool sampled = ring.tid == tid;
   if (!preempted && !sampled && pid > 0) ++totals_.unattributed;
   bool charged = !preempted && sampled && !ring.stack.empty() && pid > 0;
+  if (charged && ring.incomplete) ++totals_.incomplete;
   tracker_.switched_out(
       pid, tid, time, charged,
       charged ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());

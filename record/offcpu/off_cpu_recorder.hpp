@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "base/annotated_mutex.hpp"
+#include "model/machine.hpp"
 #include "record/offcpu/off_cpu_tracker.hpp"
 #include "record/streaming/ring_reader.hpp"
+#include "symbols/process_cfi.hpp"
 
 namespace arec::record {
 
@@ -29,11 +31,15 @@ struct off_cpu_layout {
   std::uint64_t output_id = 0;               // the id its samples carry
   std::size_t trailer_time_from_end = 0;     // a side-band record's TIME, bytes before its end
   std::uint64_t threshold_ns = 500'000'000;  // --off-cpu-thresh
+  std::uint64_t sampler_regs_user = 0;       // the sampler's sample_regs_user (--user-regs)
 };
 
 class off_cpu_recorder {
  public:
-  off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads);
+  // `machine`: the recording's model, whose maps say which object's CFI completes a
+  // frame-pointer stack (symbols/chain_completion); nullptr leaves stacks as sampled.
+  off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_threads,
+                   const model::machine* machine = nullptr);
 
   // What a ring's previous chunk left: the switch sampler's sample that the SWITCH out record
   // after it (in the same ring) completes.
@@ -42,6 +48,8 @@ class off_cpu_recorder {
     pid_t pid = -1;
     pid_t tid = -1;
     std::vector<std::uint64_t> stack;  // user frames, leaf first; capacity reused
+    std::vector<std::byte> stack_copy;  // the sample's user-stack copy; capacity reused
+    bool incomplete = false;  // the stack could not be completed from CFI
   };
   // Hands the switches of one drained chunk (the ring's own order) to the tracker.
   void scan(const ring_chunk& chunk, ring_state& ring) AREC_EXCLUDES(mutex_);
@@ -68,6 +76,9 @@ class off_cpu_recorder {
     std::uint64_t samples = 0;
     std::uint64_t blocked_ns = 0;
     std::uint64_t unattributed = 0;
+    // Switch-outs whose frame-pointer stack could not be completed from CFI (no CFI, stack
+    // copy too short, JIT code): charged to the stack frame pointers gave.
+    std::uint64_t incomplete = 0;
   };
   totals counted() AREC_EXCLUDES(mutex_);
 
@@ -89,6 +100,13 @@ class off_cpu_recorder {
   void scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end, ring_state& ring);
   void scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc, ring_state& ring)
       AREC_REQUIRES(mutex_);
+  // The sampled stack's copy (STACK_USER after the chain at `after_chain`) into the ring's
+  // buffer; empty when the sampler has none.
+  void copy_user_stack(const ring_chunk& chunk, std::size_t after_chain, std::size_t end,
+                       ring_state& ring) const;
+  void complete_stack(ring_state& ring) AREC_REQUIRES(mutex_);
+  void note_side_band(const ring_chunk& chunk, std::size_t offset, std::size_t size)
+      AREC_REQUIRES(mutex_);
   std::uint64_t settled_bound() const AREC_REQUIRES(mutex_);
   std::uint64_t lowest_live(std::uint64_t thread_progress::*bound) const AREC_REQUIRES(mutex_);
   void encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish)
@@ -106,6 +124,14 @@ class off_cpu_recorder {
   std::vector<thread_progress> threads_ AREC_GUARDED_BY(mutex_);
   std::uint64_t newest_ AREC_GUARDED_BY(mutex_) = 0;  // the newest time scanned anywhere
   totals totals_ AREC_GUARDED_BY(mutex_);
+  const model::machine* machine_;
+  // Objects' CFI, opened at the first switch in them; libdw missing turns completion off.
+  symbols::cfi_objects cfi_ AREC_GUARDED_BY(mutex_);
+  bool completing_ AREC_GUARDED_BY(mutex_) = true;
+  std::vector<std::uint64_t> completed_ AREC_GUARDED_BY(mutex_);
+  // The side band as drained (not yet in time order): what the recording's model may not hold.
+  model::machine recent_ AREC_GUARDED_BY(mutex_);
+  std::vector<std::byte> side_band_ AREC_GUARDED_BY(mutex_);
 };
 
 }  // namespace arec::record
