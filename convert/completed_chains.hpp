@@ -21,13 +21,13 @@ class completed_chains {
   // nullopt when no event records a frame-pointer chain with a stack copy.
   static std::optional<completed_chains> for_events(std::span<const perf_data::event_entry> events);
 
-  // `record` itself, or a SAMPLE with its completed chain (valid until the next call). Throws
-  // std::runtime_error when libdw cannot be loaded.
+  // `record` itself, or a SAMPLE with its completed chain (valid until the next call).
   std::span<const std::byte> rewrite(std::span<const std::byte> record);
 
   std::uint64_t completed() const noexcept { return completer_->completed(); }
   std::uint64_t not_completed() const noexcept { return completer_->not_completed(); }
   std::uint64_t unverified() const noexcept { return completer_->unverified(); }
+  bool libdw_missing() const noexcept { return completer_->libdw_missing(); }
 
  private:
   struct attr_layout {

@@ -431,6 +431,9 @@ convert_report convert(const convert_options& options, const convert_settings& s
     report.chains_completed = chains->completed();
     report.chains_not_completed = chains->not_completed();
     report.chains_unverified = chains->unverified();
+    if (chains->libdw_missing())
+      report.warnings.push_back(
+          "frame-pointer stacks kept as recorded: completing them needs libdw (Debian: libdw1)");
   }
   if (deferred) {
     report.deferred_stitched = deferred->stitched();

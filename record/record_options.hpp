@@ -50,7 +50,7 @@ inline constexpr std::uint32_t fp_stack_snapshot_bytes = 16;
 // The user stack copied at each switch-out with --off-cpu (never written to the file): the
 // frames of libc's blocking wrappers (pthread_cond_wait's are the deepest) and their caller's
 // return address.
-inline constexpr std::uint32_t off_cpu_stack_snapshot_bytes = 512;
+inline constexpr std::uint32_t off_cpu_stack_snapshot_bytes = 256;
 
 // --synth: what is synthesized of what already runs (perf's task, mmap and cgroup bits; the
 // kernel's maps always are). The cgroup bit names the existing cgroups, with --all-cgroups only.

@@ -1,5 +1,7 @@
 #include "symbols/callchain_completer.hpp"
 
+#include <stdexcept>
+
 #include "model/side_band.hpp"
 
 namespace arec::symbols {
@@ -17,8 +19,15 @@ std::span<const std::uint64_t> callchain_completer::complete(pid_t pid, pid_t ti
   std::shared_ptr<model::thread> task = machine_.tasks().find(tid);
   if (!task && pid >= 0) task = machine_.find_or_add_thread(pid, tid);
   if (!task) return chain;
-  process_rules rules(objects_, *task->address_space());
-  std::optional<completion> outcome = complete_callchain(chain, stack, rules, user_, out_);
+  std::optional<completion> outcome = completion::no_cfi;
+  if (!libdw_missing_) {
+    try {
+      process_rules rules(objects_, *task->address_space());
+      outcome = complete_callchain(chain, stack, rules, user_, out_);
+    } catch (const std::runtime_error&) {  // no libdw: every chain stays as recorded, counted
+      libdw_missing_ = true;
+    }
+  }
   if (!outcome) return chain;
   if (symbols::not_completed(*outcome)) {
     ++not_completed_;

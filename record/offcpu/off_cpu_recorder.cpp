@@ -1,18 +1,26 @@
 #include "record/offcpu/off_cpu_recorder.hpp"
 
+#include <fcntl.h>
+#include <linux/limits.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <string>
 #include <stdexcept>
 #include <utility>
 
+#include "host/proc_maps.hpp"
+#include "io/small_file.hpp"
 #include "model/side_band.hpp"
 #include "perf_data/perf_abi.hpp"
 #include "perf_data/sample_layout.hpp"
+#include "base/unaligned.hpp"
 
 namespace arec::record {
 namespace {
@@ -42,7 +50,8 @@ off_cpu_recorder::off_cpu_recorder(off_cpu_layout layout, std::size_t streaming_
       tracker_(layout_.threshold_ns),
       threads_(streaming_threads),
       machine_(machine),
-      cfi_([](const model::map& where) { return where.object->name(); }) {
+      cfi_([](const model::map& where) { return where.object->name(); }),
+      rule_cache_(machine ? rule_cache_entries : 0) {
   if (layout_.sampler_sample_type & PERF_SAMPLE_READ)
     throw std::invalid_argument("off_cpu_recorder: a sampler with READ has no fixed callchain");
 }
@@ -121,7 +130,7 @@ void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, st
 // then STACK_USER: u64 size, the bytes, u64 dyn_size (the bytes filled).
 void off_cpu_recorder::copy_user_stack(const ring_chunk& chunk, std::size_t at, std::size_t end,
                                        ring_state& ring) const {
-  ring.stack_copy.clear();
+  ring.stack_copy_bytes = 0;
   if (!(layout_.sampler_sample_type & PERF_SAMPLE_STACK_USER)) return;
   if (layout_.sampler_sample_type & PERF_SAMPLE_REGS_USER) {
     if (at + 8 > end) return;
@@ -132,8 +141,9 @@ void off_cpu_recorder::copy_user_stack(const ring_chunk& chunk, std::size_t at, 
   std::uint64_t size = read_u64(chunk, at);
   if (size == 0 || size > end - at - 8 || end - at - 8 - size < 8) return;
   std::uint64_t filled = std::min(size, read_u64(chunk, at + 8 + size));
-  ring.stack_copy.resize(filled);  // at most the sampler's stack size: allocated once per ring
-  chunk.copy_out(at + 8, ring.stack_copy);
+  if (ring.stack_copy.size() < filled) ring.stack_copy.resize(size);  // once per ring
+  ring.stack_copy_bytes = filled;
+  chunk.copy_out(at + 8, std::span(ring.stack_copy).first(filled));
 }
 
 // The recording's model gets a ring's mappings up to a round later (in time order): a workload's
@@ -145,50 +155,105 @@ void off_cpu_recorder::note_side_band(const ring_chunk& chunk, std::size_t offse
   side_band_.resize(size);  // the largest side-band record so far: capacity reused
   chunk.copy_out(offset, side_band_);
   model::apply_side_band(recent_, side_band_);
+  // A new executable mapping (exec, dlopen) may replace what a cached rule was read from.
+  std::uint32_t type = side_band_.size() >= 4 ? base::load<std::uint32_t>(side_band_, 0) : 0;
+  if (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2) {
+    std::fill(rule_cache_.begin(), rule_cache_.end(), cached_rule{});
+    maps_read_.clear();
+  }
 }
 
 namespace {
 
-// The rules of the recorder's recent model, else of the recording's.
-class either_rules final : public symbols::frame_rule_source {
+// One process's rules: the recorder's recent model first, then the recording's, each task
+// looked up only when the recorder's cache misses (most switches hit it: a blocking call is
+// made from few places).
+class switch_rules final : public symbols::frame_rule_source {
  public:
-  either_rules(symbols::frame_rule_source* first, symbols::frame_rule_source* second)
-      : first_(first), second_(second) {}
+  using cached_rule = off_cpu_recorder::cached_rule;
+  switch_rules(pid_t pid, pid_t tid, const model::machine& recent,
+               const model::machine& recording, symbols::cfi_objects& cfi,
+               std::vector<cached_rule>& cache)
+      : pid_(pid), tid_(tid), recent_(recent), recording_(recording), cfi_(cfi), cache_(cache) {}
+
   symbols::frame_rule rule_for(std::uint64_t pc) override {
+    cached_rule& slot = cache_[(pc * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(pid_)) %
+                               cache_.size()];
+    if (slot.pid == pid_ && slot.pc == pc) return slot.rule;
+    symbols::frame_rule rule = look_up(pc);
+    if (first_ || second_) slot = {pid_, pc, rule};  // not for a task neither model knows yet
+    return rule;
+  }
+
+ private:
+  symbols::frame_rule look_up(std::uint64_t pc) {
+    if (!looked_up_) {
+      looked_up_ = true;
+      if (std::shared_ptr<model::thread> task = recent_.tasks().find(tid_))
+        first_.emplace(cfi_, *(first_space_ = task->address_space()));
+      if (std::shared_ptr<model::thread> task = recording_.tasks().find(tid_))
+        second_.emplace(cfi_, *(second_space_ = task->address_space()));
+    }
     symbols::frame_rule rule = first_ ? first_->rule_for(pc) : symbols::frame_rule{};
     if (rule.cfa_base == symbols::frame_rule::base::none && second_) rule = second_->rule_for(pc);
     return rule;
   }
 
- private:
-  symbols::frame_rule_source* first_;
-  symbols::frame_rule_source* second_;
+  pid_t pid_, tid_;
+  const model::machine& recent_;
+  const model::machine& recording_;
+  symbols::cfi_objects& cfi_;
+  std::vector<cached_rule>& cache_;
+  bool looked_up_ = false;
+  std::shared_ptr<model::maps> first_space_, second_space_;  // alive while their rules are used
+  std::optional<symbols::process_rules> first_, second_;
 };
 
 }  // namespace
 
 // The frames the frame pointers skipped (a libc wrapper's caller), put back from CFI.
 void off_cpu_recorder::complete_stack(ring_state& ring) {
-  if (!machine_ || !completing_ || ring.stack_copy.empty()) return;
-  std::shared_ptr<model::thread> recent = recent_.tasks().find(ring.tid);
-  std::shared_ptr<model::thread> task = machine_->tasks().find(ring.tid);
-  ring.incomplete = true;  // until completed below
-  if (!task && !recent) return;
+  if (!machine_ || !completing_ || ring.stack_copy_bytes == 0) return;
+  std::span<const std::byte> copy = std::span(ring.stack_copy).first(ring.stack_copy_bytes);
   symbols::completion outcome = symbols::completion::no_cfi;
   try {
-    std::optional<symbols::process_rules> first, second;
-    if (recent) first.emplace(cfi_, *recent->address_space());
-    if (task) second.emplace(cfi_, *task->address_space());
-    either_rules rules(first ? &*first : nullptr, second ? &*second : nullptr);
-    outcome = symbols::complete_user_chain(ring.stack, ring.stack_copy, rules, completed_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      switch_rules rules(ring.pid, ring.tid, recent_, *machine_, cfi_, rule_cache_);
+      outcome = symbols::complete_user_chain(ring.stack, copy, rules, completed_);
+      if (!symbols::not_completed(outcome) || !read_maps(ring.pid, ring.tid)) break;
+    }
   } catch (const std::runtime_error&) {  // libdw missing: stacks stay as sampled
     completing_ = false;
   }
-  if (symbols::not_completed(outcome)) return;
-  ring.incomplete = false;
+  ring.incomplete = symbols::not_completed(outcome);
+  if (ring.incomplete) return;
   if (completed_.size() > off_cpu_tracker::max_stack_depth)
     completed_.resize(off_cpu_tracker::max_stack_depth);
   ring.stack.assign(completed_.begin(), completed_.end());
+}
+
+// A switch-out whose stack could not be completed may have come before the MMAP2 records that
+// map its libraries, still in another cpu's ring: the process's executable mappings are read
+// from /proc into the recent model, once per process until the next new mapping.
+bool off_cpu_recorder::read_maps(pid_t pid, pid_t tid) {
+  if (pid <= 0 || std::find(maps_read_.begin(), maps_read_.end(), pid) != maps_read_.end())
+    return false;
+  maps_read_.push_back(pid);
+  io::small_file file =
+      io::small_file::open_at(AT_FDCWD, ("/proc/" + std::to_string(pid) + "/maps").c_str());
+  if (!file) return false;  // gone
+  std::array<char, PATH_MAX + 128> buffer;
+  host::maps_reader reader{file, buffer};
+  recent_.find_or_add_thread(pid, tid);
+  while (std::optional<host::maps_entry> entry = reader.next()) {
+    if (!(entry->prot & PROT_EXEC) || entry->path.empty() || entry->path_truncated) continue;
+    recent_.on_mmap({.pid = pid, .tid = tid, .start = entry->start,
+                     .len = entry->end - entry->start, .pgoff = entry->pgoff, .prot = entry->prot,
+                     .flags = static_cast<std::uint32_t>(entry->shared ? MAP_SHARED : MAP_PRIVATE),
+                     .id = {}, .name = entry->path});
+  }
+  std::fill(rule_cache_.begin(), rule_cache_.end(), cached_rule{});  // "no rule" answers
+  return true;
 }
 
 void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc,

@@ -49,6 +49,7 @@ class off_cpu_recorder {
     pid_t tid = -1;
     std::vector<std::uint64_t> stack;  // user frames, leaf first; capacity reused
     std::vector<std::byte> stack_copy;  // the sample's user-stack copy; capacity reused
+    std::size_t stack_copy_bytes = 0;   // of stack_copy, this sample's
     bool incomplete = false;  // the stack could not be completed from CFI
   };
   // Hands the switches of one drained chunk (the ring's own order) to the tracker.
@@ -86,6 +87,15 @@ class off_cpu_recorder {
   std::span<const std::uint64_t> sampler_ids() const noexcept { return layout_.sampler_ids; }
   std::size_t sampler_id_offset() const noexcept { return id_offset_; }
 
+  // A frame rule the recorder found for a process's address (its cache, cleared at every new
+  // executable mapping).
+  struct cached_rule {
+    pid_t pid = -1;
+    std::uint64_t pc = 0;
+    symbols::frame_rule rule;
+  };
+  static constexpr std::size_t rule_cache_entries = 1024;
+
   // The SAMPLE encoding of one block, for tests of the layout.
   static void encode(const off_cpu_layout& layout, const off_cpu_sample& sample,
                      std::vector<std::byte>& out);
@@ -107,6 +117,7 @@ class off_cpu_recorder {
   void complete_stack(ring_state& ring) AREC_REQUIRES(mutex_);
   void note_side_band(const ring_chunk& chunk, std::size_t offset, std::size_t size)
       AREC_REQUIRES(mutex_);
+  bool read_maps(pid_t pid, pid_t tid) AREC_REQUIRES(mutex_);
   std::uint64_t settled_bound() const AREC_REQUIRES(mutex_);
   std::uint64_t lowest_live(std::uint64_t thread_progress::*bound) const AREC_REQUIRES(mutex_);
   void encode_all(std::uint64_t bound, std::vector<std::byte>& out, bool finish)
@@ -132,6 +143,8 @@ class off_cpu_recorder {
   // The side band as drained (not yet in time order): what the recording's model may not hold.
   model::machine recent_ AREC_GUARDED_BY(mutex_);
   std::vector<std::byte> side_band_ AREC_GUARDED_BY(mutex_);
+  std::vector<cached_rule> rule_cache_ AREC_GUARDED_BY(mutex_);
+  std::vector<pid_t> maps_read_ AREC_GUARDED_BY(mutex_);  // since the last new mapping
 };
 
 }  // namespace arec::record
