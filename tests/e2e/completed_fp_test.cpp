@@ -5,13 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "arec_summary.hpp"
-#include "hotspot_stream.hpp"
+#include "hotspot_parse.hpp"
 #include "perf_script.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
@@ -194,16 +193,11 @@ TEST_F(CompletedFpStacks, ConvertWritesTheCompletedChainsForPerfAndHotspot) {
   for (const script_sample& sample : script.samples)
     ASSERT_FALSE(repeats_a_frame(sample)) << excerpt(script.run.out);
 
-  const std::string parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
-  if (!std::ifstream{parser}) GTEST_SKIP() << parser << " is not installed (hotspot)";
-  std::string stream = dir_->file("converted.stream");
-  test::command_result parsed = test::run_command({parser, "--input", converted, "--output", stream});
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
-  std::ifstream in(stream, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!std::ifstream{hotspot_parser_path})
+    GTEST_SKIP() << hotspot_parser_path << " is not installed (hotspot)";
   std::string error;
   std::optional<test::perfparser_totals> totals =
-      test::read_perfparser_stream(std::as_bytes(std::span{bytes}), error);
+      hotspot_totals(converted, dir_->file("converted.stream"), error);
   ASSERT_TRUE(totals) << error;
   auto stage = totals->symbols.find({"cpu-clock", "stage"});
   ASSERT_NE(stage, totals->symbols.end());

@@ -5,14 +5,13 @@
 
 #include <chrono>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "hotspot_stream.hpp"
+#include "hotspot_parse.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -93,20 +92,15 @@ TEST_F(CompletedOffCpuStacks, PerfNamesTheFunctionThatBlockedForEveryBlockingCal
   EXPECT_EQ(recorded.err.find("kept their frame-pointer stack"), std::string::npos)
       << recorded.err;
 
-  const std::string parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
-  if (!std::ifstream{parser}) GTEST_SKIP() << parser << " is not installed (hotspot)";
-  const std::string converted = dir_.file("off.perf"), stream = dir_.file("off.stream");
+  if (!std::ifstream{hotspot_parser_path})
+    GTEST_SKIP() << hotspot_parser_path << " is not installed (hotspot)";
+  const std::string converted = dir_.file("off.perf");
   test::command_result convert =
       test::run_command({arec_binary(), "convert", "-i", data, "-o", converted}, 60s);
   ASSERT_EQ(convert.exit_code, 0) << convert.describe();
-  test::command_result parsed =
-      test::run_command({parser, "--input", converted, "--output", stream}, 60s);
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
-  std::ifstream in(stream, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string error;
   std::optional<test::perfparser_totals> totals =
-      test::read_perfparser_stream(std::as_bytes(std::span{bytes}), error);
+      hotspot_totals(converted, dir_.file("off.stream"), error);
   ASSERT_TRUE(totals) << error;
   for (const std::string& spot : spots) {  // hotspot's off-CPU Time, inclusive of each spot
     auto found = totals->symbols.find({test::off_cpu_time_name, spot});
