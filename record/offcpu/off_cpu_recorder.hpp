@@ -107,7 +107,8 @@ class off_cpu_recorder {
     std::uint64_t cut_bound = 0;  // the newest time scanned anywhere when it cut
     bool ended = false;
   };
-  void scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end, ring_state& ring);
+  void scan_sample(const ring_chunk& chunk, std::size_t body, std::size_t end, ring_state& ring)
+      AREC_REQUIRES(mutex_);
   void scan_switch(const ring_chunk& chunk, std::size_t end, std::uint16_t misc, ring_state& ring)
       AREC_REQUIRES(mutex_);
   // The sampled stack's copy (STACK_USER after the chain at `after_chain`) into the ring's
