@@ -12,9 +12,12 @@
 #include "arec_summary.hpp"
 #include "hotspot_parse.hpp"
 #include "perf_script.hpp"
+#include "pprof_summary.hpp"
+#include "pushed_windows.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
+#include "stand_in/stand_in_server.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::e2e {
@@ -203,6 +206,26 @@ TEST_F(CompletedFpStacks, ConvertWritesTheCompletedChainsForPerfAndHotspot) {
   ASSERT_NE(stage, totals->symbols.end());
   // hotspot's inclusive cost of stage holds (nearly) every leaf and memchr sample.
   EXPECT_GE(static_cast<double>(stage->second.inclusive_samples), 0.95 * leaves);
+}
+
+// --push windows (to the stand-in Pyroscope) carry the completed stacks too: the window
+// exporter completes each sample as export does.
+TEST(CompletedFpPush, PushedWindowsNameTheCallerOfTheLeaf) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  test::stand_in_server server;
+  test::temp_dir dir;
+  test::command_result run = test::run_command(push_command(
+      "pyroscope", server.url(),
+      {"-F", "1000", "-g", "--", test_program("frameless_calls"), "cpu", "2.5"}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  long long leaves = 0, with_stage = 0;
+  for (const test::received_push& push : server.received()) {
+    window_check window = check_window("pyroscope", push, dir.file("window.pb.gz"), "leaf");
+    leaves += window.hot;
+    with_stage += std::max(0LL, json_number(window.summary, "stage"));
+  }
+  ASSERT_GE(leaves, 100) << run.describe();
+  EXPECT_GE(static_cast<double>(with_stage), 0.95 * static_cast<double>(leaves));
 }
 
 }  // namespace
