@@ -50,6 +50,9 @@ std::unique_ptr<object_cfi> object_cfi::open(const std::string& path) {
   }
   object->cfi_ = dw.getcfi_elf(object->elf_);
   if (!object->cfi_) return nullptr;
+  // The whole file is mapped (ELF_C_READ_MMAP): the descriptor is not needed any more, and a
+  // system-wide export may open thousands of objects.
+  if (elf_cntl(object->elf_, ELF_C_FDDONE) == 0) object->fd_ = {};
   return object;
 #else
   (void)path;
