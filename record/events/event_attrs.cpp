@@ -208,6 +208,14 @@ perf_event_attr off_cpu_time_attr(const sampling_config& config) {
   attr.sample_freq = 1;
   attr.sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   attr.enable_on_exec = 0;
+  if (config.call_graph == call_graph_mode::dwarf) {
+    // perf's DWARF mode: the blocked thread's user registers and stack, which perf report
+    // unwinds; the chain arec writes then holds no user frames.
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = user_registers(config.call_graph, config.attrs.user_regs);
+    attr.sample_stack_user = config.dwarf_stack_size;
+    attr.exclude_callchain_user = 1;
+  }
   return attr;
 }
 
@@ -222,6 +230,11 @@ perf_event_attr switch_sampler_attr(const sampling_config& config) {
   // back from CFI and this copy (off_cpu_recorder); the samples are never written.
   attr.sample_type |= PERF_SAMPLE_STACK_USER;
   attr.sample_stack_user = off_cpu_stack_snapshot_bytes;
+  if (config.call_graph == call_graph_mode::dwarf) {  // what offcpu-time samples then carry
+    attr.sample_type |= PERF_SAMPLE_REGS_USER;
+    attr.sample_regs_user = user_registers(config.call_graph, config.attrs.user_regs);
+    attr.sample_stack_user = config.dwarf_stack_size;
+  }
   if (config.delayed) attr.enable_on_exec = 0;
   return attr;
 }

@@ -131,7 +131,9 @@ void off_cpu_recorder::scan_sample(const ring_chunk& chunk, std::size_t body, st
 void off_cpu_recorder::copy_user_stack(const ring_chunk& chunk, std::size_t at, std::size_t end,
                                        ring_state& ring) const {
   ring.stack_copy_bytes = 0;
+  ring.user_state.clear();
   if (!(layout_.sampler_sample_type & PERF_SAMPLE_STACK_USER)) return;
+  std::size_t state_at = at;
   if (layout_.sampler_sample_type & PERF_SAMPLE_REGS_USER) {
     if (at + 8 > end) return;
     if (read_u64(chunk, at) != 0) at += 8 * static_cast<std::size_t>(std::popcount(layout_.sampler_regs_user));
@@ -140,6 +142,10 @@ void off_cpu_recorder::copy_user_stack(const ring_chunk& chunk, std::size_t at, 
   if (at + 8 > end) return;
   std::uint64_t size = read_u64(chunk, at);
   if (size == 0 || size > end - at - 8 || end - at - 8 - size < 8) return;
+  if (keeps_user_state(layout_)) {  // capacity reused: the sampler's stack size, once per ring
+    ring.user_state.resize(at + 16 + size - state_at);
+    chunk.copy_out(state_at, ring.user_state);
+  }
   std::uint64_t filled = std::min(size, read_u64(chunk, at + 8 + size));
   if (ring.stack_copy.size() < filled) ring.stack_copy.resize(size);  // once per ring
   ring.stack_copy_bytes = filled;
@@ -274,7 +280,8 @@ void off_cpu_recorder::scan_switch(const ring_chunk& chunk, std::size_t end, std
   if (charged && ring.incomplete) ++totals_.incomplete;
   tracker_.switched_out(
       pid, tid, time, charged,
-      charged ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>());
+      charged ? std::span<const std::uint64_t>(ring.stack) : std::span<const std::uint64_t>(),
+      charged ? std::span<const std::byte>(ring.user_state) : std::span<const std::byte>());
   ring.tid = -1;
 }
 
@@ -378,13 +385,25 @@ void off_cpu_recorder::encode(const off_cpu_layout& layout, const off_cpu_sample
   field(PERF_SAMPLE_STREAM_ID, layout.output_id);
   field(PERF_SAMPLE_CPU, 0);
   field(PERF_SAMPLE_PERIOD, sample.period_ns);
+  bool dwarf = (type & PERF_SAMPLE_STACK_USER) != 0;
   if (type & PERF_SAMPLE_CALLCHAIN) {
-    put_u64(out, sample.stack.size() + 1);
-    put_u64(out, PERF_CONTEXT_USER);
-    for (std::uint64_t frame : sample.stack) put_u64(out, frame);
+    if (dwarf) {
+      put_u64(out, 0);  // the user frames are unwound from the registers and stack, as perf's
+    } else {
+      put_u64(out, sample.stack.size() + 1);
+      put_u64(out, PERF_CONTEXT_USER);
+      for (std::uint64_t frame : sample.stack) put_u64(out, frame);
+    }
   }
   if (type & PERF_SAMPLE_RAW) put_u64(out, 4);  // u32 size 4, four zero bytes: 8-aligned
-  field(PERF_SAMPLE_REGS_USER, 0);              // abi: none
+  // A record's size is 16 bits: a stack copy that would not fit is left out (size 0).
+  if (dwarf && !sample.user_state.empty() &&
+      out.size() - start + sample.user_state.size() + 64 <= 0xffff) {
+    out.insert(out.end(), sample.user_state.begin(), sample.user_state.end());
+  } else {
+    field(PERF_SAMPLE_REGS_USER, 0);  // abi: none
+    field(PERF_SAMPLE_STACK_USER, 0);  // size 0: no data, no dyn_size
+  }
   field(PERF_SAMPLE_WEIGHT, 0);
   field(PERF_SAMPLE_DATA_SRC, 0);
   field(PERF_SAMPLE_TRANSACTION, 0);

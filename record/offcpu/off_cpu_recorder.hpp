@@ -8,6 +8,7 @@
 // Lock: `mutex_` guards the tracker and the rounds' bounds; a scan takes it once per chunk.
 #pragma once
 
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -34,6 +35,12 @@ struct off_cpu_layout {
   std::uint64_t sampler_regs_user = 0;       // the sampler's sample_regs_user (--user-regs)
 };
 
+// --call-graph dwarf: offcpu-time samples carry the sampler's user registers and stack.
+constexpr bool keeps_user_state(const off_cpu_layout& layout) noexcept {
+  constexpr std::uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+  return (layout.sampler_sample_type & both) == both && (layout.output_sample_type & both) == both;
+}
+
 class off_cpu_recorder {
  public:
   // `machine`: the recording's model, whose maps say which object's CFI completes a
@@ -50,6 +57,7 @@ class off_cpu_recorder {
     std::vector<std::uint64_t> stack;  // user frames, leaf first; capacity reused
     std::vector<std::byte> stack_copy;  // the sample's user-stack copy; capacity reused
     std::size_t stack_copy_bytes = 0;   // of stack_copy, this sample's
+    std::vector<std::byte> user_state;  // REGS_USER and STACK_USER as sampled (dwarf)
     bool incomplete = false;  // the stack could not be completed from CFI
   };
   // Hands the switches of one drained chunk (the ring's own order) to the tracker.

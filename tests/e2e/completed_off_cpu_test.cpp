@@ -60,35 +60,51 @@ class CompletedOffCpuStacks : public ::testing::Test {
   void SetUp() override {
     if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   }
+  // What perf script shows of frameless_calls's blocking calls recorded with `options`: the
+  // share of the main thread's off-CPU time that names a spot, and each spot's time.
+  struct spot_times {
+    test::command_result recorded;
+    std::vector<off_cpu_sample> samples;
+    std::map<std::string, double> by_spot;
+    double main_ns = 0, named_ns = 0;
+    std::string script;  // the beginning, for messages
+  };
+  spot_times record_spots(const std::string& data, const std::vector<std::string>& options) {
+    spot_times result;
+    std::vector<std::string> command{arec_binary(), "--off-cpu", "-e", "cpu-clock", "-o", data};
+    command.insert(command.end(), options.begin(), options.end());
+    command.insert(command.end(), {"--", test_program("frameless_calls"), "block", "10"});
+    result.recorded = test::run_command(command, 120s);
+    EXPECT_EQ(result.recorded.exit_code, 0) << result.recorded.describe();
+    test::command_result script = test::run_command(
+        {"perf", "script", "-i", data, "-F", "comm,pid,tid,event,period,ip,sym"}, 60s);
+    EXPECT_EQ(script.exit_code, 0) << script.describe();
+    result.script = script.out.substr(0, 4000);
+    result.samples = off_cpu_samples(script.out);
+    for (const off_cpu_sample& sample : result.samples) {
+      if (sample.tid != sample.pid) continue;  // the helper thread's waits
+      result.main_ns += sample.ns;
+      for (const std::string& spot : spots)
+        if (std::find(sample.frames.begin(), sample.frames.end(), spot) != sample.frames.end()) {
+          result.by_spot[spot] += sample.ns;
+          result.named_ns += sample.ns;
+          break;
+        }
+    }
+    return result;
+  }
+
   test::temp_dir dir_;
 };
 
 TEST_F(CompletedOffCpuStacks, PerfNamesTheFunctionThatBlockedForEveryBlockingCall) {
   const std::string data = dir_.file("off.data");
-  test::command_result recorded = test::run_command(
-      {arec_binary(), "--off-cpu", "-e", "cpu-clock", "-o", data, "--",
-       test_program("frameless_calls"), "block", "10"},
-      120s);
-  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
-  test::command_result script = test::run_command(
-      {"perf", "script", "-i", data, "-F", "comm,pid,tid,event,period,ip,sym"}, 60s);
-  ASSERT_EQ(script.exit_code, 0) << script.describe();
-  std::map<std::string, double> by_spot;
-  double main_ns = 0, named_ns = 0;
-  for (const off_cpu_sample& sample : off_cpu_samples(script.out)) {
-    if (sample.tid != sample.pid) continue;  // the helper thread's waits
-    main_ns += sample.ns;
-    for (const std::string& spot : spots)
-      if (std::find(sample.frames.begin(), sample.frames.end(), spot) != sample.frames.end()) {
-        by_spot[spot] += sample.ns;
-        named_ns += sample.ns;
-        break;
-      }
-  }
-  ASSERT_GT(main_ns, 0) << script.out.substr(0, 4000);
-  EXPECT_GE(named_ns / main_ns, 0.95) << script.out.substr(0, 4000);
+  spot_times times = record_spots(data, {});
+  ASSERT_GT(times.main_ns, 0) << times.script;
+  EXPECT_GE(times.named_ns / times.main_ns, 0.95) << times.script;
   for (const std::string& spot : spots)
-    EXPECT_GT(by_spot[spot], 0) << spot << "\n" << script.out.substr(0, 4000);
+    EXPECT_GT(times.by_spot[spot], 0) << spot << "\n" << times.script;
+  const test::command_result& recorded = times.recorded;
   EXPECT_EQ(recorded.err.find("kept their frame-pointer stack"), std::string::npos)
       << recorded.err;
 
@@ -107,6 +123,27 @@ TEST_F(CompletedOffCpuStacks, PerfNamesTheFunctionThatBlockedForEveryBlockingCal
     ASSERT_NE(found, totals->symbols.end()) << spot;
     EXPECT_GT(found->second.inclusive_cost, 0u) << spot;
   }
+}
+
+// --off-cpu --call-graph dwarf: offcpu-time samples carry the switch-out's user registers and
+// stack (perf's DWARF mode), which perf script unwinds whole: above pthread_cond_wait too,
+// whose use of rbp cuts the frame-pointer chain, main is found.
+TEST_F(CompletedOffCpuStacks, WithDwarfPerfUnwindsEveryBlockingCallToMain) {
+  const std::string data = dir_.file("dwarf.data");
+  spot_times times = record_spots(data, {"--call-graph", "dwarf"});
+  ASSERT_GT(times.main_ns, 0) << times.script;
+  EXPECT_GE(times.named_ns / times.main_ns, 0.95) << times.script;
+  double with_main = 0;
+  for (const std::string& spot : spots)
+    EXPECT_GT(times.by_spot[spot], 0) << spot << "\n" << times.script;
+  for (const off_cpu_sample& sample : times.samples)
+    if (sample.tid == sample.pid &&
+        std::find(sample.frames.begin(), sample.frames.end(), "main") != sample.frames.end())
+      with_main += sample.ns;
+  EXPECT_GE(with_main, 0.95 * times.main_ns) << times.script;
+  test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
+  EXPECT_NE(evlist.out.find("offcpu-time: type: 1"), std::string::npos) << evlist.out;
+  EXPECT_NE(evlist.out.find("REGS_USER|STACK_USER"), std::string::npos) << evlist.out;
 }
 
 }  // namespace
