@@ -76,6 +76,14 @@ int run_convert_command(std::span<const char* const> args) {
                static_cast<unsigned long long>(report.samples), report.files,
                report.files == 1 ? "" : "s", megabytes(report.input_bytes), seconds,
                seconds > 0 ? megabytes(report.input_bytes) / seconds : 0.0, options.output.c_str());
+  if (report.chains_completed || report.chains_not_completed)
+    std::fprintf(stderr,
+                 "arec: %llu frame-pointer stacks completed from CFI (%llu over a frameless "
+                 "function that saved rbp); %llu kept as recorded (no CFI, stack copy too short "
+                 "or JIT code: a caller may be missing)\n",
+                 static_cast<unsigned long long>(report.chains_completed),
+                 static_cast<unsigned long long>(report.chains_unverified),
+                 static_cast<unsigned long long>(report.chains_not_completed));
   if (report.deferred_stitched || report.deferred_unmatched)
     std::fprintf(stderr,
                  "arec: %llu samples given their deferred user stacks (CALLCHAIN_DEFERRED); %llu "

@@ -26,6 +26,13 @@ int run_export_command(std::span<const char* const> args) {
     std::fprintf(stderr,
                  "arec: warning: left out %llu samples too short for their event's layout\n",
                  static_cast<unsigned long long>(report.bad_samples));
+  if (report.chains_not_completed || report.chains_unverified)
+    std::fprintf(stderr,
+                 "arec: %llu samples kept their frame-pointer stack as recorded (no CFI, stack "
+                 "copy too short or JIT code: a caller may be missing); %llu were completed over "
+                 "a frameless function that saved rbp\n",
+                 static_cast<unsigned long long>(report.chains_not_completed),
+                 static_cast<unsigned long long>(report.chains_unverified));
   if (report.samples == 0) std::fprintf(stderr, "arec: warning: the recording has no samples\n");
   std::fprintf(stderr,
                "arec: exported %llu samples (%zu stacks, %zu functions, %zu mappings) from %zu "

@@ -8,6 +8,7 @@
 #include "base/usage_error.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/convert_output.hpp"
+#include "convert/completed_chains.hpp"
 #include "convert/deferred_callchains.hpp"
 #include "convert/feature_check.hpp"
 #include "convert/jit_mappings.hpp"
@@ -286,15 +287,17 @@ class merger {
 // build-ids of MMAP2 records noted.
 class output_sink final : public io::record_sink {
  public:
-  output_sink(convert_output& output, jit_mappings& jit, mmap_build_ids& ids)
-      : output_(output), jit_(jit), ids_(ids) {}
+  output_sink(convert_output& output, jit_mappings& jit, mmap_build_ids& ids,
+              completed_chains* chains)
+      : output_(output), jit_(jit), ids_(ids), chains_(chains) {}
   void write(std::span<const std::byte> record) override {
     ids_.note(record);
-    output_.append(jit_.rewrite(record));
+    output_.append(jit_.rewrite(chains_ ? chains_->rewrite(record) : record));
   }
 
  private:
   convert_output& output_;
+  completed_chains* chains_;
   jit_mappings& jit_;
   mmap_build_ids& ids_;
 };
@@ -365,7 +368,8 @@ convert_report convert(const convert_options& options, const convert_settings& s
                                                           ? symbols::default_build_id_dir()
                                                           : settings.build_id_dir);
   mmap_build_ids mmap_ids;
-  output_sink sink(output, jit, mmap_ids);
+  std::optional<completed_chains> chains = completed_chains::for_events(input.events);
+  output_sink sink(output, jit, mmap_ids, chains ? &*chains : nullptr);
   merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr,
                deferred ? &*deferred : nullptr);
   try {
@@ -423,6 +427,14 @@ convert_report convert(const convert_options& options, const convert_settings& s
   output.commit(std::move(features));
   report.output_bytes = output.data_bytes();
   report.peak_window_bytes = merge.peak_window_bytes();
+  if (chains) {
+    report.chains_completed = chains->completed();
+    report.chains_not_completed = chains->not_completed();
+    report.chains_unverified = chains->unverified();
+    if (chains->libdw_missing())
+      report.warnings.push_back(
+          "frame-pointer stacks kept as recorded: completing them needs libdw (Debian: libdw1)");
+  }
   if (deferred) {
     report.deferred_stitched = deferred->stitched();
     report.deferred_unmatched = deferred->unmatched();

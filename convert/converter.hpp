@@ -67,6 +67,11 @@ struct convert_report {
   std::uint64_t mmap_build_ids = 0;
   // Samples given their deferred user stack (perf 7.x --call-graph fp,defer), and those whose
   // stack never came (kept with their own frames).
+  // arec -g chains completed from CFI (completed_chains), those left as recorded (no CFI, stack
+  // copy too short, JIT code), and those completed over a frameless frame that saved rbp.
+  std::uint64_t chains_completed = 0;
+  std::uint64_t chains_not_completed = 0;
+  std::uint64_t chains_unverified = 0;
   std::uint64_t deferred_stitched = 0;
   std::uint64_t deferred_unmatched = 0;
 };

@@ -104,6 +104,8 @@ export_report export_recording(const export_options& options) {
   report.inputs = opened.size();
   report.samples = builder.samples();
   report.bad_samples = builder.bad_samples();
+  report.chains_not_completed = builder.chains_not_completed();
+  report.chains_unverified = builder.chains_unverified();
   auto [start, end] = wall_window(builder, opened.front(), opened.back());
   profile result = builder.finish(start, end);
   report.stacks = result.samples.size();

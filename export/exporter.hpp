@@ -17,6 +17,10 @@ struct export_report {
   std::uint64_t records = 0;
   std::uint64_t samples = 0;      // exported
   std::uint64_t bad_samples = 0;  // too short for their sample_type, left out
+  // Frame-pointer chains (arec -g) that could not be completed (profile_builder), and those
+  // completed over a frameless frame that saved rbp.
+  std::uint64_t chains_not_completed = 0;
+  std::uint64_t chains_unverified = 0;
   std::size_t stacks = 0;         // distinct stacks with labels
   std::size_t locations = 0;
   std::size_t functions = 0;

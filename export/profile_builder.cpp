@@ -63,6 +63,9 @@ profile_builder::profile_builder(std::span<const perf_data::event_entry> events,
       jit_symbols_(settings_.perf_map_dir),
       unwinder_([this](const model::map& where) {
         return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
+      }),
+      cfi_objects_([this](const model::map& where) {
+        return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
       }) {
   describe_events(events);
   label_pid_ = intern("pid");
@@ -172,7 +175,7 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   bool user_frames = false;  // whether the chain has a user part (frame pointers)
   bool kernel = kernel_mode(sample->misc);
   bool first_of_context = true;  // the first address after a marker is exact, not a return
-  for (std::uint64_t entry : sample->callchain) {
+  for (std::uint64_t entry : completed_chain(*sample, task.get())) {
     if (entry >= context_max) {
       kernel = entry == PERF_CONTEXT_KERNEL || entry == PERF_CONTEXT_GUEST_KERNEL;
       first_of_context = true;
@@ -228,6 +231,35 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   const event_columns& columns = columns_[sample->event];
   window_[index].values[columns.count] += 1;
   window_[index].values[columns.weight] += static_cast<std::int64_t>(sample->period);
+}
+
+std::span<const std::uint64_t> profile_builder::completed_chain(const decoded_sample& sample,
+                                                                const model::thread* task) {
+  if (!sample.fp_snapshot || !task || completion_off_) return sample.callchain;
+  std::optional<symbols::completion> outcome;
+  try {
+    symbols::process_rules rules(cfi_objects_, *task->address_space());
+    outcome = symbols::complete_callchain(sample.callchain, sample.stack_user, rules, user_chain_,
+                                          chain_);
+  } catch (const std::runtime_error& error) {  // libdw missing: said once, chains kept
+    completion_off_ = true;
+    completion_warning_ = error.what();
+    outcome = symbols::completion::no_cfi;
+  }
+  if (!outcome) return sample.callchain;
+  if (symbols::not_completed(*outcome)) ++chains_not_completed_;
+  if (*outcome == symbols::completion::bp_unverified) ++chains_unverified_;
+  return symbols::not_completed(*outcome) || *outcome == symbols::completion::unchanged
+             ? sample.callchain
+             : std::span<const std::uint64_t>(chain_);
+}
+
+std::vector<std::string> profile_builder::take_perf_map_warnings() {
+  std::vector<std::string> warnings = jit_symbols_.take_warnings();
+  if (!completion_warning_.empty())
+    warnings.push_back("frame-pointer stacks are not completed: " +
+                       std::exchange(completion_warning_, {}));
+  return warnings;
 }
 
 void profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
@@ -396,6 +428,8 @@ profile profile_builder::finish(std::int64_t start_ns, std::int64_t end_ns) {
   window_.clear();
   window_ids_.clear();
   samples_ = 0;
+  chains_not_completed_ = 0;
+  chains_unverified_ = 0;
   first_time_ = last_time_ = 0;
   keep_only_referenced(out);
   return out;

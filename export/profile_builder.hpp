@@ -26,6 +26,7 @@
 #include "perf_data/container_ids_feature.hpp"
 #include "perf_data/feature_encoder.hpp"
 #include "perf_data/perf_maps_feature.hpp"
+#include "symbols/process_cfi.hpp"
 
 namespace arec::exporting {
 
@@ -81,7 +82,7 @@ class profile_builder {
   // only its live processes' maps. JIT locations of the forgotten processes stay unnamed.
   void forget_perf_maps_but(std::span<const pid_t> listed);
   // What the perf maps' bounds and rules left out or refused since the last call (export/perf_map).
-  std::vector<std::string> take_perf_map_warnings() { return jit_symbols_.take_warnings(); }
+  std::vector<std::string> take_perf_map_warnings();
   // Lines of perf maps not read so far (the bounds of export/perf_map).
   std::uint64_t perf_map_lines_left_out() const noexcept { return jit_symbols_.left_out(); }
   // The containers a later file of the recording noted.
@@ -93,6 +94,11 @@ class profile_builder {
   // Samples added since the last finish(), and those that could not be decoded.
   std::uint64_t samples() const noexcept { return samples_; }
   std::uint64_t bad_samples() const noexcept { return bad_samples_; }
+  // Samples since the last finish() whose frame-pointer chain could not be completed (no CFI,
+  // stack copy too short, JIT code: symbols/chain_completion), and those completed over a
+  // frameless frame that saved rbp (the kernel's chain after it is as it gave it).
+  std::uint64_t chains_not_completed() const noexcept { return chains_not_completed_; }
+  std::uint64_t chains_unverified() const noexcept { return chains_unverified_; }
 
  private:
   struct event_columns {
@@ -118,6 +124,10 @@ class profile_builder {
   // Appends the user frames libdwfl unwinds from the sample's registers and stack copy
   // (--call-graph dwarf), none when they cannot start an unwind.
   void add_unwound_frames(const decoded_sample& sample, const model::thread* task);
+  // The sample's chain with its user part completed from the stack copy (arec -g), or the
+  // chain as recorded.
+  std::span<const std::uint64_t> completed_chain(const decoded_sample& sample,
+                                                 const model::thread* task);
   // The location id of one frame; `caller` frames hold return addresses (pprof wants an
   // address inside the call instruction: return address - 1).
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
@@ -142,6 +152,11 @@ class profile_builder {
   perf_maps jit_symbols_;
   dwarf_unwinder unwinder_;
   std::vector<unwound_frame> unwound_;  // reused per sample
+  symbols::cfi_objects cfi_objects_;
+  std::vector<std::uint64_t> user_chain_, chain_;  // reused per sample
+  std::uint64_t chains_not_completed_ = 0, chains_unverified_ = 0;
+  bool completion_off_ = false;     // libdw cannot be loaded: chains stay as recorded
+  std::string completion_warning_;  // why, until said once
   std::vector<event_columns> columns_;  // per event
 
   std::vector<std::string> strings_{""};

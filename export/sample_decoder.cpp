@@ -133,7 +133,8 @@ std::optional<decoded_sample> sample_decoder::decode(std::span<const std::byte> 
     sample.regs_user = read_registers(in, attr.sample_regs_user, unaligned_regs_);
   if (type & PERF_SAMPLE_STACK_USER) {
     sample.stack_user = read_stack(in);
-    sample.has_stack_user = true;
+    sample.has_stack_user = (type & PERF_SAMPLE_REGS_USER) != 0;
+    sample.fp_snapshot = !sample.has_stack_user;
   }
   // The fields after the user stack matter only for the cgroup at the end.
   if (type & PERF_SAMPLE_CGROUP) {

@@ -40,7 +40,10 @@ struct decoded_sample {
   // PERF_SAMPLE_STACK_USER: the copy of the user stack from the sampled SP up, cut to the
   // bytes the kernel filled (dyn_size); empty when not recorded or not copied.
   std::span<const std::byte> stack_user;
-  bool has_stack_user = false;  // the sample_type has it: a --call-graph dwarf sample
+  bool has_stack_user = false;  // the sample_type has it with REGS_USER: a --call-graph dwarf sample
+  // STACK_USER without REGS_USER: arec -g's small copy beside a frame-pointer chain, for
+  // completing it (symbols/chain_completion).
+  bool fp_snapshot = false;
 };
 
 class sample_decoder {

@@ -84,6 +84,7 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   }
   window_export out;
   out.samples = builder_->samples();
+  out.chains_not_completed = builder_->chains_not_completed();
   out.warnings = builder_->take_perf_map_warnings();
   profile whole = builder_->finish(start_ns, end_ns);
   if (encoding.metric_safe_type_names) use_metric_safe_type_names(whole);

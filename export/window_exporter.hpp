@@ -42,6 +42,7 @@ struct window_export {
   std::vector<window_profile> parts;
   std::uint64_t samples = 0;      // perf samples read
   std::uint64_t cut_stacks = 0;   // stacks cut to the limit's depth
+  std::uint64_t chains_not_completed = 0;  // frame-pointer chains left as recorded (arec -g)
   bool split_for_limits = false;  // parts were made to fit the limits
   // Perf maps refused or left out in this window (export/perf_map: bounded), one line each.
   std::vector<std::string> warnings;

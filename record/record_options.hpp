@@ -44,6 +44,13 @@ struct attr_options {
 inline constexpr std::uint64_t default_frequency_hz = 4000;
 inline constexpr std::uint32_t default_dwarf_stack_size = 8192;
 inline constexpr std::uint32_t max_dwarf_stack_size = 65528;  // USHRT_MAX rounded down to 8
+// The user stack copied beside a frame-pointer chain (-g): enough for the return address of a
+// frameless leaf or libc function (docs/performance.md, "Frame-pointer stacks completed").
+inline constexpr std::uint32_t fp_stack_snapshot_bytes = 16;
+// The user stack copied at each switch-out with --off-cpu (never written to the file): the
+// frames of libc's blocking wrappers (pthread_cond_wait's are the deepest) and their caller's
+// return address.
+inline constexpr std::uint32_t off_cpu_stack_snapshot_bytes = 256;
 
 // --synth: what is synthesized of what already runs (perf's task, mmap and cgroup bits; the
 // kernel's maps always are). The cgroup bit names the existing cgroups, with --all-cgroups only.

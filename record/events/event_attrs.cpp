@@ -43,6 +43,18 @@ perf_event_attr base_attr(const sampling_config& config) {
   return attr;
 }
 
+// A frame-pointer chain skips the caller of a frameless function (a leaf, Debian's libc): a
+// few bytes of user stack let export and convert put it back (symbols/chain_completion). No
+// REGS_USER with it: perf report would then post-unwind (repeating the chain's frames) and
+// drop the samples whose IP it lacks. Not where the user's own --user-regs are sampled (perf
+// would post-unwind), nor for an event that never samples user space.
+void add_fp_stack_snapshot(perf_event_attr& attr) {
+  if ((attr.sample_type & PERF_SAMPLE_REGS_USER) || attr.exclude_user || attr.exclude_callchain_user)
+    return;
+  attr.sample_type |= PERF_SAMPLE_STACK_USER;
+  attr.sample_stack_user = fp_stack_snapshot_bytes;
+}
+
 // The call graph of one event: its own terms replace -g/--call-graph entirely, as perf's do
 // (stack-size alone then means none, max-stack alone frame pointers).
 void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampling_config& config) {
@@ -66,6 +78,7 @@ void set_call_graph(perf_event_attr& attr, const event_spec& event, const sampli
       break;
     case call_graph_mode::fp:
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+      add_fp_stack_snapshot(attr);
       break;
     case call_graph_mode::dwarf:
       attr.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -195,6 +208,14 @@ perf_event_attr off_cpu_time_attr(const sampling_config& config) {
   attr.sample_freq = 1;
   attr.sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
   attr.enable_on_exec = 0;
+  if (config.call_graph == call_graph_mode::dwarf) {
+    // perf's DWARF mode: the blocked thread's user registers and stack, which perf report
+    // unwinds; the chain arec writes then holds no user frames.
+    attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.sample_regs_user = user_registers(config.call_graph, config.attrs.user_regs);
+    attr.sample_stack_user = config.dwarf_stack_size;
+    attr.exclude_callchain_user = 1;
+  }
   return attr;
 }
 
@@ -205,6 +226,15 @@ perf_event_attr switch_sampler_attr(const sampling_config& config) {
   attr.sample_period = 1;
   attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
   attr.exclude_callchain_kernel = 1;
+  // The blocking call's caller, which a libc wrapper's missing frame pointer hides, is put
+  // back from CFI and this copy (off_cpu_recorder); the samples are never written.
+  attr.sample_type |= PERF_SAMPLE_STACK_USER;
+  attr.sample_stack_user = off_cpu_stack_snapshot_bytes;
+  if (config.call_graph == call_graph_mode::dwarf) {  // what offcpu-time samples then carry
+    attr.sample_type |= PERF_SAMPLE_REGS_USER;
+    attr.sample_regs_user = user_registers(config.call_graph, config.attrs.user_regs);
+    attr.sample_stack_user = config.dwarf_stack_size;
+  }
   if (config.delayed) attr.enable_on_exec = 0;
   return attr;
 }

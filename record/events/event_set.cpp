@@ -176,7 +176,9 @@ event_set event_set::open(std::span<const event_spec> events, const sampling_con
   perf_event_attr tracking = tracking_attr(config);
   // An event's own call-graph=dwarf needs the data mappings too (the unwinder's stack and heap).
   for (const opened_event& event : requested)
-    if (event.attr.sample_type & PERF_SAMPLE_STACK_USER) tracking.mmap_data = 1;
+    if ((event.attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+        (event.attr.sample_type & PERF_SAMPLE_REGS_USER))  // not fp's small snapshot
+      tracking.mmap_data = 1;
   requested.push_back({"dummy:u", tracking, {}, true, event_role::tracking});
   if (config.attrs.off_cpu) {
     requested.push_back(

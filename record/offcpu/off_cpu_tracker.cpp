@@ -12,19 +12,22 @@ std::size_t off_cpu_tracker::sum_hash::operator()(const sum_view& key) const noe
 }
 
 void off_cpu_tracker::switched_out(pid_t pid, pid_t tid, std::uint64_t time, bool blocked,
-                                   std::span<const std::uint64_t> stack) {
+                                   std::span<const std::uint64_t> stack,
+                                   std::span<const std::byte> user_state) {
   stack = blocked ? stack.first(std::min(stack.size(), max_stack_depth)) : stack.first(0);
+  if (!blocked) user_state = {};
   enqueue({time, sequence_++, pid, tid, queued_switch::kind::out, blocked, stacks_.size(),
-           stack.size()});
+           stack.size(), states_.size(), user_state.size()});
   stacks_.insert(stacks_.end(), stack.begin(), stack.end());
+  states_.insert(states_.end(), user_state.begin(), user_state.end());
 }
 
 void off_cpu_tracker::switched_in(pid_t tid, std::uint64_t time) {
-  enqueue({time, sequence_++, 0, tid, queued_switch::kind::in, false, 0, 0});
+  enqueue({time, sequence_++, 0, tid, queued_switch::kind::in, false, 0, 0, 0, 0});
 }
 
 void off_cpu_tracker::exited(pid_t tid, std::uint64_t time) {
-  enqueue({time, sequence_++, 0, tid, queued_switch::kind::exit, false, 0, 0});
+  enqueue({time, sequence_++, 0, tid, queued_switch::kind::exit, false, 0, 0, 0, 0});
 }
 
 // Switches arrive in runs: each drained chunk of a ring is in time order, and the rings take
@@ -42,6 +45,7 @@ void off_cpu_tracker::settle(std::uint64_t bound, const sink& out) {
   kept_runs_.clear();
   kept_.clear();
   kept_stacks_.clear();
+  kept_states_.clear();
   // A cursor is (next switch, end of the run's ready prefix); the heap's top is the earliest.
   auto later = [this](const merge_cursor& a, const merge_cursor& b) {
     return earlier(queue_[b.first], queue_[a.first]);
@@ -72,6 +76,7 @@ void off_cpu_tracker::settle(std::uint64_t bound, const sink& out) {
   }
   queue_.swap(kept_);
   stacks_.swap(kept_stacks_);
+  states_.swap(kept_states_);
   run_starts_.swap(kept_runs_);
 }
 
@@ -84,6 +89,10 @@ void off_cpu_tracker::keep(std::vector<queued_switch>::const_iterator from,
     moved.stack_at = kept_stacks_.size();
     kept_stacks_.insert(kept_stacks_.end(), stacks_.begin() + change->stack_at,
                         stacks_.begin() + change->stack_at + change->stack_size);
+    moved.state_at = kept_states_.size();
+    auto state = states_.begin() + static_cast<std::ptrdiff_t>(change->state_at);
+    kept_states_.insert(kept_states_.end(), state,
+                        state + static_cast<std::ptrdiff_t>(change->state_size));
     kept_.push_back(moved);
   }
 }
@@ -109,6 +118,8 @@ void off_cpu_tracker::apply(const queued_switch& change, const sink& out) {
   thread.since = change.time;
   thread.stack.assign(stacks_.begin() + change.stack_at,
                       stacks_.begin() + change.stack_at + change.stack_size);
+  auto state = states_.begin() + static_cast<std::ptrdiff_t>(change.state_at);
+  thread.user_state.assign(state, state + static_cast<std::ptrdiff_t>(change.state_size));
 }
 
 void off_cpu_tracker::end_block(pid_t tid, thread_state& thread, std::uint64_t time,
@@ -117,12 +128,12 @@ void off_cpu_tracker::end_block(pid_t tid, thread_state& thread, std::uint64_t t
   if (time < thread.since) return;  // not this block's end: records out of order
   std::uint64_t period = time - thread.since;
   if (period >= threshold_ns_) {
-    out({thread.pid, tid, time, period, thread.stack});
+    out({thread.pid, tid, time, period, thread.stack, thread.user_state});
     return;
   }
   auto found = sums_.find(sum_view{tid, thread.stack});
   if (found == sums_.end()) {
-    found = sums_.emplace(sum_key{tid, thread.stack}, sum{thread.pid}).first;
+    found = sums_.emplace(sum_key{tid, thread.stack}, sum{thread.pid, 0, thread.user_state}).first;
     thread.sums.push_back(&*found);
   }
   found->second.period_ns += period;
@@ -132,7 +143,8 @@ void off_cpu_tracker::take_thread_sums(pid_t tid, thread_state& thread, std::uin
                                        const sink& out) {
   for (sum_map::value_type* entry : thread.sums) {
     if (entry->second.period_ns > 0)
-      out({entry->second.pid, tid, time, entry->second.period_ns, entry->first.stack});
+      out({entry->second.pid, tid, time, entry->second.period_ns, entry->first.stack,
+           entry->second.user_state});
     sums_.erase(sums_.find(sum_view{tid, entry->first.stack}));
   }
   thread.sums.clear();
@@ -140,7 +152,8 @@ void off_cpu_tracker::take_thread_sums(pid_t tid, thread_state& thread, std::uin
 
 void off_cpu_tracker::take_sums(std::uint64_t time, const sink& out) {
   for (auto& [key, total] : sums_)
-    if (total.period_ns > 0) out({total.pid, key.tid, time, total.period_ns, key.stack});
+    if (total.period_ns > 0)
+      out({total.pid, key.tid, time, total.period_ns, key.stack, total.user_state});
   sums_.clear();
   for (auto& [tid, thread] : threads_) thread.sums.clear();
 }

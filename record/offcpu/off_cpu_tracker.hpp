@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -33,6 +34,9 @@ struct off_cpu_sample {
   std::uint64_t time = 0;
   std::uint64_t period_ns = 0;
   std::span<const std::uint64_t> stack;  // valid during the call that gives it
+  // --call-graph dwarf: the switch-out's REGS_USER and STACK_USER fields as the sampler
+  // recorded them (for a sum, its first block's), written as they are; empty otherwise.
+  std::span<const std::byte> user_state;
 };
 
 class off_cpu_tracker {
@@ -44,7 +48,8 @@ class off_cpu_tracker {
   // A switch-out of `tid` at `time`; `blocked` unless it was preempted (still runnable). The
   // stack is copied (at most max_stack_depth frames). Queued until settle().
   void switched_out(pid_t pid, pid_t tid, std::uint64_t time, bool blocked,
-                    std::span<const std::uint64_t> stack);
+                    std::span<const std::uint64_t> stack,
+                    std::span<const std::byte> user_state = {});
   // A switch-in of `tid` at `time`. Queued until settle().
   void switched_in(pid_t tid, std::uint64_t time);
   // Applies the queued switches older than `bound`, in time order: a switch-in ends the block
@@ -102,6 +107,7 @@ class off_cpu_tracker {
   struct sum {
     pid_t pid = 0;
     std::uint64_t period_ns = 0;
+    std::vector<std::byte> user_state;  // its first block's (--call-graph dwarf)
   };
   using sum_map = std::unordered_map<sum_key, sum, sum_hash, sum_equal>;
 
@@ -110,6 +116,7 @@ class off_cpu_tracker {
     bool blocked = false;
     std::uint64_t since = 0;
     std::vector<std::uint64_t> stack;  // of the current block; its capacity is reused
+    std::vector<std::byte> user_state;  // of the current block (--call-graph dwarf)
     // Its entries in sums_ (elements of an unordered_map stay where they are until erased).
     std::vector<sum_map::value_type*> sums;
   };
@@ -123,6 +130,8 @@ class off_cpu_tracker {
     bool blocked = false;
     std::size_t stack_at = 0;  // in stacks_
     std::size_t stack_size = 0;
+    std::size_t state_at = 0;  // in states_
+    std::size_t state_size = 0;
   };
 
   // Switches in time order; the sequence (arrival) orders those of the same time.
@@ -146,6 +155,8 @@ class off_cpu_tracker {
   std::vector<merge_cursor> merge_;                          // settle's heap, reused
   std::vector<std::uint64_t> stacks_;                        // the queued switch-outs' stacks
   std::vector<std::uint64_t> kept_stacks_;
+  std::vector<std::byte> states_;  // the queued switch-outs' user states (--call-graph dwarf)
+  std::vector<std::byte> kept_states_;
   std::unordered_map<pid_t, thread_state> threads_;
   sum_map sums_;
 };

@@ -172,7 +172,8 @@ void recording::output_finished(const std::string& path) {
 std::optional<off_cpu_totals> recording::off_cpu_totals_of_recording() {
   if (!off_cpu_) return std::nullopt;
   off_cpu_recorder::totals counted = off_cpu_->counted();
-  return off_cpu_totals{counted.samples, counted.blocked_ns, counted.unattributed};
+  return off_cpu_totals{counted.samples, counted.blocked_ns, counted.unattributed,
+                        counted.incomplete};
 }
 
 }  // namespace arec::record

@@ -212,6 +212,7 @@ void recording::make_off_cpu_recorder() {
   for (const opened_event& event : events_->events()) {
     if (event.role == event_role::switch_sampler) {
       layout.sampler_sample_type = event.attr.sample_type;
+      layout.sampler_regs_user = event.attr.sample_regs_user;
       layout.sampler_ids.insert(layout.sampler_ids.end(), event.ids.begin(), event.ids.end());
     } else if (event.role == event_role::off_cpu_time && !event.ids.empty()) {
       layout.output_sample_type = event.attr.sample_type;
@@ -221,7 +222,7 @@ void recording::make_off_cpu_recorder() {
   std::sort(layout.sampler_ids.begin(), layout.sampler_ids.end());
   layout.trailer_time_from_end = trailer_time_from_end();
   layout.threshold_ns = options_.off_cpu_thresh_ms * 1'000'000;
-  off_cpu_.emplace(std::move(layout), layout_.threads.size());
+  off_cpu_.emplace(std::move(layout), layout_.threads.size(), &machine_);
 }
 
 // Where a side-band record keeps its TIME: this many bytes before its end (sample_id_all).

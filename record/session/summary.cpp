@@ -128,6 +128,10 @@ std::string summary_text(const summary_facts& facts) {
     if (facts.off_cpu->unattributed > 0)
       text += formatted("; %llu blocked switch-outs had no sampled stack and are not counted",
                         ull(facts.off_cpu->unattributed));
+    if (facts.off_cpu->incomplete > 0)
+      text += formatted("; %llu blocked switch-outs kept their frame-pointer stack (not "
+                        "completed from CFI: a caller may be missing)",
+                        ull(facts.off_cpu->incomplete));
     text += "\n";
   }
   if (facts.compression.bytes_in > 0)

@@ -52,6 +52,7 @@ struct off_cpu_totals {
   std::uint64_t samples = 0;
   std::uint64_t blocked_ns = 0;
   std::uint64_t unattributed = 0;
+  std::uint64_t incomplete = 0;  // stacks not completed from CFI (frame pointers' kept)
 };
 
 struct summary_facts {

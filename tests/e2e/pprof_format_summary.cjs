@@ -4,7 +4,8 @@
 // per tid label, and the profile's window (timeNanos, durationNanos: strings, as 64-bit values
 // do not fit a JSON number), as one JSON object. With LEAF, also the samples whose leaf frame's
 // function name contains it (leafMatches) and, per sample type, the sum of their values
-// (leafTotals: "offcpu-time/nanoseconds" -> N); and buildIds, the mapped files' build-ids.
+// (leafTotals: "offcpu-time/nanoseconds" -> N), and their counts by the function right above
+// the leaf (leafCallers: "stage" -> N); and buildIds, the mapped files' build-ids.
 'use strict';
 const fs = require('fs');
 const zlib = require('zlib');
@@ -17,13 +18,13 @@ const counted = types.map((t) => t.split('/')[0].endsWith('_samples'));
 const summary = {
   types, samples: 0, byComm: {}, byTid: {}, locations: profile.location.length,
   timeNanos: String(profile.timeNanos), durationNanos: String(profile.durationNanos),
-  leafMatches: 0, leafTotals: {},
+  leafMatches: 0, leafTotals: {}, leafCallers: {},
 };
 const leaf = process.argv[3];
 const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
 const functions = new Map(profile.function.map((f) => [Number(f.id), f]));
-function leafName(sample) {
-  const location = locations.get(Number(sample.locationId[0]));
+function leafName(sample, depth = 0) {
+  const location = locations.get(Number(sample.locationId[depth]));
   if (!location || location.line.length === 0) return '';
   const fn = functions.get(Number(location.line[location.line.length - 1].functionId));
   return fn ? strings[Number(fn.name)] : '';
@@ -34,6 +35,10 @@ for (const sample of profile.sample) {
   summary.samples += count;
   if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) {
     summary.leafMatches += count;
+    if (sample.locationId.length > 1) {
+      const caller = leafName(sample, 1);
+      summary.leafCallers[caller] = (summary.leafCallers[caller] || 0) + count;
+    }
     sample.value.forEach((v, i) => { summary.leafTotals[types[i]] = (summary.leafTotals[types[i]] || 0) + Number(v); });
   }
   for (const label of sample.label) {

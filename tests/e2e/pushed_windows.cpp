@@ -54,6 +54,7 @@ window_check check_pprof_window(const std::string& format, const test::received_
         << label_value(push, "comm") << ": " << decoded.out;
   }
   window.hot = json_number(decoded.out, "leafMatches");
+  window.summary = decoded.out;
   window.hot_build_id = build_id_in(decoded.out, test_program("hot_loop"));
   window.start_ns = json_number(decoded.out, "timeNanos");
   window.end_ns = window.start_ns + json_number(decoded.out, "durationNanos");

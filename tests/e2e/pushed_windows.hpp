@@ -31,6 +31,7 @@ struct window_check {
   long long end_ns = 0;
   long long hot = 0;         // samples whose leaf function's name holds the `leaf` asked for
   std::string hot_build_id;  // the build-id the window gives hot_loop's mapping, if mapped
+  std::string summary;       // pprof: the decoder's JSON (leafCallers: the `hot` by caller)
 };
 
 // Checks how window `push` was sent in `format` and what it holds, decoding it (written to

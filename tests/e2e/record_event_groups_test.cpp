@@ -65,6 +65,10 @@ std::map<std::string, std::set<std::string>> event_fields(const std::string& dat
          it != end; ++it)
       fields.insert("sample_type has " + it->str());
     if (line.find("read_format:") == std::string::npos) fields.insert("read_format: ID|LOST");
+    // arec's frame-pointer chains carry a small user-stack copy without REGS_USER, to be
+    // completed from CFI (docs/perf-options.md): not a field terms decide.
+    if (!fields.contains("sample_type has REGS_USER") && fields.erase("sample_type has STACK_USER"))
+      std::erase_if(fields, [](const std::string& f) { return f.starts_with("sample_stack_user"); });
   }
   return events;
 }

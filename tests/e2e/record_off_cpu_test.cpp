@@ -20,6 +20,7 @@
 
 #include "arec_summary.hpp"
 #include "control_fifo.hpp"
+#include "hotspot_parse.hpp"
 #include "hotspot_stream.hpp"
 #include "perf_report.hpp"
 #include "pprof_summary.hpp"
@@ -174,8 +175,7 @@ TEST_F(RecordOffCpu, BlocksAtLeastTheThresholdLongAreSamplesOfTheirOwn) {
 // measured sleeping and waiting to the functions that blocked.
 TEST_F(RecordOffCpu, HotspotShowsTheOffCpuTimeOfTheConvertedFile) {
   if (!rec_.is_arec()) GTEST_SKIP() << "convert is arec's own command";
-  const std::string parser = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser";
-  ASSERT_TRUE(std::ifstream{parser}) << parser << " is missing (hotspot)";
+  ASSERT_TRUE(std::ifstream{hotspot_parser_path}) << hotspot_parser_path << " is missing (hotspot)";
   std::string data = dir_.file("hotspot.data"), converted = dir_.file("hotspot.perf"),
               stream = dir_.file("hotspot.stream");
   auto [slept, waited] = record_pair({"--off-cpu"}, data);
@@ -184,14 +184,8 @@ TEST_F(RecordOffCpu, HotspotShowsTheOffCpuTimeOfTheConvertedFile) {
   ASSERT_EQ(convert.exit_code, 0) << convert.describe();
   EXPECT_NE(convert.err.find("samples also written as sched:sched_switch"), std::string::npos)
       << convert.err;
-  test::command_result parsed =
-      test::run_command({parser, "--input", converted, "--output", stream}, 60s);
-  ASSERT_EQ(parsed.exit_code, 0) << parsed.describe();
-  std::ifstream in(stream, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string error;
-  std::optional<test::perfparser_totals> totals =
-      test::read_perfparser_stream(std::as_bytes(std::span{bytes}), error);
+  std::optional<test::perfparser_totals> totals = hotspot_totals(converted, stream, error);
   ASSERT_TRUE(totals) << error;
   for (const char* cost : {"offcpu-time", test::off_cpu_time_name}) {
     SCOPED_TRACE(cost);
