@@ -13,7 +13,9 @@
 
 #include "hotspot_parse.hpp"
 #include "prerequisites.hpp"
+#include "pushed_windows.hpp"
 #include "recorder.hpp"
+#include "stand_in/stand_in_server.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -55,6 +57,68 @@ std::vector<off_cpu_sample> off_cpu_samples(const std::string& text) {
   return samples;
 }
 
+// The offcpu-time samples of a pprof profile as `go tool pprof -traces` lists them in ns: per
+// trace "pid:" and "tid:" labels, then "VALUEns   leaf" and one caller per line.
+std::vector<off_cpu_sample> pprof_off_cpu_samples(const std::string& profile) {
+  test::command_result traces =
+      test::run_command({"go", "tool", "pprof", "-traces", "-symbolize=none",
+                         "-sample_index=offcpu-time", "-unit=ns", profile},
+                        60s);
+  EXPECT_EQ(traces.exit_code, 0) << traces.describe();
+  static const std::regex label(R"(^\s*(pid|tid):\s+(\d+)\s*$)");
+  static const std::regex leaf(R"(^\s*(\d+)ns\s+(\S+)\s*$)");
+  static const std::regex caller(R"(^\s+(\S+)\s*$)");
+  std::vector<off_cpu_sample> samples;
+  off_cpu_sample trace;
+  std::istringstream lines(traces.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (line.starts_with("-----------+")) {
+      if (!trace.frames.empty()) samples.push_back(trace);
+      trace = {};
+    } else if (std::regex_search(line, match, label)) {
+      (match[1] == "pid" ? trace.pid : trace.tid) = std::stoi(match[2]);
+    } else if (trace.frames.empty() && std::regex_search(line, match, leaf)) {
+      trace.ns = std::stod(match[1]);
+      trace.frames.push_back(match[2]);
+    } else if (!trace.frames.empty() && std::regex_search(line, match, caller)) {
+      trace.frames.push_back(match[1]);
+    }
+  }
+  if (!trace.frames.empty()) samples.push_back(trace);
+  return samples;
+}
+
+// The main thread's off-CPU time (the helper thread's waits are left out) and the part of it
+// charged to a stack that names one of the spots, in total and per spot.
+struct spot_shares {
+  std::map<std::string, double> by_spot;
+  double main_ns = 0, named_ns = 0;
+};
+
+spot_shares shares_of(const std::vector<off_cpu_sample>& samples) {
+  spot_shares shares;
+  for (const off_cpu_sample& sample : samples) {
+    if (sample.tid != sample.pid) continue;
+    shares.main_ns += sample.ns;
+    for (const std::string& spot : spots)
+      if (std::find(sample.frames.begin(), sample.frames.end(), spot) != sample.frames.end()) {
+        shares.by_spot[spot] += sample.ns;
+        shares.named_ns += sample.ns;
+        break;
+      }
+  }
+  return shares;
+}
+
+// At least 95% of the main thread's off-CPU time names the function that blocked, each of them.
+void expect_every_spot_named(const spot_shares& shares, const std::string& context) {
+  ASSERT_GT(shares.main_ns, 0) << context;
+  EXPECT_GE(shares.named_ns / shares.main_ns, 0.95) << context;
+  for (const std::string& spot : spots)
+    EXPECT_GT(shares.by_spot.count(spot), 0u) << spot << "\n" << context;
+}
+
 class CompletedOffCpuStacks : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -62,11 +126,9 @@ class CompletedOffCpuStacks : public ::testing::Test {
   }
   // What perf script shows of frameless_calls's blocking calls recorded with `options`: the
   // share of the main thread's off-CPU time that names a spot, and each spot's time.
-  struct spot_times {
+  struct spot_times : spot_shares {
     test::command_result recorded;
     std::vector<off_cpu_sample> samples;
-    std::map<std::string, double> by_spot;
-    double main_ns = 0, named_ns = 0;
     std::string script;  // the beginning, for messages
   };
   spot_times record_spots(const std::string& data, const std::vector<std::string>& options) {
@@ -81,16 +143,7 @@ class CompletedOffCpuStacks : public ::testing::Test {
     EXPECT_EQ(script.exit_code, 0) << script.describe();
     result.script = script.out.substr(0, 4000);
     result.samples = off_cpu_samples(script.out);
-    for (const off_cpu_sample& sample : result.samples) {
-      if (sample.tid != sample.pid) continue;  // the helper thread's waits
-      result.main_ns += sample.ns;
-      for (const std::string& spot : spots)
-        if (std::find(sample.frames.begin(), sample.frames.end(), spot) != sample.frames.end()) {
-          result.by_spot[spot] += sample.ns;
-          result.named_ns += sample.ns;
-          break;
-        }
-    }
+    static_cast<spot_shares&>(result) = shares_of(result.samples);
     return result;
   }
 
@@ -100,13 +153,9 @@ class CompletedOffCpuStacks : public ::testing::Test {
 TEST_F(CompletedOffCpuStacks, PerfNamesTheFunctionThatBlockedForEveryBlockingCall) {
   const std::string data = dir_.file("off.data");
   spot_times times = record_spots(data, {});
-  ASSERT_GT(times.main_ns, 0) << times.script;
-  EXPECT_GE(times.named_ns / times.main_ns, 0.95) << times.script;
-  for (const std::string& spot : spots)
-    EXPECT_GT(times.by_spot[spot], 0) << spot << "\n" << times.script;
+  expect_every_spot_named(times, times.script);
   const test::command_result& recorded = times.recorded;
-  EXPECT_EQ(recorded.err.find("kept their frame-pointer stack"), std::string::npos)
-      << recorded.err;
+  EXPECT_EQ(recorded.err.find("kept their frame-pointer stack"), std::string::npos) << recorded.err;
 
   if (!std::ifstream{hotspot_parser_path})
     GTEST_SKIP() << hotspot_parser_path << " is not installed (hotspot)";
@@ -131,11 +180,8 @@ TEST_F(CompletedOffCpuStacks, PerfNamesTheFunctionThatBlockedForEveryBlockingCal
 TEST_F(CompletedOffCpuStacks, WithDwarfPerfUnwindsEveryBlockingCallToMain) {
   const std::string data = dir_.file("dwarf.data");
   spot_times times = record_spots(data, {"--call-graph", "dwarf"});
-  ASSERT_GT(times.main_ns, 0) << times.script;
-  EXPECT_GE(times.named_ns / times.main_ns, 0.95) << times.script;
+  expect_every_spot_named(times, times.script);
   double with_main = 0;
-  for (const std::string& spot : spots)
-    EXPECT_GT(times.by_spot[spot], 0) << spot << "\n" << times.script;
   for (const off_cpu_sample& sample : times.samples)
     if (sample.tid == sample.pid &&
         std::find(sample.frames.begin(), sample.frames.end(), "main") != sample.frames.end())
@@ -144,6 +190,39 @@ TEST_F(CompletedOffCpuStacks, WithDwarfPerfUnwindsEveryBlockingCallToMain) {
   test::command_result evlist = test::run_command({"perf", "evlist", "-v", "-i", data});
   EXPECT_NE(evlist.out.find("offcpu-time: type: 1"), std::string::npos) << evlist.out;
   EXPECT_NE(evlist.out.find("REGS_USER|STACK_USER"), std::string::npos) << evlist.out;
+}
+
+// arec export reads the chains arec wrote: go tool pprof's offcpu-time traces name the function
+// that blocked as perf script does.
+TEST_F(CompletedOffCpuStacks, ExportNamesTheFunctionThatBlocked) {
+  const std::string data = dir_.file("off.data");
+  record_spots(data, {});
+  const std::string profile = dir_.file("off.pb.gz");
+  test::command_result exported =
+      test::run_command({arec_binary(), "export", "-i", data, "-o", profile}, 60s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  expect_every_spot_named(shares_of(pprof_off_cpu_samples(profile)), exported.err);
+}
+
+// --push windows (to the stand-in Pyroscope) carry them too, window by window.
+TEST(CompletedOffCpuPush, PushedWindowsNameTheFunctionThatBlocked) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::stand_in_server server;
+  test::temp_dir dir;
+  test::command_result run = test::run_command(
+      push_command("pyroscope", server.url(),
+                   {"--off-cpu", "--", test_program("frameless_calls"), "block", "10"}),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  std::vector<off_cpu_sample> samples;
+  for (const test::received_push& push : server.received()) {
+    if (push.profiles.empty()) continue;
+    std::string window = dir.file("window-" + std::to_string(samples.size()) + ".pb.gz");
+    std::ofstream(window, std::ios::binary) << push.profiles.front();
+    std::vector<off_cpu_sample> in_window = pprof_off_cpu_samples(window);
+    samples.insert(samples.end(), in_window.begin(), in_window.end());
+  }
+  expect_every_spot_named(shares_of(samples), run.err);
 }
 
 }  // namespace
