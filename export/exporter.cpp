@@ -1,5 +1,6 @@
 #include "export/exporter.hpp"
 
+#include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "base/system_error.hpp"
+#include "base/unaligned.hpp"
 #include "base/usage_error.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/converter.hpp"
@@ -18,6 +20,8 @@
 #include "io/file_status.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
+#include "io/record_sink.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -46,6 +50,27 @@ void write_output(const std::string& path, std::span<const std::byte> bytes) {
   file.commit();
 }
 
+// Passes every record on and sums what the kernel said it lost: PERF_RECORD_LOST (id, lost)
+// and PERF_RECORD_LOST_SAMPLES (lost), as perf report's "lost samples" counts them.
+class loss_counter final : public io::record_sink {
+ public:
+  explicit loss_counter(io::record_sink& next) : next_(next) {}
+  void write(std::span<const std::byte> record) override {
+    constexpr std::size_t header = sizeof(perf_data::record_header);
+    auto type = base::load<std::uint32_t>(record, 0);
+    if (type == PERF_RECORD_LOST && record.size() >= header + 16)
+      lost_ += base::load<std::uint64_t>(record, header + 8);
+    else if (type == PERF_RECORD_LOST_SAMPLES && record.size() >= header + 8)
+      lost_ += base::load<std::uint64_t>(record, header);
+    next_.write(record);
+  }
+  std::uint64_t lost() const noexcept { return lost_; }
+
+ private:
+  io::record_sink& next_;
+  std::uint64_t lost_ = 0;
+};
+
 }  // namespace
 
 std::string output_path(const export_options& options) {
@@ -63,16 +88,18 @@ std::string output_path(const export_options& options) {
   return input;
 }
 
-export_report export_recording(const export_options& options) {
-  std::vector<std::string> inputs = options.inputs;
+recorded_profile read_recording(const std::vector<std::string>& inputs_given, bool salvage,
+                                const std::string& output) {
+  std::vector<std::string> inputs = inputs_given;
   if (inputs.empty()) inputs.push_back("perf.data");
-  export_report report;
-  report.output = output_path(options);
+  recorded_profile recorded;
+  export_report& report = recorded.report;
+  report.output = output;
   std::vector<convert::convert_input> opened;
   for (const std::string& input : inputs) {
-    opened.push_back(convert::open_convert_input(input, options.salvage));
-    if (report.output != "-" && opened.back().header_path == report.output)
-      throw base::usage_error("-o " + report.output + ": the output would overwrite the input");
+    opened.push_back(convert::open_convert_input(input, salvage));
+    if (!output.empty() && output != "-" && opened.back().header_path == output)
+      throw base::usage_error("-o " + output + ": the output would overwrite the input");
   }
   profile_builder builder(opened.front().events, settings_from(opened.front().features));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which
@@ -84,10 +111,11 @@ export_report export_recording(const export_options& options) {
       builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
     builder.add_recorded_containers(recorded_containers(input.features));
   }
-  builder_sink sink(builder);
+  builder_sink to_builder(builder);
+  loss_counter sink(to_builder);
   for (const convert::convert_input& input : opened) {
     builder.use_events(input.events);
-    convert::convert_report read = convert::merge_in_time_order(input, options.salvage, sink);
+    convert::convert_report read = convert::merge_in_time_order(input, salvage, sink);
     report.records += read.records;
     report.notes.insert(report.notes.end(), read.notes.begin(), read.notes.end());
     for (const convert::rejected_records& rejected : read.rejected)
@@ -105,11 +133,22 @@ export_report export_recording(const export_options& options) {
   report.samples = builder.samples();
   report.bad_samples = builder.bad_samples();
   auto [start, end] = wall_window(builder, opened.front(), opened.back());
-  profile result = builder.finish(start, end);
-  report.stacks = result.samples.size();
-  report.locations = result.locations.size();
-  report.functions = result.functions.size();
-  report.mappings = result.mappings.size();
+  recorded.result = builder.finish(start, end);
+  report.stacks = recorded.result.samples.size();
+  report.locations = recorded.result.locations.size();
+  report.functions = recorded.result.functions.size();
+  report.mappings = recorded.result.mappings.size();
+  recorded.lost = sink.lost();
+  for (const perf_data::event_entry& event : opened.front().events)
+    recorded.events.push_back(event.name);
+  recorded.features = std::move(opened.front().features);
+  return recorded;
+}
+
+export_report export_recording(const export_options& options) {
+  recorded_profile recorded = read_recording(options.inputs, options.salvage, output_path(options));
+  export_report report = std::move(recorded.report);
+  const profile& result = recorded.result;
   std::vector<std::byte> bytes;
   if (options.format == export_format::pprof) {
     bytes = gzip(pprof_message(result));

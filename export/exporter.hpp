@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "export/export_options.hpp"
+#include "export/profile.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::exporting {
 
@@ -27,6 +29,21 @@ struct export_report {
   // line per problem: "dropped N records ...: PROBLEM (the first at FILE: offset N)".
   std::vector<std::string> warnings;
 };
+
+// A recording read into one profile: what `arec export` writes and `arec report` draws.
+struct recorded_profile {
+  profile result;
+  export_report report;             // all but output_bytes; output is the path that was protected
+  perf_data::feature_set features;  // the first input's header features (host, command line)
+  std::vector<std::string> events;  // the first input's event names, in file order
+  std::uint64_t lost = 0;  // samples the kernel lost (LOST and LOST_SAMPLES records), summed
+};
+
+// Reads `inputs` (empty: perf.data) as one profile, symbolized on this host. `output`, when not
+// empty and not "-", must not be one of the inputs (base::usage_error). Throws as
+// export_recording does.
+recorded_profile read_recording(const std::vector<std::string>& inputs, bool salvage,
+                                const std::string& output);
 
 // Exports options.inputs. Throws perf_data::format_error for malformed input, std::system_error
 // for failed system calls, base::usage_error for inputs that record different events.
