@@ -1,0 +1,50 @@
+'use strict';
+// decode.js: the profile's JSON (page_writer.cpp, page_data_json) into typed arrays, once.
+// Nodes are in depth-first order; parent and subtree end are derived here, not shipped.
+
+// Model fields: strings, count, name/depth/kind/parent/end (Int32Array per node; end is one
+// past the last node of the subtree), rowNode/rowThread (Int32Array) and rowWeight
+// (Float64Array, exact to 2^53), threads [{name, pid, tid}], facts, type, unit, maxDepth.
+function decodeProfile(data) {
+  if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
+  const count = data.nodes.name.length;
+  const model = {
+    strings: data.strings,
+    count: count,
+    name: Int32Array.from(data.nodes.name),
+    depth: Int32Array.from(data.nodes.depth),
+    kind: Uint8Array.from(data.nodes.kind),
+    parent: new Int32Array(count),
+    end: new Int32Array(count),
+    rowNode: Int32Array.from(data.rows.node),
+    rowThread: Int32Array.from(data.rows.thread),
+    rowWeight: Float64Array.from(data.rows.weight),
+    threads: data.threads.name.map((name, i) => ({
+      name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
+    })),
+    facts: data.facts,
+    type: data.type,
+    unit: data.unit,
+    maxDepth: 0,
+  };
+  const path = [];
+  for (let i = 0; i < count; i++) {
+    const depth = model.depth[i];
+    while (path.length > depth) model.end[path.pop()] = i;
+    model.parent[i] = depth > 0 ? path[path.length - 1] : -1;
+    path.push(i);
+    if (depth > model.maxDepth) model.maxDepth = depth;
+  }
+  while (path.length) model.end[path.pop()] = count;
+  return model;
+}
+
+// The nodes of each depth in depth-first order, which is also left-to-right order.
+function nodesByDepth(model) {
+  const sizes = new Int32Array(model.maxDepth + 1);
+  for (let i = 0; i < model.count; i++) sizes[model.depth[i]]++;
+  const rows = Array.from(sizes, (size) => new Int32Array(size));
+  const filled = new Int32Array(model.maxDepth + 1);
+  for (let i = 0; i < model.count; i++) rows[model.depth[i]][filled[model.depth[i]]++] = i;
+  return rows;
+}

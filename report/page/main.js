@@ -1,0 +1,233 @@
+'use strict';
+// main.js: the page's state and wiring: decodes the profile, keeps the view in the URL
+// fragment, draws on demand (one animation frame per burst of changes), and answers input.
+
+const ROW_HEIGHT = 16;
+const CLICK_SLOP = 3;  // px the pointer may move between press and release for a click
+
+function startReport(document, window) {
+  const started = performance.now();
+  const root = document.documentElement;
+  const find = (id) => {
+    const found = document.getElementById(id);
+    if (!found) throw new Error('the page has no #' + id);
+    return found;
+  };
+  const model = decodeProfile(JSON.parse(find('profile').textContent));
+  const rows = nodesByDepth(model);
+  const nameIds = new Map(model.strings.map((name, id) => [name, id]));
+  root.dataset.decodeMs = (performance.now() - started).toFixed(1);
+  root.dataset.nodes = String(model.count);
+
+  // Fields.
+  const canvas = find('flame');
+  const context = canvas.getContext('2d');
+  const search = find('search');
+  const threadSelect = find('thread');
+  let state = parseState(window.location.hash);
+  let weights = null;     // weighNodes for the chosen threads
+  let x = null;           // layoutNodes of weights
+  let functions = null;   // functionWeights of weights
+  let matches = null;     // matchNames of the search, or null
+  let zoom = 0;           // the node filling the width
+  let selected = -1;      // the name id whose callers and callees are shown
+  let scroll = 0;         // rows scrolled past
+  let drawPending = false;
+  let view = null;        // what the last draw drew, for hit tests
+  let pressed = null;     // where the pointer went down on the canvas
+  context.font = (ROW_HEIGHT - 4) + 'px monospace';
+  const charWidth = context.measureText('M').width || 7;
+
+  document.title = 'arec report: ' + (model.facts.command || model.facts.inputs.join(' '));
+  find('title').textContent = model.facts.command || model.facts.inputs.join(' ');
+  fillThreads();
+  applyState();
+  draw();
+  root.dataset.firstDrawMs = (performance.now() - started).toFixed(1);
+  listen();
+  window.arecReport = { model: model, locate: locate, state: () => state };
+
+  function fillThreads() {
+    const all = weighNodes(model, null).total[0];
+    const option = (value, text) => {
+      const made = document.createElement('option');
+      made.value = String(value);
+      made.textContent = text;
+      threadSelect.appendChild(made);
+    };
+    option(-1, 'all threads (' + model.threads.length + ')');
+    const perThread = new Float64Array(model.threads.length);
+    for (let r = 0; r < model.rowThread.length; r++) perThread[model.rowThread[r]] += model.rowWeight[r];
+    Array.from(model.threads.keys()).sort((a, b) => perThread[b] - perThread[a]).forEach((t) => {
+      const thread = model.threads[t];
+      option(t, thread.name + ' ' + thread.pid + '/' + thread.tid + ' (' +
+        formatShare(perThread[t], all) + ')');
+    });
+  }
+
+  // Everything the fragment decides, derived again from it.
+  function applyState() {
+    const keep = state.thread >= 0 && state.thread < model.threads.length
+      ? (thread) => thread === state.thread : null;
+    threadSelect.value = String(keep ? state.thread : -1);
+    weights = weighNodes(model, keep);
+    x = layoutNodes(model, weights.total);
+    functions = functionWeights(model, weights);
+    zoom = nodeAtPath(model, state.zoom.map((name) => nameIds.has(name) ? nameIds.get(name) : -1));
+    if (weights.total[zoom] <= 0) zoom = 0;
+    selected = nameIds.has(state.fn) ? nameIds.get(state.fn) : -1;
+    if (search.value !== state.q) search.value = state.q;
+    runSearch();
+    for (const name of VIEWS) find('view-' + name).classList.toggle('active', name === state.view);
+    const flat = state.view === 'flame' || state.view === 'icicle';
+    find('flame-view').hidden = !flat;
+    find('tree-view').hidden = state.view !== 'tree';
+    find('bottomup-view').hidden = state.view !== 'bottomup';
+    if (state.view === 'tree') renderTree(find('tree'), model, weights, select);
+    if (state.view === 'bottomup')
+      renderBottomUp(find('bottomup'), model, functions, weights.total[0], model.unit, select);
+    renderDetails(find('details'), model, selected,
+      selected >= 0 ? callersAndCallees(model, weights, selected) : null,
+      weights.total[0], model.unit, select);
+    find('total').textContent = formatWeight(weights.total[0], model.unit) + ' of ' + model.type;
+    schedule();
+  }
+
+  function runSearch() {
+    const begun = performance.now();
+    const compiled = compileSearch(state.q);
+    search.classList.toggle('invalid', compiled.error !== '');
+    const info = find('search-info');
+    if (!compiled.regex) {
+      matches = null;
+      info.textContent = compiled.error ? 'invalid: ' + compiled.error : '';
+      return;
+    }
+    matches = matchNames(model.strings, compiled.regex);
+    const matched = matchedWeight(model, weights.total, matches, 0);
+    info.textContent = 'matched ' + formatShare(matched, weights.total[0]) + ' (' +
+      formatWeight(matched, model.unit) + ')';
+    root.dataset.searchMs = (performance.now() - begun).toFixed(1);
+  }
+
+  function commit(replace) {
+    const hash = formatState(state);
+    if (hash === window.location.hash) return;
+    if (replace) window.history.replaceState(null, '', hash);
+    else window.history.pushState(null, '', hash);
+  }
+
+  function change(edit, replace) {
+    edit(state);
+    commit(replace);
+    applyState();
+  }
+
+  function select(name) {
+    change((s) => { s.fn = model.strings[name]; });
+  }
+
+  function schedule() {
+    if (drawPending) return;
+    drawPending = true;
+    window.requestAnimationFrame(() => { drawPending = false; draw(); });
+  }
+
+  function draw() {
+    if (find('flame-view').hidden) return;
+    const begun = performance.now();
+    const dpr = window.devicePixelRatio || 1;
+    const width = Math.max(canvas.parentElement.clientWidth, 100);
+    const height = Math.min((model.maxDepth + 1) * ROW_HEIGHT,
+      Math.max(240, Math.floor(window.innerHeight * 0.7)));
+    scroll = Math.max(0, Math.min(scroll, model.maxDepth + 1 - Math.floor(height / ROW_HEIGHT)));
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = width + 'px';
+      canvas.style.height = height + 'px';
+    }
+    view = { width: width, height: height, dpr: dpr, rowHeight: ROW_HEIGHT,
+      icicle: state.view === 'icicle', zoom: zoom, scroll: scroll, x: x, total: weights.total,
+      matches: matches, selected: selected, charWidth: charWidth, colors: view && view.colors };
+    const drawn = drawFlame(context, model, rows, view);
+    root.dataset.drawMs = (performance.now() - begun).toFixed(1);
+    root.dataset.drawn = String(drawn.rects);
+    find('status').textContent = model.count + ' nodes, ' + drawn.rects + ' boxes drawn in ' +
+      root.dataset.drawMs + ' ms (decoded in ' + root.dataset.decodeMs + ' ms)';
+  }
+
+  // Where the widest frame named `name` is, in the canvas's CSS px, or null (tests use this).
+  function locate(name) {
+    if (!view || !nameIds.has(name)) return null;
+    const id = nameIds.get(name);
+    let best = -1;
+    for (let i = zoom; i < model.end[zoom]; i++)
+      if (model.name[i] === id && (best < 0 || weights.total[i] > weights.total[best])) best = i;
+    if (best < 0 || weights.total[best] <= 0) return null;
+    const [left, right] = frameSpan(model, view, best);
+    return { x: (left + right) / 2, y: rowTop(model, view, model.depth[best]) + ROW_HEIGHT / 2 };
+  }
+
+  function pointer(event) {
+    const box = canvas.getBoundingClientRect();
+    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  }
+
+  function listen() {
+    canvas.addEventListener('mousedown', (event) => { pressed = pointer(event); });
+    canvas.addEventListener('click', (event) => {
+      const at = pointer(event);
+      const moved = pressed ? Math.hypot(at.x - pressed.x, at.y - pressed.y) : 0;
+      pressed = null;
+      if (moved > CLICK_SLOP || !view) return;
+      const node = hitTest(model, rows, view, at.x, at.y);
+      if (node < 0) return;
+      change((s) => {
+        s.zoom = pathOf(model, node).map((name) => model.strings[name]);
+        s.fn = model.strings[model.name[node]];
+      });
+    });
+    canvas.addEventListener('mousemove', (event) => {
+      if (!view) return;
+      const at = pointer(event);
+      const node = hitTest(model, rows, view, at.x, at.y);
+      const tip = find('tooltip');
+      if (node < 0) { tip.textContent = ''; return; }
+      tip.textContent = model.strings[model.name[node]] + ': ' +
+        formatShare(weights.total[node], weights.total[0]) + ' total, ' +
+        formatShare(weights.self[node], weights.total[0]) + ' self (' +
+        formatWeight(weights.total[node], model.unit) + ')';
+    });
+    canvas.addEventListener('wheel', (event) => {
+      const rowsShown = Math.floor(view.height / ROW_HEIGHT);
+      if (model.maxDepth + 1 <= rowsShown) return;
+      event.preventDefault();
+      scroll += (event.deltaY > 0) === view.icicle ? 3 : -3;
+      schedule();
+    }, { passive: false });
+    find('reset').addEventListener('click', () => change((s) => { s.zoom = []; s.q = ''; s.fn = ''; }));
+    for (const name of VIEWS)
+      find('view-' + name).addEventListener('click', () => change((s) => { s.view = name; }));
+    search.addEventListener('input', () => change((s) => { s.q = search.value; }, true));
+    threadSelect.addEventListener('change', () =>
+      change((s) => { s.thread = Number(threadSelect.value); }));
+    window.addEventListener('hashchange', () => { state = parseState(window.location.hash); applyState(); });
+    window.addEventListener('popstate', () => { state = parseState(window.location.hash); applyState(); });
+    window.addEventListener('resize', schedule);
+    window.addEventListener('keydown', (event) => {
+      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+      if (event.key === '/') { event.preventDefault(); search.focus(); }
+      if (event.key === 'Escape') { event.preventDefault(); change((s) => { s.zoom = []; }); }
+    });
+  }
+}
+
+if (typeof document !== 'undefined') {
+  try {
+    startReport(document, window);
+  } catch (error) {
+    document.documentElement.dataset.error = String(error && error.message || error);
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+'use strict';
+// state.js: the view's state in the URL fragment, so a link reopens the same view. Pure: no DOM.
+// Keys: v (1), view (flame, icicle, tree, bottomup), q (search), zoom (names from the root,
+// joined by '\n' so a link survives another export's ids), thread (index, or all), fn (the
+// function whose callers and callees are shown). Unknown or invalid values fall back to defaults.
+
+const VIEWS = ['flame', 'icicle', 'tree', 'bottomup'];
+
+function defaultState() {
+  return { view: 'flame', q: '', zoom: [], thread: -1, fn: '' };
+}
+
+function parseState(hash) {
+  const state = defaultState();
+  const params = new URLSearchParams(String(hash || '').replace(/^#/, ''));
+  if (params.get('v') !== '1') return state;
+  if (VIEWS.includes(params.get('view'))) state.view = params.get('view');
+  state.q = params.get('q') || '';
+  const zoom = params.get('zoom');
+  state.zoom = zoom ? zoom.split('\n') : [];
+  const thread = Number(params.get('thread'));
+  if (params.has('thread') && Number.isInteger(thread) && thread >= 0) state.thread = thread;
+  state.fn = params.get('fn') || '';
+  return state;
+}
+
+function formatState(state) {
+  const params = new URLSearchParams();
+  params.set('v', '1');
+  params.set('view', state.view);
+  if (state.q) params.set('q', state.q);
+  if (state.zoom.length) params.set('zoom', state.zoom.join('\n'));
+  if (state.thread >= 0) params.set('thread', String(state.thread));
+  if (state.fn) params.set('fn', state.fn);
+  return '#' + params.toString();
+}

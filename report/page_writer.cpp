@@ -1,0 +1,234 @@
+#include "report/page_writer.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
+#include "report/function_shares.hpp"
+#include "report/page_pieces.hpp"  // generated from report/page/ (cmake/embed_page.cmake)
+#include "report/page_text.hpp"
+
+namespace arec::report {
+namespace {
+
+template <typename Column, typename Value>
+void append_column(std::string& out, std::string_view key, const Column& column, Value value) {
+  out += '"';
+  out += key;
+  out += "\":[";
+  bool first = true;
+  for (const auto& item : column) {
+    if (!first) out += ',';
+    first = false;
+    out += std::to_string(value(item));
+  }
+  out += ']';
+}
+
+void append_key(std::string& out, std::string_view key, std::string_view text) {
+  append_json_string(out, key);
+  out += ':';
+  append_json_string(out, text);
+  out += ',';
+}
+
+void append_key(std::string& out, std::string_view key, std::int64_t number) {
+  append_json_string(out, key);
+  out += ':' + std::to_string(number) + ',';
+}
+
+void append_facts(std::string& out, const recording_facts& facts) {
+  out += "\"facts\":{";
+  append_key(out, "command", facts.command_line);
+  append_key(out, "host", facts.host);
+  append_key(out, "kernel", facts.kernel);
+  append_key(out, "recordedBy", facts.recorded_by);
+  append_key(out, "arec", facts.arec_version);
+  append_key(out, "periodUnit", facts.period_unit);
+  append_key(out, "period", facts.period);
+  append_key(out, "start", facts.start_ns);
+  append_key(out, "duration", facts.duration_ns);
+  append_key(out, "samples", static_cast<std::int64_t>(facts.samples));
+  append_key(out, "lost", static_cast<std::int64_t>(facts.lost));
+  for (auto [key, list] : {std::pair{"events", &facts.events}, std::pair{"inputs", &facts.inputs}}) {
+    append_json_string(out, key);
+    out += ":[";
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, (*list)[i]);
+    }
+    out += "],";
+  }
+  out.back() = '}';
+}
+
+// "1,234,567": digits in groups of three, as the page's scripts show counts.
+std::string number_text(std::int64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  std::size_t sign = value < 0 ? 1 : 0;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > sign && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string seconds_text(std::int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ns) / 1e9);
+  return text;
+}
+
+std::string utc_text(std::int64_t ns) {
+  std::time_t seconds = ns / 1'000'000'000;
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[40];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts);
+  return text;
+}
+
+std::string rate_text(const recording_facts& facts) {
+  if (facts.period <= 0) return "unknown";
+  if (facts.period_unit == "nanoseconds")
+    return number_text(1'000'000'000 / facts.period) + " Hz (a sample every " +
+           number_text(facts.period) + " ns)";
+  std::string text = "a sample every ";
+  text += number_text(facts.period);
+  text += " events";
+  return text;
+}
+
+void append_fact(std::string& out, std::string_view name, std::string_view value,
+                 std::string_view id = {}, bool warning = false) {
+  out += warning ? "<tr class=\"warning\"><th>" : "<tr><th>";
+  append_html_text(out, name);
+  out += "</th><td";
+  if (!id.empty()) {
+    out += " id=\"";
+    out += id;
+    out += '"';
+  }
+  out += '>';
+  append_html_text(out, value);
+  out += "</td></tr>\n";
+}
+
+void append_facts_table(std::string& out, const page_model& model, const recording_facts& facts) {
+  std::string events;
+  for (const std::string& event : facts.events) {
+    if (!events.empty()) events += ", ";
+    events += event;
+  }
+  out += "<table class=\"facts\">\n";
+  append_fact(out, "events", events);
+  append_fact(out, "weighed by", model.weight_type + " (" + model.weight_unit + ")");
+  append_fact(out, "rate", rate_text(facts));
+  append_fact(out, "start", utc_text(facts.start_ns));
+  append_fact(out, "duration", seconds_text(facts.duration_ns));
+  append_fact(out, "samples", number_text(static_cast<std::int64_t>(facts.samples)), "fact-samples");
+  std::string lost = number_text(static_cast<std::int64_t>(facts.lost));
+  if (facts.lost)
+    lost.append(" (")
+        .append(share_text(static_cast<std::int64_t>(facts.lost),
+                           static_cast<std::int64_t>(facts.lost + facts.samples)))
+        .append(" of all: the views miss them)");
+  append_fact(out, facts.lost ? "lost samples (warning)" : "lost samples", lost, "fact-lost",
+              facts.lost != 0);
+  append_fact(out, "command line", facts.command_line);
+  append_fact(out, "host", facts.host);
+  append_fact(out, "kernel", facts.kernel);
+  append_fact(out, "recorded by", facts.recorded_by);
+  append_fact(out, "report by", std::string("arec ").append(facts.arec_version));
+  out += "</table>\n";
+}
+
+void append_top(std::string& out, const page_model& model, std::vector<function_share> shares,
+                bool by_total, std::size_t top) {
+  if (by_total)
+    std::stable_sort(shares.begin(), shares.end(), [](const auto& a, const auto& b) {
+      return a.total > b.total;
+    });
+  out += by_total ? "<h3>Top functions by total</h3>\n<pre id=\"top-total\">"
+                  : "<h3>Top functions by self</h3>\n<pre id=\"top-self\">";
+  out += "   self   total  function\n";
+  for (std::size_t i = 0; i < std::min(top, shares.size()); ++i) {
+    char numbers[32];
+    std::snprintf(numbers, sizeof numbers, "%7s %7s  ",
+                  share_text(shares[i].self, model.total).c_str(),
+                  share_text(shares[i].total, model.total).c_str());
+    out += numbers;
+    append_html_text(out, model.strings[shares[i].name]);
+    out += '\n';
+  }
+  out += "</pre>\n";
+}
+
+}  // namespace
+
+std::string share_text(std::int64_t part, std::int64_t whole) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f%%",
+                whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return text;
+}
+
+std::string page_data_json(const page_model& model, const recording_facts& facts) {
+  std::string out = "{\"v\":1,";
+  append_facts(out, facts);
+  out += ",\"type\":";
+  append_json_string(out, model.weight_type);
+  out += ",\"unit\":";
+  append_json_string(out, model.weight_unit);
+  out += ",\"total\":";
+  out += std::to_string(model.total);
+  out += ",\"strings\":[";
+  for (std::size_t i = 0; i < model.strings.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, model.strings[i]);
+  }
+  auto same = [](auto value) { return static_cast<std::int64_t>(value); };
+  out += "],\"nodes\":{";
+  append_column(out, "name", model.node_name, same);
+  out += ',';
+  append_column(out, "depth", model.node_depth, same);
+  out += ',';
+  append_column(out, "kind", model.node_kind, same);
+  out += "},\"threads\":{";
+  append_column(out, "name", model.threads, [](const page_thread& t) { return t.name; });
+  out += ',';
+  append_column(out, "pid", model.threads, [](const page_thread& t) { return t.pid; });
+  out += ',';
+  append_column(out, "tid", model.threads, [](const page_thread& t) { return t.tid; });
+  out += "},\"rows\":{";
+  append_column(out, "node", model.rows, [](const page_row& r) { return r.node; });
+  out += ',';
+  append_column(out, "thread", model.rows, [](const page_row& r) { return r.thread; });
+  out += ',';
+  append_column(out, "weight", model.rows, [](const page_row& r) { return r.weight; });
+  out += "}}";
+  return out;
+}
+
+std::string page_summary_html(const page_model& model, const recording_facts& facts,
+                              std::size_t top) {
+  std::string out;
+  append_facts_table(out, model, facts);
+  std::vector<function_share> shares = function_shares(model);
+  append_top(out, model, shares, false, top);
+  append_top(out, model, std::move(shares), true, top);
+  return out;
+}
+
+std::string page_html(const page_model& model, const recording_facts& facts) {
+  std::string out(page::before_summary);
+  out += page_summary_html(model, facts);
+  out += page::before_data;
+  out += page_data_json(model, facts);
+  out += page::after_data;
+  return out;
+}
+
+}  // namespace arec::report
