@@ -45,7 +45,8 @@ function startReport(document, window) {
   draw();
   root.dataset.firstDrawMs = (performance.now() - started).toFixed(1);
   listen();
-  window.arecReport = { model: model, locate: locate, state: () => state };
+  // For tests and the bench: the model, where a frame is, the state, and a draw now.
+  window.arecReport = { model: model, locate: locate, state: () => state, drawNow: draw };
 
   function fillThreads() {
     const all = weighNodes(model, null).total[0];

@@ -1,0 +1,114 @@
+// `arec report` of real recordings, opened in headless Chromium (Debian's chromium) by
+// tests/report/page/browser/check_page.cjs: the page names the hot function with the share
+// `arec export` gives it (go tool pprof -top), logs no error, requests nothing, draws a picture,
+// and answers zoom, search, reset, the thread selector, the views and its URL fragment; a comm
+// holding markup stays text.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include "pprof_summary.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+// What check_page.cjs saw of `page` (one line of JSON), or a failure when Chromium is missing:
+// scripts/install-deps.sh installs it, and CI must run these tests.
+test::command_result check_page(const std::string& page, const std::string& hot) {
+  return test::run_command({"node",
+                            std::string(AREC_TEST_SOURCE_DIR) +
+                                "/report/page/browser/check_page.cjs",
+                            page, hot},
+                           std::chrono::seconds(240));
+}
+
+bool has_chromium() {
+  return test::run_command({"sh", "-c", "command -v chromium"}).exit_code == 0;
+}
+
+// The self share the page's summary gives `name` ("78.50%  78.58%  name" in the dumped DOM's
+// text, its line end escaped in JSON), or -1.
+double summary_self_share(const std::string& seen, const std::string& name) {
+  std::smatch match;
+  if (!std::regex_search(seen, match, std::regex("([0-9.]+)%\\s+[0-9.]+%\\s+" + name + "\\\\n")))
+    return -1;
+  return std::stod(match[1]);
+}
+
+class Report : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+    if (!has_chromium()) GTEST_SKIP() << "no chromium: run scripts/install-deps.sh";
+  }
+  test::temp_dir dir_;
+};
+
+TEST_F(Report, ChromiumShowsTheHotFunctionWithExportsShareAndAnswersInput) {
+  const std::string data = dir_.file("rec.data");
+  test::command_result recorded = test::run_command(recorder::from_environment().command(
+      {"-o", data, "-e", "cpu-clock", "-F", "2000", "-g", "--", test_program("hot_pair"), "600"}));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  test::command_result reported = test::run_command({arec_binary(), "report", "-i", data});
+  ASSERT_EQ(reported.exit_code, 0) << reported.describe();
+  EXPECT_NE(reported.err.find("written to " + data + ".html"), std::string::npos) << reported.err;
+
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o",
+                               dir_.file("rec.pb.gz")})
+                .exit_code,
+            0);
+  test::command_result top = test::run_command(
+      {"go", "tool", "pprof", "-top", "-nodecount=1000", "-symbolize=none", dir_.file("rec.pb.gz")});
+  ASSERT_EQ(top.exit_code, 0) << top.describe();
+  double exported = pprof_top_shares(top.out).flat["hot_major"];
+  ASSERT_GT(exported, 10.0) << top.out;
+
+  test::command_result seen = check_page(data + ".html", "hot_major");
+  ASSERT_EQ(seen.exit_code, 0) << seen.describe() << seen.out;
+  const std::string& out = seen.out;
+  EXPECT_NEAR(summary_self_share(out, "hot_major"), exported, 0.006) << out << top.out;
+  EXPECT_NE(out.find(R"("errors":[])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("done":true)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["resources",0])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["located",true])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["zoomed","hot_major",true])"), std::string::npos) << out;
+  // Zoomed in, hot_major fills the width: its centre is the canvas's.
+  std::smatch centre;
+  ASSERT_TRUE(std::regex_search(out, centre, std::regex(R"(\["zoomed-center",(-?\d+),(\d+)\])")));
+  EXPECT_NEAR(std::stoi(centre[1]), std::stoi(centre[2]), 1) << out;
+  EXPECT_NE(out.find(R"(["search","matched )"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["invalid-search",true,true])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["reset",0,""])"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["fragment","tree","hot"])"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex(R"(\["bottomup",[1-9]\d*,true\])"))) << out;
+  // Pictures, not blank pages: the canvas and the screenshot hold many colours.
+  std::smatch colours;
+  ASSERT_TRUE(std::regex_search(out, colours, std::regex(R"(\["colours",(\d+)\])")));
+  EXPECT_GT(std::stoi(colours[1]), 10) << out;
+  EXPECT_GT(json_number(out, "screenshotColours"), 10) << out;
+}
+
+TEST_F(Report, ACommHoldingMarkupStaysTextInTheThreadSelector) {
+  const std::string data = dir_.file("named.data");
+  const std::string comm = "</script><b>x";  // 13 of the 15 bytes a comm holds
+  test::command_result recorded =
+      test::run_command({arec_binary(), "-q", "-e", "cpu-clock", "-g", "-o", data, "--",
+                         test_program("named_loop"), comm, "300"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  ASSERT_EQ(test::run_command({arec_binary(), "report", "-q", "-i", data}).exit_code, 0);
+  test::command_result seen = check_page(data + ".html", "hot_function");
+  ASSERT_EQ(seen.exit_code, 0) << seen.describe() << seen.out;
+  EXPECT_NE(seen.out.find(R"x(","</script><b>x )x"), std::string::npos)
+      << seen.out;
+  EXPECT_NE(seen.out.find(R"(["markup-from-names",0])"), std::string::npos) << seen.out;
+  EXPECT_NE(seen.out.find(R"("errors":[])"), std::string::npos) << seen.out;
+}
+
+}  // namespace
+}  // namespace arec::e2e

@@ -1,0 +1,32 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { loadPage, profileData, plain } = require('./load_page.cjs');
+
+const page = loadPage();
+
+test('decodeProfile derives parents, subtree ends and the depth', () => {
+  const model = page.decodeProfile(profileData([
+    { stack: ['main', 'b', 'leaf'], weight: 30 },
+    { stack: ['main', 'a'], weight: 10 },
+  ]));
+  // all, main, a, b, leaf
+  assert.deepStrictEqual(Array.from(model.parent), [-1, 0, 1, 1, 3]);
+  assert.deepStrictEqual(Array.from(model.end), [5, 5, 3, 5, 5]);
+  assert.strictEqual(model.maxDepth, 3);
+  assert.strictEqual(model.strings[model.name[4]], 'leaf');
+});
+
+test('decodeProfile refuses another version', () => {
+  assert.throws(() => page.decodeProfile({ v: 2 }), /version 2/);
+});
+
+test('nodesByDepth lists each row left to right', () => {
+  const model = page.decodeProfile(profileData([
+    { stack: ['main', 'b', 'leaf'], weight: 30 },
+    { stack: ['main', 'a', 'x'], weight: 10 },
+  ]));
+  const rows = page.nodesByDepth(model);
+  assert.deepStrictEqual(plain(rows.map((row) => Array.from(row, (i) => model.strings[model.name[i]]))),
+    [['all'], ['main'], ['a', 'b'], ['x', 'leaf']]);
+});
