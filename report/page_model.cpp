@@ -71,7 +71,8 @@ std::int64_t label_number(const exporting::profile& source,
 
 class model_builder {
  public:
-  explicit model_builder(const exporting::profile& source) : source_(source), names_(model_.strings) {
+  explicit model_builder(const exporting::profile& source)
+      : source_(source), names_(model_.strings), location_names_(source.locations.size() + 1, unnamed) {
     names_.id("all");
     for (const exporting::profile_mapping& mapping : source.mappings)
       if (mapping.kernel) kernel_mappings_.insert(mapping.id);
@@ -94,8 +95,12 @@ class model_builder {
  private:
   void add(const exporting::profile_sample& sample, std::int64_t weight) {
     std::uint32_t node = 0;
-    for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id)
-      node = tree_.child(node, frame_name(*id), frame_kind(*id));
+    for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id) {
+      // Each location is named once: stacks share most of their frames.
+      std::uint32_t& name = location_names_[*id];
+      if (name == unnamed) name = frame_name(*id);
+      node = tree_.child(node, name, frame_kind(*id));
+    }
     weights_[{node, thread_of(sample)}] += weight;
     model_.total += weight;
   }
@@ -161,6 +166,8 @@ class model_builder {
   string_table names_;
   growing_tree tree_;
   std::unordered_set<std::uint64_t> kernel_mappings_;
+  static constexpr std::uint32_t unnamed = ~0u;
+  std::vector<std::uint32_t> location_names_;  // by location id
   std::map<std::tuple<std::uint32_t, std::int64_t, std::int64_t>, std::size_t> thread_ids_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> weights_;  // (node, thread)
 };

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <numeric>
 
 #include "report/function_shares.hpp"
 #include "report/page_pieces.hpp"  // generated from report/page/ (cmake/embed_page.cmake)
@@ -194,20 +195,33 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   append_column(out, "name", model.node_name, same);
   out += ',';
   append_column(out, "depth", model.node_depth, same);
-  out += ',';
-  append_column(out, "kind", model.node_kind, same);
-  out += "},\"threads\":{";
+  out += "},";
+  std::vector<std::uint32_t> kernel;  // few: a list, not a column of zeros
+  for (std::uint32_t node = 0; node < model.node_kind.size(); ++node)
+    if (model.node_kind[node] & kind_kernel) kernel.push_back(node);
+  append_column(out, "kernel", kernel, same);
+  out += ",\"threads\":{";
   append_column(out, "name", model.threads, [](const page_thread& t) { return t.name; });
   out += ',';
   append_column(out, "pid", model.threads, [](const page_thread& t) { return t.pid; });
   out += ',';
   append_column(out, "tid", model.threads, [](const page_thread& t) { return t.tid; });
-  out += "},\"rows\":{";
-  append_column(out, "node", model.rows, [](const page_row& r) { return r.node; });
+  // Rows are sorted by node: each holds its node's distance from the previous row's. Weights
+  // are multiples of the sampling period: shipped divided by their greatest common divisor.
+  std::int64_t scale = 0;
+  for (const page_row& row : model.rows) scale = std::gcd(scale, row.weight);
+  if (scale == 0) scale = 1;
+  out += "},\"scale\":" + std::to_string(scale) + ",\"rows\":{";
+  std::uint32_t previous = 0;
+  append_column(out, "node", model.rows, [&previous](const page_row& r) {
+    std::uint32_t step = r.node - previous;
+    previous = r.node;
+    return step;
+  });
   out += ',';
   append_column(out, "thread", model.rows, [](const page_row& r) { return r.thread; });
   out += ',';
-  append_column(out, "weight", model.rows, [](const page_row& r) { return r.weight; });
+  append_column(out, "weight", model.rows, [scale](const page_row& r) { return r.weight / scale; });
   out += "}}";
   return out;
 }

@@ -11,9 +11,10 @@
 
 namespace arec::report {
 
-// The data block's JSON: {"v":1,"facts":{...},"strings":[...],"nodes":{"name","depth","kind"},
-// "threads":{"name","pid","tid"},"rows":{"node","thread","weight"},"type","unit","total"},
-// columns as arrays of integers. Every string goes through append_json_string.
+// The data block's JSON: {"v":1,"facts":{...},"type","unit","total","strings":[...],
+// "nodes":{"name","depth"},"kernel":[kernel frames' nodes],"threads":{"name","pid","tid"},
+// "scale","rows":{"node" (each the step from the previous row's),"thread","weight" (times
+// scale)}}, columns as arrays of integers. Every string goes through append_json_string.
 std::string page_data_json(const page_model& model, const recording_facts& facts);
 
 // The summary as HTML: the facts, then the `top` functions by self and by total weight with

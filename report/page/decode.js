@@ -2,9 +2,10 @@
 // decode.js: the profile's JSON (page_writer.cpp, page_data_json) into typed arrays, once.
 // Nodes are in depth-first order; parent and subtree end are derived here, not shipped.
 
-// Model fields: strings, count, name/depth/kind/parent/end (Int32Array per node; end is one
-// past the last node of the subtree), rowNode/rowThread (Int32Array) and rowWeight
-// (Float64Array, exact to 2^53), threads [{name, pid, tid}], facts, type, unit, maxDepth.
+// Model fields: strings, count, name/depth/parent/end (Int32Array per node; end is one past
+// the last node of the subtree), kind (Uint8Array: 1 for a kernel frame), rowNode/rowThread
+// (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}], facts,
+// type, unit, maxDepth.
 function decodeProfile(data) {
   if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
   const count = data.nodes.name.length;
@@ -13,12 +14,12 @@ function decodeProfile(data) {
     count: count,
     name: Int32Array.from(data.nodes.name),
     depth: Int32Array.from(data.nodes.depth),
-    kind: Uint8Array.from(data.nodes.kind),
+    kind: new Uint8Array(count),
     parent: new Int32Array(count),
     end: new Int32Array(count),
-    rowNode: Int32Array.from(data.rows.node),
+    rowNode: new Int32Array(data.rows.node.length),
     rowThread: Int32Array.from(data.rows.thread),
-    rowWeight: Float64Array.from(data.rows.weight),
+    rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
       name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
     })),
@@ -27,6 +28,8 @@ function decodeProfile(data) {
     unit: data.unit,
     maxDepth: 0,
   };
+  for (const node of data.kernel) model.kind[node] = 1;
+  for (let r = 0, node = 0; r < data.rows.node.length; r++) model.rowNode[r] = node += data.rows.node[r];
   const path = [];
   for (let i = 0; i < count; i++) {
     const depth = model.depth[i];

@@ -28,6 +28,7 @@ function startReport(document, window) {
   let weights = null;     // weighNodes for the chosen threads
   let x = null;           // layoutNodes of weights
   let functions = null;   // functionWeights of weights
+  let weighed = null;     // the thread choice weights were summed for
   let matches = null;     // matchNames of the search, or null
   let zoom = 0;           // the node filling the width
   let selected = -1;      // the name id whose callers and callees are shown
@@ -44,6 +45,7 @@ function startReport(document, window) {
   applyState();
   draw();
   root.dataset.firstDrawMs = (performance.now() - started).toFixed(1);
+  root.dataset.readyMs = performance.now().toFixed(1);  // since navigation began
   listen();
   // For tests and the bench: the model, where a frame is, the state, and a draw now.
   window.arecReport = { model: model, locate: locate, state: () => state, drawNow: draw };
@@ -71,9 +73,12 @@ function startReport(document, window) {
     const keep = state.thread >= 0 && state.thread < model.threads.length
       ? (thread) => thread === state.thread : null;
     threadSelect.value = String(keep ? state.thread : -1);
-    weights = weighNodes(model, keep);
-    x = layoutNodes(model, weights.total);
-    functions = functionWeights(model, weights);
+    if (weighed !== threadSelect.value) {  // a zoom or a search keeps the weights
+      weighed = threadSelect.value;
+      weights = weighNodes(model, keep);
+      x = layoutNodes(model, weights.total);
+      functions = functionWeights(model, weights);
+    }
     zoom = nodeAtPath(model, state.zoom.map((name) => nameIds.has(name) ? nameIds.get(name) : -1));
     if (weights.total[zoom] <= 0) zoom = 0;
     selected = nameIds.has(state.fn) ? nameIds.get(state.fn) : -1;

@@ -30,3 +30,16 @@ test('nodesByDepth lists each row left to right', () => {
   assert.deepStrictEqual(plain(rows.map((row) => Array.from(row, (i) => model.strings[model.name[i]]))),
     [['all'], ['main'], ['a', 'b'], ['x', 'leaf']]);
 });
+
+test('decodeProfile marks kernel frames, adds up row steps and scales weights', () => {
+  const data = profileData([
+    { stack: ['main', 'a'], weight: 2 },
+    { stack: ['main', 'b'], weight: 3 },
+  ]);
+  data.kernel = [3];
+  data.scale = 250000;
+  const model = page.decodeProfile(data);
+  assert.deepStrictEqual(Array.from(model.kind), [0, 0, 0, 1]);
+  assert.deepStrictEqual(Array.from(model.rowNode), [2, 3]);  // shipped as steps: 2, 1
+  assert.deepStrictEqual(Array.from(model.rowWeight), [500000, 750000]);
+});

@@ -36,17 +36,18 @@ function profileData(samples, threads = [['app', 1, 1]]) {
   }
   const threadNames = threads.map(([comm]) => id(comm));
   const data = { v: 1, facts: { command: 'test', inputs: ['perf.data'] }, type: 'cpu-clock',
-    unit: 'nanoseconds', total: 0, strings: strings,
-    nodes: { name: [], depth: [], kind: [] },
+    unit: 'nanoseconds', total: 0, strings: strings, scale: 1, kernel: [],
+    nodes: { name: [], depth: [] },
     threads: { name: threadNames, pid: threads.map((t) => t[1]), tid: threads.map((t) => t[2]) },
     rows: { node: [], thread: [], weight: [] } };
+  let previous = 0;
   const visit = (node, depth) => {
     const index = data.nodes.name.length;
     data.nodes.name.push(node.name);
     data.nodes.depth.push(depth);
-    data.nodes.kind.push(0);
     for (const [thread, weight] of node.rows) {
-      data.rows.node.push(index);
+      data.rows.node.push(index - previous);
+      previous = index;
       data.rows.thread.push(thread);
       data.rows.weight.push(weight);
       data.total += weight;

@@ -6,12 +6,11 @@
 // writes its findings into the DOM, which --dump-dom returns. Nothing here waits on a clock:
 // the fixture runs synchronously right after the page's script.
 'use strict';
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const { distinctColours } = require('./png_colours.cjs');
+const { withFixtures, runChromium } = require('./fixture_page.cjs');
 
 const [pagePath, hot = ''] = process.argv.slice(2);
 const page = fs.readFileSync(pagePath, 'utf8');
@@ -124,23 +123,14 @@ const after = `'use strict';
 })();
 `;
 
-const hash = (text) => "'sha256-" + crypto.createHash('sha256').update(text, 'utf8').digest('base64') + "'";
-const csp = /script-src ([^;"]+)/;
-if (!csp.test(page)) throw new Error('the page has no script-src');
-const pageScript = page.lastIndexOf('<script>');
-let fixture = page.slice(0, pageScript) + '<script>' + before + '</script>\n' + page.slice(pageScript);
-fixture = fixture.replace('</body>', '<script>' + after + '</script>\n</body>');
-fixture = fixture.replace(csp, (all, sources) => 'script-src ' + sources + ' ' + hash(before) + ' ' + hash(after));
+const fixture = withFixtures(page, before, after);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arec-page-'));
 try {
   const copy = path.join(dir, 'page.html');
   fs.writeFileSync(copy, fixture);
-  const chromium = (extra) => spawnSync('chromium', ['--headless', '--no-sandbox', '--disable-gpu',
-    '--no-first-run', '--user-data-dir=' + path.join(dir, 'profile'), '--enable-logging=stderr',
-    '--v=0', '--window-size=1200,900', ...extra], { encoding: 'utf8', timeout: 120000,
-    maxBuffer: 64 << 20 });
-  const run = chromium(['--virtual-time-budget=10000', '--dump-dom', 'file://' + copy]);
+  const chromium = (extra) => runChromium(dir, extra);
+  const run = chromium(['--dump-dom', 'file://' + copy]);
   if (run.error) throw run.error;
   const found = /<pre id="fixture-result">([\s\S]*?)<\/pre>/.exec(run.stdout);
   const result = found ? JSON.parse(found[1].replace(/&lt;/g, '<').replace(/&gt;/g, '>')
