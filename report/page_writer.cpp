@@ -8,6 +8,7 @@
 
 #include "report/function_shares.hpp"
 #include "report/page_pieces.hpp"  // generated from report/page/ (cmake/embed_page.cmake)
+#include "base/valid_utf8.hpp"
 #include "report/page_text.hpp"
 
 namespace arec::report {
@@ -176,6 +177,47 @@ std::string share_text(std::int64_t part, std::int64_t whole) {
   return text;
 }
 
+namespace {
+
+// The string table as the page gets it: repaired to UTF-8 and sorted, each entry given as the
+// length of the prefix it shares with the one before and the rest (names share namespaces and
+// classes). Prefixes stop at the first byte that is not ASCII, so that a length in bytes is
+// one in UTF-16 units, as JavaScript's slice counts.
+struct sorted_strings {
+  std::vector<std::string> texts;
+  std::vector<std::uint32_t> prefix;
+  std::vector<std::uint32_t> rank;  // by model string id: the position in texts
+
+  static sorted_strings of(const std::vector<std::string>& strings) {
+    sorted_strings table;
+    std::vector<std::uint32_t> order(strings.size());
+    std::iota(order.begin(), order.end(), 0u);
+    for (const std::string& text : strings) table.texts.push_back(base::valid_utf8(text));
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return table.texts[a] < table.texts[b]; });
+    std::vector<std::string> sorted;
+    table.rank.resize(strings.size());
+    for (std::uint32_t position = 0; position < order.size(); ++position) {
+      table.rank[order[position]] = position;
+      sorted.push_back(std::move(table.texts[order[position]]));
+    }
+    table.texts = std::move(sorted);
+    for (std::size_t i = 0; i < table.texts.size(); ++i)
+      table.prefix.push_back(i == 0 ? 0 : shared_ascii(table.texts[i - 1], table.texts[i]));
+    return table;
+  }
+
+  static std::uint32_t shared_ascii(std::string_view a, std::string_view b) {
+    std::uint32_t length = 0;
+    while (length < a.size() && length < b.size() && a[length] == b[length] &&
+           static_cast<unsigned char>(a[length]) < 0x80)
+      ++length;
+    return length;
+  }
+};
+
+}  // namespace
+
 std::string page_data_json(const page_model& model, const recording_facts& facts) {
   std::string out = "{\"v\":1,";
   append_facts(out, facts);
@@ -185,14 +227,18 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   append_json_string(out, model.weight_unit);
   out += ",\"total\":";
   out += std::to_string(model.total);
+  sorted_strings table = sorted_strings::of(model.strings);
   out += ",\"strings\":[";
-  for (std::size_t i = 0; i < model.strings.size(); ++i) {
+  for (std::size_t i = 0; i < table.texts.size(); ++i) {
     if (i) out += ',';
-    append_json_string(out, model.strings[i]);
+    append_json_string(out, std::string_view(table.texts[i]).substr(table.prefix[i]));
   }
   auto same = [](auto value) { return static_cast<std::int64_t>(value); };
-  out += "],\"nodes\":{";
-  append_column(out, "name", model.node_name, same);
+  out += "],";
+  append_column(out, "prefix", table.prefix, same);
+  auto ranked = [&table](std::uint32_t id) { return table.rank[id]; };
+  out += ",\"nodes\":{";
+  append_column(out, "name", model.node_name, ranked);
   out += ',';
   append_column(out, "depth", model.node_depth, same);
   out += "},";
@@ -201,7 +247,7 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
     if (model.node_kind[node] & kind_kernel) kernel.push_back(node);
   append_column(out, "kernel", kernel, same);
   out += ",\"threads\":{";
-  append_column(out, "name", model.threads, [](const page_thread& t) { return t.name; });
+  append_column(out, "name", model.threads, [&](const page_thread& t) { return ranked(t.name); });
   out += ',';
   append_column(out, "pid", model.threads, [](const page_thread& t) { return t.pid; });
   out += ',';

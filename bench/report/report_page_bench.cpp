@@ -34,9 +34,11 @@ std::int64_t intern(profile& result, std::string text) {
 void add_names(profile& result, std::mt19937_64& random) {
   std::int64_t file = intern(result, "/usr/bin/app");
   for (std::size_t i = 0; i < names; ++i) {
+    static constexpr const char* arguments[] = {"()", "(int)", "(std::string const&)",
+                                                "(void*, unsigned long)", "(Request&, bool)"};
     std::string name = "engine" + std::to_string(random() % 40) + "::Component" +
                        std::to_string(random() % 500) + "::method" + std::to_string(i) +
-                       "(std::vector<int> const&, unsigned long)";
+                       arguments[random() % 5];
     result.functions.push_back({i + 1, intern(result, std::move(name)), file});
     result.locations.push_back({i + 1, 1, 0x1000 + i * 16, i + 1});
   }

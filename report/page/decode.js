@@ -10,7 +10,7 @@ function decodeProfile(data) {
   if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
   const count = data.nodes.name.length;
   const model = {
-    strings: data.strings,
+    strings: expandStrings(data.strings, data.prefix),
     count: count,
     name: Int32Array.from(data.nodes.name),
     depth: Int32Array.from(data.nodes.depth),
@@ -40,6 +40,15 @@ function decodeProfile(data) {
   }
   while (path.length) model.end[path.pop()] = count;
   return model;
+}
+
+// The sorted string table from its entries, each the rest after the prefix (in UTF-16 units)
+// it shares with the entry before.
+function expandStrings(rests, prefix) {
+  const strings = new Array(rests.length);
+  for (let i = 0; i < rests.length; i++)
+    strings[i] = i === 0 ? rests[0] : strings[i - 1].slice(0, prefix[i]) + rests[i];
+  return strings;
 }
 
 // The nodes of each depth in depth-first order, which is also left-to-right order.

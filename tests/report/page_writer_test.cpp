@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "base/valid_utf8.hpp"
@@ -98,9 +99,13 @@ TEST(PageWriter, DecodeJsReadsBackEveryNameAndNode) {
   arec::test::command_result read = arec::test::run_command(
       {"node", std::string(AREC_TEST_SOURCE_DIR) + "/report/page/read_page.cjs", path});
   ASSERT_EQ(read.exit_code, 0) << read.describe() << read.out;
-  // One line per string, as JSON, then the node count and the CSP check.
+  // One line per string (sorted, as the page ships them), as JSON, then the node count and the
+  // CSP check.
+  std::vector<std::string> sorted;
+  for (const std::string& name : model.strings) sorted.push_back(base::valid_utf8(name));
+  std::sort(sorted.begin(), sorted.end());
   std::string expected;
-  for (const std::string& name : model.strings) {
+  for (const std::string& name : sorted) {
     std::string line;
     append_json_string(line, name);
     expected += line + "\n";

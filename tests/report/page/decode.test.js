@@ -43,3 +43,8 @@ test('decodeProfile marks kernel frames, adds up row steps and scales weights', 
   assert.deepStrictEqual(Array.from(model.rowNode), [2, 3]);  // shipped as steps: 2, 1
   assert.deepStrictEqual(Array.from(model.rowWeight), [500000, 750000]);
 });
+
+test('expandStrings rebuilds each entry from the prefix it shares with the one before', () => {
+  const strings = page.expandStrings(['Größe.a', 'b', 'x::y', 'z'], [0, 6, 0, 3]);
+  assert.deepStrictEqual(plain(strings), ['Größe.a', 'Größe.b', 'x::y', 'x::z']);
+});

@@ -35,7 +35,8 @@ function profileData(samples, threads = [['app', 1, 1]]) {
     node.rows.set(sample.thread || 0, (node.rows.get(sample.thread || 0) || 0) + sample.weight);
   }
   const threadNames = threads.map(([comm]) => id(comm));
-  const data = { v: 1, facts: { command: 'test', inputs: ['perf.data'] }, type: 'cpu-clock',
+  // Shipped as written, each with no prefix shared: decode.js's expandStrings is tested apart.
+  const data = { v: 1, prefix: strings.map(() => 0), facts: { command: 'test', inputs: ['perf.data'] }, type: 'cpu-clock',
     unit: 'nanoseconds', total: 0, strings: strings, scale: 1, kernel: [],
     nodes: { name: [], depth: [] },
     threads: { name: threadNames, pid: threads.map((t) => t[1]), tid: threads.map((t) => t[2]) },
