@@ -9,7 +9,8 @@ std::vector<function_share> function_shares(const page_model& model) {
   std::vector<function_share> shares(model.strings.size());
   for (std::uint32_t name = 0; name < shares.size(); ++name) shares[name].name = name;
   std::vector<std::int64_t> totals = model.node_totals();
-  for (const page_row& row : model.rows) shares[model.node_name[row.node]].self += row.weight;
+  for (const page_row& row : model.rows)
+    if (row.event == model.default_event) shares[model.node_name[row.node]].self += row.weight;
   // A node adds to its function's total only when no caller on its path is the same function:
   // a recursion's inner calls are inside the outermost one's total already.
   std::vector<std::uint32_t> on_path(model.strings.size(), 0);

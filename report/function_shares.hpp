@@ -16,7 +16,7 @@ struct function_share {
   std::int64_t total = 0;
 };
 
-// One entry per function name of `model` with a weight, by self weight (descending), then by
+// One entry per function name of `model` with a weight of the default event, by self weight (descending), then by
 // total, then by name id.
 std::vector<function_share> function_shares(const page_model& model);
 

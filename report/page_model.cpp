@@ -47,10 +47,8 @@ struct growing_tree {
   }
 };
 
-std::size_t weight_column(const exporting::profile& source) {
-  for (std::size_t i = 0; i < source.sample_types.size(); ++i)
-    if (source.sample_types[i].type == source.default_sample_type) return i;
-  return 0;
+std::string_view text_of(const exporting::profile& source, std::int64_t id) {
+  return source.strings[static_cast<std::size_t>(id)];
 }
 
 std::string_view label_text(const exporting::profile& source, const exporting::profile_sample& sample,
@@ -83,17 +81,36 @@ class model_builder {
       number_depth_first();
       return std::move(model_);
     }
-    std::size_t column = weight_column(source_);
-    model_.weight_type = source_.strings[static_cast<std::size_t>(source_.sample_types[column].type)];
-    model_.weight_unit = source_.strings[static_cast<std::size_t>(source_.sample_types[column].unit)];
+    std::vector<std::size_t> columns = weight_columns();
     for (const exporting::profile_sample& sample : source_.samples)
-      if (std::int64_t weight = sample.values[column]; weight != 0) add(sample, weight);
+      for (std::uint32_t event = 0; event < columns.size(); ++event)
+        if (std::int64_t weight = sample.values[columns[event]]; weight != 0)
+          add(sample, event, weight);
     number_depth_first();
     return std::move(model_);
   }
 
  private:
-  void add(const exporting::profile_sample& sample, std::int64_t weight) {
+  // The sample types that weigh (not the "..._samples" counts), as the model's events.
+  std::vector<std::size_t> weight_columns() {
+    std::vector<std::size_t> columns;
+    for (std::size_t i = 0; i < source_.sample_types.size(); ++i) {
+      const exporting::value_type& type = source_.sample_types[i];
+      if (text_of(source_, type.type).ends_with("_samples")) continue;
+      if (type.type == source_.default_sample_type)
+        model_.default_event = static_cast<std::uint32_t>(columns.size());
+      columns.push_back(i);
+      model_.events.push_back({std::string(text_of(source_, type.type)),
+                               std::string(text_of(source_, type.unit))});
+    }
+    if (!model_.events.empty()) {
+      model_.weight_type = model_.events[model_.default_event].name;
+      model_.weight_unit = model_.events[model_.default_event].unit;
+    }
+    return columns;
+  }
+
+  void add(const exporting::profile_sample& sample, std::uint32_t event, std::int64_t weight) {
     std::uint32_t node = 0;
     for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id) {
       // Each location is named once: stacks share most of their frames.
@@ -101,8 +118,8 @@ class model_builder {
       if (name == unnamed) name = frame_name(*id);
       node = tree_.child(node, name, frame_kind(*id));
     }
-    weights_[{node, thread_of(sample)}] += weight;
-    model_.total += weight;
+    weights_[{node, thread_of(sample), event}] += weight;
+    if (event == model_.default_event) model_.total += weight;
   }
 
   std::uint32_t frame_name(std::uint64_t location_id) {
@@ -154,10 +171,12 @@ class model_builder {
       });
       for (std::uint32_t child : children) pending.push_back({child, at.depth + 1});
     }
-    for (const auto& [key, weight] : weights_)
-      model_.rows.push_back({order[key.first], key.second, weight});
+    for (const auto& [key, weight] : weights_) {
+      auto [node, thread, event] = key;
+      model_.rows.push_back({order[node], thread, event, weight});
+    }
     std::sort(model_.rows.begin(), model_.rows.end(), [](const page_row& a, const page_row& b) {
-      return std::tie(a.node, a.thread) < std::tie(b.node, b.thread);
+      return std::tie(a.node, a.thread, a.event) < std::tie(b.node, b.thread, b.event);
     });
   }
 
@@ -169,14 +188,16 @@ class model_builder {
   static constexpr std::uint32_t unnamed = ~0u;
   std::vector<std::uint32_t> location_names_;  // by location id
   std::map<std::tuple<std::uint32_t, std::int64_t, std::int64_t>, std::size_t> thread_ids_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> weights_;  // (node, thread)
+  // (node, thread, event)
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::int64_t> weights_;
 };
 
 }  // namespace
 
 std::vector<std::int64_t> page_model::node_totals() const {
   std::vector<std::int64_t> totals(node_name.size(), 0);
-  for (const page_row& row : rows) totals[row.node] += row.weight;
+  for (const page_row& row : rows)
+    if (row.event == default_event) totals[row.node] += row.weight;
   // Children come after their parent: adding each node into its parent from the end sums
   // whole subtrees. The parent is the nearest earlier node one level up.
   std::vector<std::uint32_t> parent(node_name.size(), 0);

@@ -23,7 +23,15 @@ struct page_thread {
 struct page_row {
   std::uint32_t node = 0;
   std::uint32_t thread = 0;
+  std::uint32_t event = 0;  // index in page_model::events
   std::int64_t weight = 0;
+};
+
+// One weight the recording gives a sample: an event's summed periods ("cpu-clock" in
+// nanoseconds, "offcpu-time" in blocked nanoseconds, "cycles" as a count).
+struct page_event {
+  std::string name;
+  std::string unit;
 };
 
 struct page_model {
@@ -34,18 +42,21 @@ struct page_model {
   std::vector<std::uint32_t> node_depth;
   std::vector<std::uint8_t> node_kind;
   std::vector<page_thread> threads;
-  std::vector<page_row> rows;  // sorted by node, then thread; no zero weight
-  std::string weight_type;     // the sample type weighed ("cpu-clock")
-  std::string weight_unit;     // its unit ("nanoseconds", "count")
-  std::int64_t total = 0;      // every row's weight
+  std::vector<page_row> rows;  // sorted by node, thread, event; no zero weight
+  std::vector<page_event> events;
+  std::uint32_t default_event = 0;  // the first event's: what the summary and the page weigh first
+  std::string weight_type;          // the default event's name ("cpu-clock")
+  std::string weight_unit;          // its unit ("nanoseconds", "count")
+  std::int64_t total = 0;           // the default event's rows' weight
 
-  // Each node's weight with its descendants'.
+  // Each node's weight of the default event with its descendants'.
   std::vector<std::int64_t> node_totals() const;
 };
 
-// The model of `source` weighed by its default sample type (the first event's summed
-// periods, which `go tool pprof -top` shows and perf report weighs by). A frame without a
-// function is "[unknown]", a sample without a comm label "[unknown]".
+// The model of `source`: a row per stack, thread and event with a weight (the sample types
+// that are not "..._samples" counts), the default one being the first event's summed periods,
+// which `go tool pprof -top` shows and perf report weighs by. A frame without a function is
+// "[unknown]", a sample without a comm label "[unknown]".
 page_model build_page_model(const exporting::profile& source);
 
 }  // namespace arec::report

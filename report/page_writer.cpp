@@ -227,6 +227,17 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   append_json_string(out, model.weight_unit);
   out += ",\"total\":";
   out += std::to_string(model.total);
+  out += ",\"defaultEvent\":";
+  out += std::to_string(model.default_event);
+  out += ",\"events\":[";
+  for (std::size_t i = 0; i < model.events.size(); ++i) {
+    out += i ? ",{\"name\":" : "{\"name\":";
+    append_json_string(out, model.events[i].name);
+    out += ",\"unit\":";
+    append_json_string(out, model.events[i].unit);
+    out += '}';
+  }
+  out += ']';
   sorted_strings table = sorted_strings::of(model.strings);
   out += ",\"strings\":[";
   for (std::size_t i = 0; i < table.texts.size(); ++i) {
@@ -266,6 +277,8 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   });
   out += ',';
   append_column(out, "thread", model.rows, [](const page_row& r) { return r.thread; });
+  out += ',';
+  append_column(out, "event", model.rows, [](const page_row& r) { return r.event; });
   out += ',';
   append_column(out, "weight", model.rows, [scale](const page_row& r) { return r.weight / scale; });
   out += "}}";

@@ -4,8 +4,8 @@
 
 // Model fields: strings, count, name/depth/parent/end (Int32Array per node; end is one past
 // the last node of the subtree), kind (Uint8Array: 1 for a kernel frame), rowNode/rowThread
-// (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}], facts,
-// type, unit, maxDepth.
+// /rowEvent (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}],
+// events [{name, unit}], defaultEvent, facts, type, unit, maxDepth.
 function decodeProfile(data) {
   if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
   const count = data.nodes.name.length;
@@ -19,11 +19,14 @@ function decodeProfile(data) {
     end: new Int32Array(count),
     rowNode: new Int32Array(data.rows.node.length),
     rowThread: Int32Array.from(data.rows.thread),
+    rowEvent: Int32Array.from(data.rows.event),
     rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
       name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
     })),
     facts: data.facts,
+    events: data.events,
+    defaultEvent: data.defaultEvent,
     type: data.type,
     unit: data.unit,
     maxDepth: 0,

@@ -5,7 +5,8 @@
 //
 // view: {width, height (CSS px), dpr, rowHeight, icicle, zoom (node whose subtree fills the
 // width), scroll (rows hidden below the first), x, total (layoutNodes, weighNodes), matches
-// (search.js; null for none), selected (a name id, or -1), charWidth (of the font)}.
+// (search.js; null for none), selected (a name id, or -1), charWidth (of the font), offCpu
+// (per node, the off-CPU part of total; null when the view holds none)}.
 
 const MERGED_COLOR = '#b8b8b8';  // runs of frames narrower than a device pixel
 const MATCH_COLOR = '#e040fb';
@@ -21,12 +22,13 @@ function lowerBound(list, value) {
   return lo;
 }
 
-// A colour of its own per name (the same on every load), warm for user code, blue for the
-// kernel.
-function frameColor(name, kernel) {
+// A colour of its own per name (the same on every load): warm for user code, blue for the
+// kernel, violet for a frame mostly off the CPU (waiting).
+function frameColor(name, kernel, offCpu) {
   let hash = 2166136261;
   for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 16777619);
   const spread = (hash >>> 0) % 1000 / 1000;
+  if (offCpu) return 'hsl(' + Math.round(260 + 25 * spread) + ',60%,' + Math.round(62 + 12 * spread) + '%)';
   if (kernel) return 'hsl(' + Math.round(200 + 30 * spread) + ',55%,' + Math.round(62 + 12 * spread) + '%)';
   return 'hsl(' + Math.round(10 + 40 * spread) + ',85%,' + Math.round(55 + 12 * spread) + '%)';
 }
@@ -101,9 +103,10 @@ function drawFlame(ctx, model, rows, view) {
     if (view.matches && view.matches[name]) {
       color = MATCH_COLOR;
     } else {
-      const key = name * 2 + (model.kind[i] & 1);
+      const off = view.offCpu !== null && view.offCpu !== undefined && 2 * view.offCpu[i] > view.total[i];
+      const key = name * 4 + (model.kind[i] & 1) + (off ? 2 : 0);
       color = colors.get(key);
-      if (!color) colors.set(key, color = frameColor(model.strings[name], model.kind[i] & 1));
+      if (!color) colors.set(key, color = frameColor(model.strings[name], model.kind[i] & 1, off));
     }
     box(left, right, top, color);
     if (view.selected === name) {

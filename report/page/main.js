@@ -24,11 +24,14 @@ function startReport(document, window) {
   const context = canvas.getContext('2d');
   const search = find('search');
   const threadSelect = find('thread');
+  const eventSelect = find('event');
   let state = parseState(window.location.hash);
   let weights = null;     // weighNodes for the chosen threads
   let x = null;           // layoutNodes of weights
   let functions = null;   // functionWeights of weights
-  let weighed = null;     // the thread choice weights were summed for
+  let weighed = null;     // the thread and event choice weights were summed for
+  let offCpu = null;      // per node, the off-CPU part of weights.total; null when none
+  let unit = model.unit;  // of the weights shown
   let matches = null;     // matchNames of the search, or null
   let zoom = 0;           // the node filling the width
   let selected = -1;      // the name id whose callers and callees are shown
@@ -42,6 +45,7 @@ function startReport(document, window) {
   document.title = 'arec report: ' + (model.facts.command || model.facts.inputs.join(' '));
   find('title').textContent = model.facts.command || model.facts.inputs.join(' ');
   fillThreads();
+  fillEvents();
   applyState();
   draw();
   root.dataset.firstDrawMs = (performance.now() - started).toFixed(1);
@@ -68,16 +72,39 @@ function startReport(document, window) {
     });
   }
 
+  // One option per event, and on-CPU and off-CPU time together when the recording has both;
+  // no selector for a recording of one event.
+  function fillEvents() {
+    const option = (value, text) => {
+      const made = document.createElement('option');
+      made.value = String(value);
+      made.textContent = text;
+      eventSelect.appendChild(made);
+    };
+    model.events.forEach((event, i) => option(i, event.name + (isOffCpu(model, i) ? ' (off-CPU)' : '')));
+    if (eventsOf(model, -2).length > 1) option(-2, 'on-CPU + off-CPU (wall time)');
+    eventSelect.hidden = model.events.length < 2;
+  }
+
   // Everything the fragment decides, derived again from it.
   function applyState() {
-    const keep = state.thread >= 0 && state.thread < model.threads.length
-      ? (thread) => thread === state.thread : null;
-    threadSelect.value = String(keep ? state.thread : -1);
-    if (weighed !== threadSelect.value) {  // a zoom or a search keeps the weights
-      weighed = threadSelect.value;
+    const thread = state.thread >= 0 && state.thread < model.threads.length ? state.thread : -1;
+    const events = eventsOf(model, state.event);
+    threadSelect.value = String(thread);
+    eventSelect.value = String(events.length > 1 ? -2 : events.length ? events[0] : 0);
+    const choice = threadSelect.value + '/' + eventSelect.value;
+    if (weighed !== choice) {  // a zoom or a search keeps the weights
+      weighed = choice;
+      const wanted = new Uint8Array(model.events.length);
+      for (const event of events) wanted[event] = 1;
+      const keep = (t, event) => wanted[event] === 1 && (thread < 0 || t === thread);
       weights = weighNodes(model, keep);
       x = layoutNodes(model, weights.total);
       functions = functionWeights(model, weights);
+      const off = events.filter((event) => isOffCpu(model, event));
+      offCpu = off.length ? weighNodes(model, (t, event) => keep(t, event) && isOffCpu(model, event)).total : null;
+      unit = events.length > 1 ? 'nanoseconds' : events.length ? model.events[events[0]].unit : model.unit;
+      find('total').dataset.event = eventSelect.value;
     }
     zoom = nodeAtPath(model, state.zoom.map((name) => nameIds.has(name) ? nameIds.get(name) : -1));
     if (weights.total[zoom] <= 0) zoom = 0;
@@ -91,11 +118,12 @@ function startReport(document, window) {
     find('bottomup-view').hidden = state.view !== 'bottomup';
     if (state.view === 'tree') renderTree(find('tree'), model, weights, select);
     if (state.view === 'bottomup')
-      renderBottomUp(find('bottomup'), model, functions, weights.total[0], model.unit, select);
+      renderBottomUp(find('bottomup'), model, functions, weights.total[0], unit, select);
     renderDetails(find('details'), model, selected,
       selected >= 0 ? callersAndCallees(model, weights, selected) : null,
-      weights.total[0], model.unit, select);
-    find('total').textContent = formatWeight(weights.total[0], model.unit) + ' of ' + model.type;
+      weights.total[0], unit, select);
+    find('total').textContent = formatWeight(weights.total[0], unit) + ' of ' +
+      (eventSelect.selectedIndex >= 0 ? eventSelect.options[eventSelect.selectedIndex].textContent : model.type);
     schedule();
   }
 
@@ -112,7 +140,7 @@ function startReport(document, window) {
     matches = matchNames(model.strings, compiled.regex);
     const matched = matchedWeight(model, weights.total, matches, 0);
     info.textContent = 'matched ' + formatShare(matched, weights.total[0]) + ' (' +
-      formatWeight(matched, model.unit) + ')';
+      formatWeight(matched, unit) + ')';
     root.dataset.searchMs = (performance.now() - begun).toFixed(1);
   }
 
@@ -155,7 +183,8 @@ function startReport(document, window) {
     }
     view = { width: width, height: height, dpr: dpr, rowHeight: ROW_HEIGHT,
       icicle: state.view === 'icicle', zoom: zoom, scroll: scroll, x: x, total: weights.total,
-      matches: matches, selected: selected, charWidth: charWidth, colors: view && view.colors };
+      matches: matches, selected: selected, charWidth: charWidth, offCpu: offCpu,
+      colors: view && view.colors };
     const drawn = drawFlame(context, model, rows, view);
     root.dataset.drawMs = (performance.now() - begun).toFixed(1);
     root.dataset.drawn = String(drawn.rects);
@@ -203,7 +232,7 @@ function startReport(document, window) {
       tip.textContent = model.strings[model.name[node]] + ': ' +
         formatShare(weights.total[node], weights.total[0]) + ' total, ' +
         formatShare(weights.self[node], weights.total[0]) + ' self (' +
-        formatWeight(weights.total[node], model.unit) + ')';
+        formatWeight(weights.total[node], unit) + ')';
     });
     canvas.addEventListener('wheel', (event) => {
       const rowsShown = Math.floor(view.height / ROW_HEIGHT);
@@ -218,6 +247,8 @@ function startReport(document, window) {
     search.addEventListener('input', () => change((s) => { s.q = search.value; }, true));
     threadSelect.addEventListener('change', () =>
       change((s) => { s.thread = Number(threadSelect.value); }));
+    eventSelect.addEventListener('change', () =>
+      change((s) => { s.event = Number(eventSelect.value); }));
     window.addEventListener('hashchange', () => { state = parseState(window.location.hash); applyState(); });
     window.addEventListener('popstate', () => { state = parseState(window.location.hash); applyState(); });
     window.addEventListener('resize', schedule);

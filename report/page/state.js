@@ -2,12 +2,13 @@
 // state.js: the view's state in the URL fragment, so a link reopens the same view. Pure: no DOM.
 // Keys: v (1), view (flame, icicle, tree, bottomup), q (search), zoom (names from the root,
 // joined by '\n' so a link survives another export's ids), thread (index, or all), fn (the
-// function whose callers and callees are shown). Unknown or invalid values fall back to defaults.
+// function whose callers and callees are shown), event (an event's index, or "both": on-CPU
+// and off-CPU time together). Unknown or invalid values fall back to defaults.
 
 const VIEWS = ['flame', 'icicle', 'tree', 'bottomup'];
 
 function defaultState() {
-  return { view: 'flame', q: '', zoom: [], thread: -1, fn: '' };
+  return { view: 'flame', q: '', zoom: [], thread: -1, fn: '', event: -1 };
 }
 
 function parseState(hash) {
@@ -21,6 +22,9 @@ function parseState(hash) {
   const thread = Number(params.get('thread'));
   if (params.has('thread') && Number.isInteger(thread) && thread >= 0) state.thread = thread;
   state.fn = params.get('fn') || '';
+  const event = params.get('event');
+  if (event === 'both') state.event = -2;
+  else if (event !== null && /^\d+$/.test(event)) state.event = Number(event);
   return state;
 }
 
@@ -32,5 +36,7 @@ function formatState(state) {
   if (state.zoom.length) params.set('zoom', state.zoom.join('\n'));
   if (state.thread >= 0) params.set('thread', String(state.thread));
   if (state.fn) params.set('fn', state.fn);
+  if (state.event === -2) params.set('event', 'both');
+  else if (state.event >= 0) params.set('event', String(state.event));
   return '#' + params.toString();
 }

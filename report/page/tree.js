@@ -2,12 +2,12 @@
 // tree.js: weights of the call tree for a choice of threads, where each frame sits, and the
 // per-function views (bottom-up, callers and callees). Pure: no DOM.
 
-// Self and total weight per node, summing only the rows whose thread `keep(thread)` accepts
-// (every row when keep is null).
+// Self and total weight per node, summing only the rows whose thread and event
+// `keep(thread, event)` accepts (every row when keep is null).
 function weighNodes(model, keep) {
   const self = new Float64Array(model.count);
   for (let r = 0; r < model.rowNode.length; r++)
-    if (!keep || keep(model.rowThread[r])) self[model.rowNode[r]] += model.rowWeight[r];
+    if (!keep || keep(model.rowThread[r], model.rowEvent[r])) self[model.rowNode[r]] += model.rowWeight[r];
   const total = Float64Array.from(self);
   for (let i = model.count - 1; i > 0; i--) total[model.parent[i]] += total[i];
   return { self: self, total: total };
@@ -92,4 +92,21 @@ function childrenOf(model, total, node) {
   for (let child = node + 1; child < model.end[node]; child = model.end[child])
     if (total[child] > 0) children.push(child);
   return children.sort((a, b) => total[b] - total[a]);
+}
+
+// Whether event `index` is off-CPU time (arec's and perf's --off-cpu event).
+function isOffCpu(model, index) {
+  return /^offcpu-time/.test(model.events[index].name);
+}
+
+// The events a mode weighs: one event's index, or -2 for every event in nanoseconds (on-CPU and
+// off-CPU time together: wall time). An unknown index falls back to the default event; a
+// profile without samples has no events.
+function eventsOf(model, mode) {
+  if (model.events.length === 0) return [];
+  if (mode === -2) {
+    const timed = model.events.map((event, i) => i).filter((i) => model.events[i].unit === 'nanoseconds');
+    if (timed.length > 1) return timed;
+  }
+  return [mode >= 0 && mode < model.events.length ? mode : model.defaultEvent];
 }

@@ -20,11 +20,12 @@ namespace {
 
 // What check_page.cjs saw of `page` (one line of JSON), or a failure when Chromium is missing:
 // scripts/install-deps.sh installs it, and CI must run these tests.
-test::command_result check_page(const std::string& page, const std::string& hot) {
+test::command_result check_page(const std::string& page, const std::string& hot,
+                                const std::string& waiting = {}) {
   return test::run_command({"node",
                             std::string(AREC_TEST_SOURCE_DIR) +
                                 "/report/page/browser/check_page.cjs",
-                            page, hot},
+                            page, hot, waiting},
                            std::chrono::seconds(240));
 }
 
@@ -108,6 +109,33 @@ TEST_F(Report, ACommHoldingMarkupStaysTextInTheThreadSelector) {
       << seen.out;
   EXPECT_NE(seen.out.find(R"(["markup-from-names",0])"), std::string::npos) << seen.out;
   EXPECT_NE(seen.out.find(R"("errors":[])"), std::string::npos) << seen.out;
+}
+
+TEST_F(Report, AnOffCpuRecordingShowsWaitingInItsOwnColourBesideCpuTime) {
+  const std::string data = dir_.file("off.data");
+  test::command_result recorded = test::run_command(
+      {arec_binary(), "-q", "--off-cpu", "-g", "-e", "cpu-clock", "-o", data, "--",
+       test_program("off_cpu_pair"), "50", "30", "4"},
+      std::chrono::seconds(60));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  ASSERT_EQ(test::run_command({arec_binary(), "report", "-q", "-i", data}).exit_code, 0);
+  test::command_result seen = check_page(data + ".html", "main", "sleep_in_nanosleep");
+  ASSERT_EQ(seen.exit_code, 0) << seen.describe() << seen.out;
+  const std::string& out = seen.out;
+  // Each event (--off-cpu also counts context switches), and CPU and off-CPU time together.
+  EXPECT_NE(out.find(R"x(["events",["cpu-clock","offcpu-time (off-CPU)",)x"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"x(,"on-CPU + off-CPU (wall time)"]])x"), std::string::npos) << out;
+  // With wall time, the sleeping function is drawn, violet (blue over red over green).
+  std::smatch wall;
+  ASSERT_TRUE(std::regex_search(out, wall, std::regex(R"(\["wall",-2,"[^"]+",\[(\d+),(\d+),(\d+)\]\])")))
+      << out;
+  int red = std::stoi(wall[1]), green = std::stoi(wall[2]), blue = std::stoi(wall[3]);
+  EXPECT_GT(blue, red) << out;
+  EXPECT_GT(red, green) << out;
+  // CPU time alone hardly has it: it sleeps in a system call of its own.
+  EXPECT_NE(out.find(R"(["on-cpu-only",0,)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("errors":[])"), std::string::npos) << out;
 }
 
 }  // namespace

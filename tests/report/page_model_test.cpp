@@ -42,6 +42,27 @@ TEST(PageModel, MergesStacksRootFirstWithChildrenByName) {
   EXPECT_EQ(model.node_totals(), (std::vector<std::int64_t>{45, 45, 10, 35, 35}));
 }
 
+TEST(PageModel, EachEventHasItsRowsAndTheDefaultOneIsWhatTheSummaryWeighs) {
+  sample_profile built;
+  built.add({"main", "work"}, 10, 1);
+  built.add({"main", "sleep"}, 0, 1);
+  built.result.sample_types.push_back({built.intern("offcpu-time_samples"), built.intern("count")});
+  built.result.sample_types.push_back({built.intern("offcpu-time"), built.intern("nanoseconds")});
+  built.result.samples[0].values = {1, 10, 0, 0};
+  built.result.samples[1].values = {0, 0, 1, 90};
+  page_model model = build_page_model(built.result);
+  ASSERT_EQ(model.events.size(), 2u);
+  EXPECT_EQ(model.events[1].name, "offcpu-time");
+  EXPECT_EQ(model.default_event, 0u);
+  EXPECT_EQ(model.total, 10);
+  ASSERT_EQ(model.rows.size(), 2u);
+  EXPECT_EQ(model.strings[model.node_name[model.rows[0].node]], "sleep");
+  EXPECT_EQ(model.rows[0].event, 1u);
+  EXPECT_EQ(model.rows[0].weight, 90);
+  std::vector<function_share> shares = function_shares(model);
+  for (const function_share& share : shares) EXPECT_NE(model.strings[share.name], "sleep");
+}
+
 TEST(PageModel, KernelFramesAreMarkedAndUnnamedFramesAreUnknown) {
   sample_profile built;
   built.add({"main", "[kernel]sys_read", "?"}, 7, 1);

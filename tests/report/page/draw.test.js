@@ -74,3 +74,10 @@ test('hitTest finds the frame under the pointer, in a zoomed view too', () => {
   assert.strictEqual(name(page.hitTest(model, rows, view, 50, 40)), 'b');   // b fills the width now
   assert.strictEqual(name(page.hitTest(model, rows, view, 50, 24)), 'main');  // its ancestor
 });
+
+test('frames mostly off the CPU get a hue of their own', () => {
+  const hue = (color) => Number(/hsl\((\d+)/.exec(color)[1]);
+  assert.ok(hue(page.frameColor('read', false, true)) >= 260);
+  assert.ok(hue(page.frameColor('read', false, false)) <= 50);
+  assert.ok(hue(page.frameColor('read', true, false)) >= 200 && hue(page.frameColor('read', true, false)) < 260);
+});

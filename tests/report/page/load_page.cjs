@@ -15,8 +15,9 @@ function loadPage() {
 }
 
 // The profile JSON page_writer.cpp writes, for stacks given root first:
-// [{stack: ['main', 'f'], weight: 5, thread: 0}], threads as [[comm, pid, tid]].
-function profileData(samples, threads = [['app', 1, 1]]) {
+// [{stack: ['main', 'f'], weight: 5, thread: 0, event: 0}], threads as [[comm, pid, tid]],
+// events as [[name, unit]] (the first is the default).
+function profileData(samples, threads = [['app', 1, 1]], events = [['cpu-clock', 'nanoseconds']]) {
   const strings = ['all'];
   const ids = new Map([['all', 0]]);
   const id = (name) => {
@@ -32,26 +33,30 @@ function profileData(samples, threads = [['app', 1, 1]]) {
       if (!node.children.has(key)) node.children.set(key, { name: key, children: new Map(), rows: new Map() });
       node = node.children.get(key);
     }
-    node.rows.set(sample.thread || 0, (node.rows.get(sample.thread || 0) || 0) + sample.weight);
+    const key = (sample.thread || 0) + '/' + (sample.event || 0);
+    node.rows.set(key, (node.rows.get(key) || 0) + sample.weight);
   }
   const threadNames = threads.map(([comm]) => id(comm));
   // Shipped as written, each with no prefix shared: decode.js's expandStrings is tested apart.
   const data = { v: 1, prefix: strings.map(() => 0), facts: { command: 'test', inputs: ['perf.data'] }, type: 'cpu-clock',
-    unit: 'nanoseconds', total: 0, strings: strings, scale: 1, kernel: [],
+    unit: 'nanoseconds', total: 0, strings: strings, scale: 1, kernel: [], defaultEvent: 0,
+    events: events.map(([name, unit]) => ({ name: name, unit: unit })),
     nodes: { name: [], depth: [] },
     threads: { name: threadNames, pid: threads.map((t) => t[1]), tid: threads.map((t) => t[2]) },
-    rows: { node: [], thread: [], weight: [] } };
+    rows: { node: [], thread: [], event: [], weight: [] } };
   let previous = 0;
   const visit = (node, depth) => {
     const index = data.nodes.name.length;
     data.nodes.name.push(node.name);
     data.nodes.depth.push(depth);
-    for (const [thread, weight] of node.rows) {
+    for (const [key, weight] of node.rows) {
+      const [thread, event] = key.split('/').map(Number);
       data.rows.node.push(index - previous);
       previous = index;
       data.rows.thread.push(thread);
+      data.rows.event.push(event);
       data.rows.weight.push(weight);
-      data.total += weight;
+      if (event === 0) data.total += weight;
     }
     [...node.children.values()].sort((a, b) => strings[a.name] < strings[b.name] ? -1 : 1)
       .forEach((child) => visit(child, depth + 1));

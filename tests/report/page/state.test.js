@@ -6,7 +6,8 @@ const { loadPage, plain } = require('./load_page.cjs');
 const page = loadPage();
 
 test('formatState and parseState round trip, hostile names included', () => {
-  const state = { view: 'icicle', q: 'a&b=c#d', zoom: ['main', '</script>', 'a b'], thread: 3, fn: 'x\ny' };
+  const state = { view: 'icicle', q: 'a&b=c#d', zoom: ['main', '</script>', 'a b'], thread: 3, fn: 'x\ny',
+    event: -2 };
   assert.deepStrictEqual(plain(page.parseState(page.formatState(state))), state);
 });
 
@@ -20,4 +21,10 @@ test('defaults for an empty, foreign or invalid fragment', () => {
 
 test('the default state formats to a short fragment', () => {
   assert.strictEqual(page.formatState(page.defaultState()), '#v=1&view=flame');
+});
+
+test('event: an index or both; anything else is the default', () => {
+  assert.strictEqual(page.parseState('#v=1&event=1').event, 1);
+  assert.strictEqual(page.parseState('#v=1&event=both').event, -2);
+  assert.strictEqual(page.parseState('#v=1&event=-3').event, -1);
 });

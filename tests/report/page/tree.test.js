@@ -53,3 +53,23 @@ test('childrenOf lists the heavier child first', () => {
   const children = page.childrenOf(model, weights.total, 1);
   assert.deepStrictEqual(Array.from(children, (i) => model.strings[model.name[i]]), ['f', 'g']);
 });
+
+test('events: one at a time, or on-CPU and off-CPU time together', () => {
+  const both = page.decodeProfile(profileData([
+    { stack: ['main', 'work'], weight: 7, event: 0 },
+    { stack: ['main', 'sleep'], weight: 30, event: 1 },
+  ], [['app', 1, 1]], [['cpu-clock', 'nanoseconds'], ['offcpu-time', 'nanoseconds']]));
+  assert.deepStrictEqual(plain(page.eventsOf(both, -1)), [0]);
+  assert.deepStrictEqual(plain(page.eventsOf(both, 1)), [1]);
+  assert.deepStrictEqual(plain(page.eventsOf(both, -2)), [0, 1]);
+  assert.deepStrictEqual(plain(page.eventsOf(both, 9)), [0]);
+  assert.ok(page.isOffCpu(both, 1) && !page.isOffCpu(both, 0));
+  const wall = page.weighNodes(both, (thread, event) => event === 0 || event === 1);
+  assert.strictEqual(wall.total[0], 37);
+  const off = page.weighNodes(both, (thread, event) => event === 1);
+  assert.strictEqual(off.total[0], 30);
+  // A count event does not add to wall time.
+  const counted = page.decodeProfile(profileData([{ stack: ['a'], weight: 1 }], [['app', 1, 1]],
+    [['cpu-clock', 'nanoseconds'], ['cycles', 'count']]));
+  assert.deepStrictEqual(plain(page.eventsOf(counted, -2)), [0]);
+});

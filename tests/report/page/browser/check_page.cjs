@@ -1,4 +1,4 @@
-// check_page.cjs PAGE [HOT_FUNCTION]: opens an arec report page in headless Chromium (Debian's
+// check_page.cjs PAGE [HOT_FUNCTION [OFF_CPU_FUNCTION]]: opens an arec report page in headless Chromium (Debian's
 // `chromium`) as a user would, from file://, drives it, and prints one JSON object of what it
 // saw: {summary, log, errors, resources, colours, screenshotColours}. After pprof's
 // testfixture.js: a copy of the page gets two fixture scripts (and their hashes in its CSP):
@@ -12,7 +12,7 @@ const path = require('node:path');
 const { distinctColours } = require('./png_colours.cjs');
 const { withFixtures, runChromium } = require('./fixture_page.cjs');
 
-const [pagePath, hot = ''] = process.argv.slice(2);
+const [pagePath, hot = '', waiting = ''] = process.argv.slice(2);
 const page = fs.readFileSync(pagePath, 'utf8');
 
 // Catches what the page's own script does wrong, from its first line on.
@@ -31,6 +31,7 @@ document.addEventListener('securitypolicyviolation', (e) =>
 const after = `'use strict';
 (() => {
   const hot = ${JSON.stringify(hot)};
+  const waiting = ${JSON.stringify(waiting)};
   const log = [];
   const report = window.arecReport;
   const canvas = document.getElementById('flame');
@@ -97,6 +98,20 @@ const after = `'use strict';
       log.push(['thread-filter', report.state().thread, text('total'), totalBefore]);
       threads.selectedIndex = 0;
       threads.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+    const events = document.getElementById('event');
+    log.push(['events', events.hidden ? [] : Array.from(events.options, (o) => o.textContent)]);
+    if (!events.hidden && waiting) {
+      events.value = '-2';  // on-CPU and off-CPU time together
+      events.dispatchEvent(new Event('change', { bubbles: true }));
+      frame();
+      const spot = report.locate(waiting);
+      const pixel = spot ? Array.from(canvas.getContext('2d').getImageData(
+        Math.round(spot.x * devicePixelRatio), Math.round(spot.y * devicePixelRatio), 1, 1).data.slice(0, 3)) : [];
+      log.push(['wall', report.state().event, text('total'), pixel]);
+      events.value = '0';
+      events.dispatchEvent(new Event('change', { bubbles: true }));
+      log.push(['on-cpu-only', report.state().event, report.locate(waiting) === null]);
     }
     document.getElementById('view-icicle').click();
     frame();
