@@ -32,6 +32,14 @@ constexpr std::array report_table{
                   if (use.value == "-") reject(use, "the page is a file: name one");
                   s.options.output = std::string(use.value);
                 }},
+    report_spec{"diff", 0, required, "BASE",
+                "compare with the recording BASE: the views coloured by the change of each "
+                "frame's share (grown, shrunk, new), and the paths that are gone",
+                "", files,
+                [](report_state& s, const option_use& use) {
+                  if (use.value.empty()) reject(use, "the base file name is empty");
+                  s.options.diff_base = std::string(use.value);
+                }},
     report_spec{"salvage", 0, none, "",
                 "report what can be read from a truncated or damaged recording", "", output,
                 [](report_state& s, const option_use&) { s.options.salvage = true; }},
@@ -66,7 +74,8 @@ std::string report_help_text() {
   out +=
       "\nExamples:\n"
       "  arec report                          # perf.data -> perf.data.html\n"
-      "  arec report -i app.data -o app.html && xdg-open app.html\n";
+      "  arec report -i app.data -o app.html && xdg-open app.html\n"
+      "  arec report -i after.data --diff before.data -o change.html\n";
   return out;
 }
 

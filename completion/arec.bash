@@ -18,7 +18,7 @@ _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'
 _arec_archive_options='-i --input -o --output -q --quiet -h --help'
 _arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
-_arec_report_options='-i --input -o --output --salvage -q --quiet -h --help'
+_arec_report_options='-i --input -o --output --diff --salvage -q --quiet -h --help'
 
 _arec() {
   local cur prev words cword
@@ -35,7 +35,7 @@ _arec() {
   done
 
   case $prev in
-    -o | --output | -i | --input | --push-token-file | --push-password-file)
+    -o | --output | -i | --input | --diff | --push-token-file | --push-password-file)
       _filedir
       return
       ;;

@@ -69,41 +69,45 @@ std::int64_t label_number(const exporting::profile& source,
 
 class model_builder {
  public:
-  explicit model_builder(const exporting::profile& source)
-      : source_(source), names_(model_.strings), location_names_(source.locations.size() + 1, unnamed) {
-    names_.id("all");
+  model_builder() : names_(model_.strings) { names_.id("all"); }
+
+  // Adds every sample of `source` to the tree, its weights as events of their own; `base`
+  // marks them as the profile a diff compares with (the default event stays the first
+  // profile's).
+  void add_profile(const exporting::profile& source, bool base) {
+    source_ = &source;
+    location_names_.assign(source.locations.size() + 1, unnamed);
+    kernel_mappings_.clear();
     for (const exporting::profile_mapping& mapping : source.mappings)
       if (mapping.kernel) kernel_mappings_.insert(mapping.id);
+    auto first = static_cast<std::uint32_t>(model_.events.size());
+    std::vector<std::size_t> columns = weight_columns(base);
+    for (const exporting::profile_sample& sample : source.samples)
+      for (std::uint32_t event = 0; event < columns.size(); ++event)
+        if (std::int64_t weight = sample.values[columns[event]]; weight != 0)
+          add(sample, first + event, weight);
   }
 
   page_model build() {
-    if (source_.sample_types.empty()) {
-      number_depth_first();
-      return std::move(model_);
-    }
-    std::vector<std::size_t> columns = weight_columns();
-    for (const exporting::profile_sample& sample : source_.samples)
-      for (std::uint32_t event = 0; event < columns.size(); ++event)
-        if (std::int64_t weight = sample.values[columns[event]]; weight != 0)
-          add(sample, event, weight);
     number_depth_first();
     return std::move(model_);
   }
 
  private:
   // The sample types that weigh (not the "..._samples" counts), as the model's events.
-  std::vector<std::size_t> weight_columns() {
+  std::vector<std::size_t> weight_columns(bool base) {
+    const exporting::profile& source = *source_;
     std::vector<std::size_t> columns;
-    for (std::size_t i = 0; i < source_.sample_types.size(); ++i) {
-      const exporting::value_type& type = source_.sample_types[i];
-      if (text_of(source_, type.type).ends_with("_samples")) continue;
-      if (type.type == source_.default_sample_type)
-        model_.default_event = static_cast<std::uint32_t>(columns.size());
+    for (std::size_t i = 0; i < source.sample_types.size(); ++i) {
+      const exporting::value_type& type = source.sample_types[i];
+      if (text_of(source, type.type).ends_with("_samples")) continue;
+      if (type.type == source.default_sample_type && !base)
+        model_.default_event = static_cast<std::uint32_t>(model_.events.size());
       columns.push_back(i);
-      model_.events.push_back({std::string(text_of(source_, type.type)),
-                               std::string(text_of(source_, type.unit))});
+      model_.events.push_back({std::string(text_of(source, type.type)),
+                               std::string(text_of(source, type.unit)), base});
     }
-    if (!model_.events.empty()) {
+    if (!model_.events.empty() && !base) {
       model_.weight_type = model_.events[model_.default_event].name;
       model_.weight_unit = model_.events[model_.default_event].unit;
     }
@@ -119,24 +123,24 @@ class model_builder {
       node = tree_.child(node, name, frame_kind(*id));
     }
     weights_[{node, thread_of(sample), event}] += weight;
-    if (event == model_.default_event) model_.total += weight;
+    if (event == model_.default_event && !model_.events[event].base) model_.total += weight;
   }
 
   std::uint32_t frame_name(std::uint64_t location_id) {
-    const exporting::profile_location& location = source_.locations[location_id - 1];
+    const exporting::profile_location& location = source_->locations[location_id - 1];
     if (location.function_id == 0) return names_.id("[unknown]");
-    const exporting::profile_function& function = source_.functions[location.function_id - 1];
-    return names_.id(source_.strings[static_cast<std::size_t>(function.name)]);
+    const exporting::profile_function& function = source_->functions[location.function_id - 1];
+    return names_.id(source_->strings[static_cast<std::size_t>(function.name)]);
   }
 
   std::uint8_t frame_kind(std::uint64_t location_id) const {
-    const exporting::profile_location& location = source_.locations[location_id - 1];
+    const exporting::profile_location& location = source_->locations[location_id - 1];
     return kernel_mappings_.contains(location.mapping_id) ? kind_kernel : 0;
   }
 
   std::uint32_t thread_of(const exporting::profile_sample& sample) {
-    page_thread thread{names_.id(label_text(source_, sample, "comm")),
-                       label_number(source_, sample, "pid"), label_number(source_, sample, "tid")};
+    page_thread thread{names_.id(label_text(*source_, sample, "comm")),
+                       label_number(*source_, sample, "pid"), label_number(*source_, sample, "tid")};
     auto key = std::make_tuple(thread.name, thread.pid, thread.tid);
     auto [at, added] = thread_ids_.try_emplace(key, model_.threads.size());
     if (added) model_.threads.push_back(thread);
@@ -180,7 +184,7 @@ class model_builder {
     });
   }
 
-  const exporting::profile& source_;
+  const exporting::profile* source_ = nullptr;  // the one add_profile reads
   page_model model_;
   string_table names_;
   growing_tree tree_;
@@ -211,8 +215,11 @@ std::vector<std::int64_t> page_model::node_totals() const {
   return totals;
 }
 
-page_model build_page_model(const exporting::profile& source) {
-  return model_builder(source).build();
+page_model build_page_model(const exporting::profile& source, const exporting::profile* base) {
+  model_builder builder;
+  builder.add_profile(source, false);
+  if (base) builder.add_profile(*base, true);
+  return builder.build();
 }
 
 }  // namespace arec::report

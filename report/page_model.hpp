@@ -32,6 +32,7 @@ struct page_row {
 struct page_event {
   std::string name;
   std::string unit;
+  bool base = false;  // of the profile a diff compares with (--diff BASE)
 };
 
 struct page_model {
@@ -56,7 +57,9 @@ struct page_model {
 // The model of `source`: a row per stack, thread and event with a weight (the sample types
 // that are not "..._samples" counts), the default one being the first event's summed periods,
 // which `go tool pprof -top` shows and perf report weighs by. A frame without a function is
-// "[unknown]", a sample without a comm label "[unknown]".
-page_model build_page_model(const exporting::profile& source);
+// "[unknown]", a sample without a comm label "[unknown]". With `base` (--diff BASE), its
+// samples join the same tree as events of their own, marked base.
+page_model build_page_model(const exporting::profile& source,
+                            const exporting::profile* base = nullptr);
 
 }  // namespace arec::report

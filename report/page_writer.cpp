@@ -53,6 +53,7 @@ void append_facts(std::string& out, const recording_facts& facts) {
   append_key(out, "duration", facts.duration_ns);
   append_key(out, "samples", static_cast<std::int64_t>(facts.samples));
   append_key(out, "lost", static_cast<std::int64_t>(facts.lost));
+  append_key(out, "base", facts.base);
   for (auto [key, list] : {std::pair{"events", &facts.events}, std::pair{"inputs", &facts.inputs}}) {
     append_json_string(out, key);
     out += ":[";
@@ -144,6 +145,10 @@ void append_facts_table(std::string& out, const page_model& model, const recordi
   append_fact(out, "kernel", facts.kernel);
   append_fact(out, "recorded by", facts.recorded_by);
   append_fact(out, "report by", std::string("arec ").append(facts.arec_version));
+  if (!facts.base.empty())
+    append_fact(out, "compared with",
+                facts.base + " (" + number_text(static_cast<std::int64_t>(facts.base_samples)) +
+                    " samples)");
   out += "</table>\n";
 }
 
@@ -235,6 +240,7 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
     append_json_string(out, model.events[i].name);
     out += ",\"unit\":";
     append_json_string(out, model.events[i].unit);
+    if (model.events[i].base) out += ",\"base\":true";
     out += '}';
   }
   out += ']';

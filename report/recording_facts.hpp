@@ -25,6 +25,8 @@ struct recording_facts {
   std::string recorded_by;   // VERSION: the perf version the recorder claims
   std::string arec_version;  // of the arec writing the report
   std::vector<std::string> inputs;
+  std::string base;  // --diff BASE: the recording compared with, "" for none
+  std::uint64_t base_samples = 0;
 };
 
 // The facts of `recorded`. Feature payloads that are missing or malformed leave their field

@@ -11,6 +11,7 @@ struct report_options {
   // perf.data.
   std::vector<std::string> inputs;
   std::string output;  // -o; empty: the first input + ".html"
+  std::string diff_base;  // --diff BASE: a recording to compare with; empty for none
   bool salvage = false;
   bool quiet = false;
 };

@@ -1,5 +1,7 @@
 #include "report/reporter.hpp"
 
+#include <optional>
+
 #include "export/exporter.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
@@ -27,9 +29,16 @@ report_result write_report(const report_options& options) {
       exporting::read_recording(options.inputs, options.salvage, result.output);
   std::vector<std::string> inputs = options.inputs;
   if (inputs.empty()) inputs.push_back("perf.data");
-  page_model model = build_page_model(recorded.result);
-  std::string html =
-      page_html(model, facts_of(recorded, std::move(inputs), AREC_VERSION));
+  std::optional<exporting::recorded_profile> base;
+  if (!options.diff_base.empty())
+    base = exporting::read_recording({options.diff_base}, options.salvage, result.output);
+  page_model model = build_page_model(recorded.result, base ? &base->result : nullptr);
+  recording_facts facts = facts_of(recorded, std::move(inputs), AREC_VERSION);
+  if (base) {
+    facts.base = options.diff_base;
+    facts.base_samples = base->report.samples;
+  }
+  std::string html = page_html(model, facts);
   // As export does: an earlier page is replaced only once the new one is complete.
   io::published_file file(result.output, io::publish_policy::replace);
   io::write_all_at(file.fd(), html.data(), html.size(), 0, result.output);

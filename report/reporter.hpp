@@ -1,5 +1,5 @@
 // reporter: `arec report`: reads recordings through export's reader and symbolizer into one
-// profile and writes the HTML page of it.
+// profile (and --diff's base into another) and writes the HTML page of it.
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,8 @@
 // view: {width, height (CSS px), dpr, rowHeight, icicle, zoom (node whose subtree fills the
 // width), scroll (rows hidden below the first), x, total (layoutNodes, weighNodes), matches
 // (search.js; null for none), selected (a name id, or -1), charWidth (of the font), offCpu
-// (per node, the off-CPU part of total; null when the view holds none)}.
+// (per node, the off-CPU part of total; null when the view holds none), diff (--diff: {base,
+// per node the base's total, and baseRoot, the base's whole}; null without a base)}.
 
 const MERGED_COLOR = '#b8b8b8';  // runs of frames narrower than a device pixel
 const MATCH_COLOR = '#e040fb';
@@ -102,6 +103,9 @@ function drawFlame(ctx, model, rows, view) {
     let color;
     if (view.matches && view.matches[name]) {
       color = MATCH_COLOR;
+    } else if (view.diff) {
+      color = diffColor(view.total[i] / (view.total[0] || 1),
+        view.diff.baseRoot > 0 ? view.diff.base[i] / view.diff.baseRoot : 0);
     } else {
       const off = view.offCpu !== null && view.offCpu !== undefined && 2 * view.offCpu[i] > view.total[i];
       const key = name * 4 + (model.kind[i] & 1) + (off ? 2 : 0);

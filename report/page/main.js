@@ -32,6 +32,8 @@ function startReport(document, window) {
   let weighed = null;     // the thread and event choice weights were summed for
   let offCpu = null;      // per node, the off-CPU part of weights.total; null when none
   let unit = model.unit;  // of the weights shown
+  let base = null;        // --diff: per node, the base's total for the same choice; else null
+  const diffing = model.events.some((event) => event.base);
   let matches = null;     // matchNames of the search, or null
   let zoom = 0;           // the node filling the width
   let selected = -1;      // the name id whose callers and callees are shown
@@ -54,18 +56,29 @@ function startReport(document, window) {
   // For tests and the bench: the model, where a frame is, the state, and a draw now.
   window.arecReport = { model: model, locate: locate, state: () => state, drawNow: draw };
 
+  // The profile's threads, heaviest first (a --diff base's own threads are not choices: a
+  // chosen thread is compared with the base's threads of the same name).
   function fillThreads() {
-    const all = weighNodes(model, null).total[0];
+    // Shares of the default event's weight; a thread with only other events' is listed too.
+    const perThread = new Float64Array(model.threads.length);
+    const listed = new Uint8Array(model.threads.length);
+    for (let r = 0; r < model.rowThread.length; r++) {
+      const event = model.rowEvent[r];
+      if (model.events[event].base) continue;
+      listed[model.rowThread[r]] = 1;
+      if (event === model.defaultEvent) perThread[model.rowThread[r]] += model.rowWeight[r];
+    }
+    const all = perThread.reduce((sum, weight) => sum + weight, 0);
+    const shown = Array.from(model.threads.keys()).filter((t) => listed[t])
+      .sort((a, b) => perThread[b] - perThread[a]);
     const option = (value, text) => {
       const made = document.createElement('option');
       made.value = String(value);
       made.textContent = text;
       threadSelect.appendChild(made);
     };
-    option(-1, 'all threads (' + model.threads.length + ')');
-    const perThread = new Float64Array(model.threads.length);
-    for (let r = 0; r < model.rowThread.length; r++) perThread[model.rowThread[r]] += model.rowWeight[r];
-    Array.from(model.threads.keys()).sort((a, b) => perThread[b] - perThread[a]).forEach((t) => {
+    option(-1, 'all threads (' + shown.length + ')');
+    shown.forEach((t) => {
       const thread = model.threads[t];
       option(t, thread.name + ' ' + thread.pid + '/' + thread.tid + ' (' +
         formatShare(perThread[t], all) + ')');
@@ -81,9 +94,11 @@ function startReport(document, window) {
       made.textContent = text;
       eventSelect.appendChild(made);
     };
-    model.events.forEach((event, i) => option(i, event.name + (isOffCpu(model, i) ? ' (off-CPU)' : '')));
+    model.events.forEach((event, i) => {
+      if (!event.base) option(i, event.name + (isOffCpu(model, i) ? ' (off-CPU)' : ''));
+    });
     if (eventsOf(model, -2).length > 1) option(-2, 'on-CPU + off-CPU (wall time)');
-    eventSelect.hidden = model.events.length < 2;
+    eventSelect.hidden = eventSelect.options.length < 2;
   }
 
   // Everything the fragment decides, derived again from it.
@@ -104,6 +119,7 @@ function startReport(document, window) {
       const off = events.filter((event) => isOffCpu(model, event));
       offCpu = off.length ? weighNodes(model, (t, event) => keep(t, event) && isOffCpu(model, event)).total : null;
       unit = events.length > 1 ? 'nanoseconds' : events.length ? model.events[events[0]].unit : model.unit;
+      if (diffing) weighBase(events, thread);
       find('total').dataset.event = eventSelect.value;
     }
     zoom = nodeAtPath(model, state.zoom.map((name) => nameIds.has(name) ? nameIds.get(name) : -1));
@@ -125,6 +141,33 @@ function startReport(document, window) {
     find('total').textContent = formatWeight(weights.total[0], unit) + ' of ' +
       (eventSelect.selectedIndex >= 0 ? eventSelect.options[eventSelect.selectedIndex].textContent : model.type);
     schedule();
+  }
+
+  // The base's weights for the same events and, when one thread is chosen, the base's threads
+  // of the same name (another run has other thread ids); then the paths it lost.
+  function weighBase(events, thread) {
+    const wanted = new Uint8Array(model.events.length);
+    for (const event of baseEventsFor(model, events)) wanted[event] = 1;
+    const name = thread >= 0 ? model.threads[thread].name : null;
+    base = weighNodes(model, (t, event) => wanted[event] === 1 &&
+      (name === null || model.threads[t].name === name)).total;
+    const list = find('vanished');
+    list.textContent = '';
+    const gone = vanishedPaths(model, weights.total, base);
+    list.appendChild(goneHeading(gone.length));
+    for (const entry of gone.slice(0, TABLE_ROWS_SHOWN)) {
+      const line = document.createElement('div');
+      line.className = 'name';
+      line.textContent = formatShare(entry.weight, base[0]) + '  ' +
+        pathOf(model, entry.node).map((id) => model.strings[id]).join(' → ');
+      list.appendChild(line);
+    }
+  }
+
+  function goneHeading(count) {
+    const heading = document.createElement('h3');
+    heading.textContent = count ? 'Gone since the base (' + count + ' paths, share of the base)' : 'Nothing of the base is gone';
+    return heading;
   }
 
   function runSearch() {
@@ -184,6 +227,7 @@ function startReport(document, window) {
     view = { width: width, height: height, dpr: dpr, rowHeight: ROW_HEIGHT,
       icicle: state.view === 'icicle', zoom: zoom, scroll: scroll, x: x, total: weights.total,
       matches: matches, selected: selected, charWidth: charWidth, offCpu: offCpu,
+      diff: diffing ? { base: base, baseRoot: base[0] } : null,
       colors: view && view.colors };
     const drawn = drawFlame(context, model, rows, view);
     root.dataset.drawMs = (performance.now() - begun).toFixed(1);
@@ -232,7 +276,8 @@ function startReport(document, window) {
       tip.textContent = model.strings[model.name[node]] + ': ' +
         formatShare(weights.total[node], weights.total[0]) + ' total, ' +
         formatShare(weights.self[node], weights.total[0]) + ' self (' +
-        formatWeight(weights.total[node], unit) + ')';
+        formatWeight(weights.total[node], unit) + ')' +
+        (diffing ? '; base: ' + formatShare(base[node], base[0]) : '');
     });
     canvas.addEventListener('wheel', (event) => {
       const rowsShown = Math.floor(view.height / ROW_HEIGHT);

@@ -100,13 +100,15 @@ function isOffCpu(model, index) {
 }
 
 // The events a mode weighs: one event's index, or -2 for every event in nanoseconds (on-CPU and
-// off-CPU time together: wall time). An unknown index falls back to the default event; a
-// profile without samples has no events.
+// off-CPU time together: wall time), never --diff's base events. An unknown index falls back
+// to the default event; a profile without samples has no events.
 function eventsOf(model, mode) {
   if (model.events.length === 0) return [];
+  const own = (i) => i >= 0 && i < model.events.length && !model.events[i].base;
   if (mode === -2) {
-    const timed = model.events.map((event, i) => i).filter((i) => model.events[i].unit === 'nanoseconds');
+    const timed = model.events.map((event, i) => i)
+      .filter((i) => own(i) && model.events[i].unit === 'nanoseconds');
     if (timed.length > 1) return timed;
   }
-  return [mode >= 0 && mode < model.events.length ? mode : model.defaultEvent];
+  return [own(mode) ? mode : model.defaultEvent];
 }

@@ -138,5 +138,31 @@ TEST_F(Report, AnOffCpuRecordingShowsWaitingInItsOwnColourBesideCpuTime) {
   EXPECT_NE(out.find(R"("errors":[])"), std::string::npos) << out;
 }
 
+TEST_F(Report, ADiffColoursWhatIsNewAndListsWhatIsGone) {
+  const std::string before = dir_.file("before.data"), after = dir_.file("after.data");
+  for (const auto& [data, program] : {std::pair{before, "hot_pair"}, std::pair{after, "hot_loop"}}) {
+    test::command_result recorded = test::run_command(
+        {arec_binary(), "-q", "-e", "cpu-clock", "-g", "-o", data, "--", test_program(program), "300"});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  }
+  const std::string page = dir_.file("diff.html");
+  test::command_result reported = test::run_command(
+      {arec_binary(), "report", "-q", "-i", after, "--diff", before, "-o", page});
+  ASSERT_EQ(reported.exit_code, 0) << reported.describe();
+  test::command_result seen = check_page(page, "hot_function");
+  ASSERT_EQ(seen.exit_code, 0) << seen.describe() << seen.out;
+  const std::string& out = seen.out;
+  // hot_function is new: strong red (red well over green and blue).
+  std::smatch diff;
+  ASSERT_TRUE(std::regex_search(out, diff, std::regex(R"x(\["diff",\[(\d+),(\d+),(\d+)\],"([^"]*)"\])x")))
+      << out;
+  EXPECT_GT(std::stoi(diff[1]), std::stoi(diff[2]) + 80) << out;
+  EXPECT_GT(std::stoi(diff[1]), std::stoi(diff[3]) + 80) << out;
+  // hot_pair's callers of its hot functions are gone, listed with the path to them.
+  EXPECT_NE(diff[4].str().find("Gone since the base"), std::string::npos) << out;
+  EXPECT_NE(diff[4].str().find("main → call_major"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("errors":[])"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace arec::e2e

@@ -63,6 +63,23 @@ TEST(PageModel, EachEventHasItsRowsAndTheDefaultOneIsWhatTheSummaryWeighs) {
   for (const function_share& share : shares) EXPECT_NE(model.strings[share.name], "sleep");
 }
 
+TEST(PageModel, ABaseJoinsTheTreeAsEventsOfItsOwn) {
+  sample_profile now;
+  now.add({"main", "new"}, 40, 1);
+  sample_profile before;
+  before.add({"main", "old"}, 25, 1);
+  page_model model = build_page_model(now.result, &before.result);
+  ASSERT_EQ(model.events.size(), 2u);
+  EXPECT_FALSE(model.events[0].base);
+  EXPECT_TRUE(model.events[1].base);
+  EXPECT_EQ(model.events[1].name, "cpu-clock");
+  EXPECT_EQ(model.total, 40);  // the profile's alone
+  EXPECT_EQ(names_in_order(model), (std::vector<std::string>{"all", "main", "new", "old"}));
+  ASSERT_EQ(model.rows.size(), 2u);
+  EXPECT_EQ(model.rows[1].event, 1u);
+  EXPECT_EQ(model.rows[1].weight, 25);
+}
+
 TEST(PageModel, KernelFramesAreMarkedAndUnnamedFramesAreUnknown) {
   sample_profile built;
   built.add({"main", "[kernel]sys_read", "?"}, 7, 1);

@@ -113,6 +113,12 @@ const after = `'use strict';
       events.dispatchEvent(new Event('change', { bubbles: true }));
       log.push(['on-cpu-only', report.state().event, report.locate(waiting) === null]);
     }
+    if (report.model.events.some((event) => event.base)) {
+      const spot = report.locate(hot);
+      const pixel = spot ? Array.from(canvas.getContext('2d').getImageData(
+        Math.round(spot.x * devicePixelRatio), Math.round(spot.y * devicePixelRatio), 1, 1).data.slice(0, 3)) : [];
+      log.push(['diff', pixel, text('vanished').slice(0, 400)]);
+    }
     document.getElementById('view-icicle').click();
     frame();
     log.push(['icicle', report.state().view, colours()]);
