@@ -283,8 +283,10 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   });
   out += ',';
   append_column(out, "thread", model.rows, [](const page_row& r) { return r.thread; });
-  out += ',';
-  append_column(out, "event", model.rows, [](const page_row& r) { return r.event; });
+  if (model.events.size() > 1) {  // else every row's is 0, and the page knows it
+    out += ',';
+    append_column(out, "event", model.rows, [](const page_row& r) { return r.event; });
+  }
   out += ',';
   append_column(out, "weight", model.rows, [scale](const page_row& r) { return r.weight / scale; });
   out += "}}";

@@ -19,7 +19,7 @@ function decodeProfile(data) {
     end: new Int32Array(count),
     rowNode: new Int32Array(data.rows.node.length),
     rowThread: Int32Array.from(data.rows.thread),
-    rowEvent: Int32Array.from(data.rows.event),
+    rowEvent: data.rows.event ? Int32Array.from(data.rows.event) : new Int32Array(data.rows.node.length),
     rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
       name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],

@@ -30,6 +30,7 @@ function startReport(document, window) {
   let x = null;           // layoutNodes of weights
   let functions = null;   // functionWeights of weights
   let weighed = null;     // the thread and event choice weights were summed for
+  let searched = null;    // the search and weights `matches` and its share were made for
   let offCpu = null;      // per node, the off-CPU part of weights.total; null when none
   let unit = model.unit;  // of the weights shown
   let base = null;        // --diff: per node, the base's total for the same choice; else null
@@ -171,6 +172,8 @@ function startReport(document, window) {
   }
 
   function runSearch() {
+    if (searched === state.q + '\n' + weighed) return;  // a zoom keeps the search
+    searched = state.q + '\n' + weighed;
     const begun = performance.now();
     const compiled = compileSearch(state.q);
     search.classList.toggle('invalid', compiled.error !== '');

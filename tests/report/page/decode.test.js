@@ -42,6 +42,9 @@ test('decodeProfile marks kernel frames, adds up row steps and scales weights', 
   assert.deepStrictEqual(Array.from(model.kind), [0, 0, 0, 1]);
   assert.deepStrictEqual(Array.from(model.rowNode), [2, 3]);  // shipped as steps: 2, 1
   assert.deepStrictEqual(Array.from(model.rowWeight), [500000, 750000]);
+  assert.deepStrictEqual(Array.from(model.rowEvent), [0, 0]);
+  delete data.rows.event;  // a recording of one event ships none
+  assert.deepStrictEqual(Array.from(page.decodeProfile(data).rowEvent), [0, 0]);
 });
 
 test('expandStrings rebuilds each entry from the prefix it shares with the one before', () => {
