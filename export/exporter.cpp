@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -50,6 +51,19 @@ void write_output(const std::string& path, std::span<const std::byte> bytes) {
   file.commit();
 }
 
+// About `buckets` buckets' worth of the samples' span, from the first file's SAMPLE_TIME first
+// time to the last file's last (100 ms when a file does not say), at least 1 ms.
+std::uint64_t bucket_length(const convert::convert_input& first, const convert::convert_input& last,
+                            std::uint32_t buckets) {
+  const std::vector<std::byte>* begins = first.features.find(perf_data::feature_sample_time);
+  const std::vector<std::byte>* ends = last.features.find(perf_data::feature_sample_time);
+  if (!begins || !ends || begins->size() < 16 || ends->size() < 16) return 100'000'000;
+  auto start = base::load<std::uint64_t>(*begins, 0);
+  auto end = base::load<std::uint64_t>(*ends, 8);
+  if (end <= start) return 100'000'000;
+  return std::max<std::uint64_t>((end - start) / buckets + 1, 1'000'000);
+}
+
 // Passes every record on and sums what the kernel said it lost: PERF_RECORD_LOST (id, lost)
 // and PERF_RECORD_LOST_SAMPLES (lost), as perf report's "lost samples" counts them.
 class loss_counter final : public io::record_sink {
@@ -89,7 +103,7 @@ std::string output_path(const export_options& options) {
 }
 
 recorded_profile read_recording(const std::vector<std::string>& inputs_given, bool salvage,
-                                const std::string& output) {
+                                const std::string& output, std::uint32_t time_buckets) {
   std::vector<std::string> inputs = inputs_given;
   if (inputs.empty()) inputs.push_back("perf.data");
   recorded_profile recorded;
@@ -101,7 +115,12 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
     if (!output.empty() && output != "-" && opened.back().header_path == output)
       throw base::usage_error("-o " + output + ": the output would overwrite the input");
   }
-  profile_builder builder(opened.front().events, settings_from(opened.front().features));
+  builder_settings settings = settings_from(opened.front().features);
+  if (time_buckets != 0) {
+    settings.time_bucket_ns = bucket_length(opened.front(), opened.back(), time_buckets);
+    recorded.bucket_ns = settings.time_bucket_ns;
+  }
+  profile_builder builder(opened.front().events, std::move(settings));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which
   // only grew since (the last one holds every function the earlier ones did).
   for (const convert::convert_input& input : opened) {

@@ -122,7 +122,10 @@ class model_builder {
       if (name == unnamed) name = frame_name(*id);
       node = tree_.child(node, name, frame_kind(*id));
     }
-    weights_[{node, thread_of(sample), event}] += weight;
+    std::int64_t bucket = label_number(*source_, sample, "time_bucket");
+    auto when = static_cast<std::uint32_t>(std::max<std::int64_t>(bucket, 0));
+    if (bucket >= 0) model_.buckets = std::max(model_.buckets, when + 1);
+    weights_[{node, thread_of(sample), event, when}] += weight;
     if (event == model_.default_event && !model_.events[event].base) model_.total += weight;
   }
 
@@ -176,11 +179,12 @@ class model_builder {
       for (std::uint32_t child : children) pending.push_back({child, at.depth + 1});
     }
     for (const auto& [key, weight] : weights_) {
-      auto [node, thread, event] = key;
-      model_.rows.push_back({order[node], thread, event, weight});
+      auto [node, thread, event, bucket] = key;
+      model_.rows.push_back({order[node], thread, event, bucket, weight});
     }
     std::sort(model_.rows.begin(), model_.rows.end(), [](const page_row& a, const page_row& b) {
-      return std::tie(a.node, a.thread, a.event) < std::tie(b.node, b.thread, b.event);
+      return std::tie(a.node, a.thread, a.event, a.bucket) <
+             std::tie(b.node, b.thread, b.event, b.bucket);
     });
   }
 
@@ -192,8 +196,9 @@ class model_builder {
   static constexpr std::uint32_t unnamed = ~0u;
   std::vector<std::uint32_t> location_names_;  // by location id
   std::map<std::tuple<std::uint32_t, std::int64_t, std::int64_t>, std::size_t> thread_ids_;
-  // (node, thread, event)
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::int64_t> weights_;
+  // (node, thread, event, bucket)
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::int64_t>
+      weights_;
 };
 
 }  // namespace
@@ -213,6 +218,27 @@ std::vector<std::int64_t> page_model::node_totals() const {
   }
   for (std::size_t node = node_name.size(); node-- > 1;) totals[parent[node]] += totals[node];
   return totals;
+}
+
+void coarsen_buckets(page_model& model, std::size_t max_rows) {
+  while (model.rows.size() > max_rows && model.buckets > 1) {
+    // Rows stay sorted by (node, thread, event, bucket) when buckets are halved: the rows to
+    // sum are neighbours.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < model.rows.size(); ++i) {
+      page_row row = model.rows[i];
+      row.bucket /= 2;
+      const page_row* last = kept ? &model.rows[kept - 1] : nullptr;
+      if (last && last->node == row.node && last->thread == row.thread &&
+          last->event == row.event && last->bucket == row.bucket)
+        model.rows[kept - 1].weight += row.weight;
+      else
+        model.rows[kept++] = row;
+    }
+    model.rows.resize(kept);
+    model.buckets = (model.buckets + 1) / 2;
+    model.bucket_ns *= 2;
+  }
 }
 
 page_model build_page_model(const exporting::profile& source, const exporting::profile* base) {

@@ -23,7 +23,8 @@ struct page_thread {
 struct page_row {
   std::uint32_t node = 0;
   std::uint32_t thread = 0;
-  std::uint32_t event = 0;  // index in page_model::events
+  std::uint32_t event = 0;   // index in page_model::events
+  std::uint32_t bucket = 0;  // when, in page_model::bucket_ns from the first sample (0 untimed)
   std::int64_t weight = 0;
 };
 
@@ -43,7 +44,9 @@ struct page_model {
   std::vector<std::uint32_t> node_depth;
   std::vector<std::uint8_t> node_kind;
   std::vector<page_thread> threads;
-  std::vector<page_row> rows;  // sorted by node, thread, event; no zero weight
+  std::vector<page_row> rows;  // sorted by node, thread, event, bucket; no zero weight
+  std::uint32_t buckets = 0;    // time buckets the rows use: 0 when samples carry no time_bucket
+  std::uint64_t bucket_ns = 0;  // how long one is (set by whoever asked for them)
   std::vector<page_event> events;
   std::uint32_t default_event = 0;  // the first event's: what the summary and the page weigh first
   std::string weight_type;          // the default event's name ("cpu-clock")
@@ -61,5 +64,10 @@ struct page_model {
 // samples join the same tree as events of their own, marked base.
 page_model build_page_model(const exporting::profile& source,
                             const exporting::profile* base = nullptr);
+
+// Halves the time buckets' resolution (two neighbours summed into one, bucket_ns doubled) until
+// `model` has at most `max_rows` rows or one bucket: a long recording of many stacks keeps a
+// page of bounded size.
+void coarsen_buckets(page_model& model, std::size_t max_rows);
 
 }  // namespace arec::report

@@ -232,6 +232,10 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   append_json_string(out, model.weight_unit);
   out += ",\"total\":";
   out += std::to_string(model.total);
+  out += ",\"buckets\":";
+  out += std::to_string(model.buckets);
+  out += ",\"bucketNs\":";
+  out += std::to_string(model.bucket_ns);
   out += ",\"defaultEvent\":";
   out += std::to_string(model.default_event);
   out += ",\"events\":[";
@@ -286,6 +290,10 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   if (model.events.size() > 1) {  // else every row's is 0, and the page knows it
     out += ',';
     append_column(out, "event", model.rows, [](const page_row& r) { return r.event; });
+  }
+  if (model.buckets > 1) {  // the same
+    out += ',';
+    append_column(out, "bucket", model.rows, [](const page_row& r) { return r.bucket; });
   }
   out += ',';
   append_column(out, "weight", model.rows, [scale](const page_row& r) { return r.weight / scale; });

@@ -12,10 +12,11 @@
 namespace arec::report {
 
 // The data block's JSON: {"v":1,"facts":{...},"type","unit","total" (the default event's),
-// "defaultEvent","events":[{"name","unit","base" (true for --diff BASE's)}],"strings":[...],"prefix":[...],
+// "buckets","bucketNs" (time buckets: how many, how long),"defaultEvent","events":[{"name","unit","base" (true for --diff BASE's)}],"strings":[...],"prefix":[...],
 // "nodes":{"name","depth"},"kernel":[kernel frames' nodes],"threads":{"name","pid","tid"},
 // "scale","rows":{"node" (each the step from the previous row's),"thread","event" (left out
-// when there is one event),"weight" (times scale)}}, columns as arrays of integers. Every string goes through append_json_string.
+// when there is one event),"bucket" (left out with fewer than two buckets),"weight" (times
+// scale)}}, columns as arrays of integers. Every string goes through append_json_string.
 std::string page_data_json(const page_model& model, const recording_facts& facts);
 
 // The summary as HTML: the facts, then the `top` functions by self and by total weight with

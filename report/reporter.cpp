@@ -14,6 +14,14 @@
 #endif
 
 namespace arec::report {
+namespace {
+
+// The timelines' resolution: a 10 s recording gets 100 ms buckets, unless that would make
+// more rows than this (100,000 stacks of one time each fit; docs/performance.md).
+constexpr std::uint32_t timeline_buckets = 100;
+constexpr std::size_t timeline_rows = 300'000;
+
+}  // namespace
 
 std::string output_path(const report_options& options) {
   if (!options.output.empty()) return options.output;
@@ -25,14 +33,16 @@ std::string output_path(const report_options& options) {
 report_result write_report(const report_options& options) {
   report_result result;
   result.output = output_path(options);
-  exporting::recorded_profile recorded =
-      exporting::read_recording(options.inputs, options.salvage, result.output);
+  exporting::recorded_profile recorded = exporting::read_recording(
+      options.inputs, options.salvage, result.output, timeline_buckets);
   std::vector<std::string> inputs = options.inputs;
   if (inputs.empty()) inputs.push_back("perf.data");
   std::optional<exporting::recorded_profile> base;
   if (!options.diff_base.empty())
     base = exporting::read_recording({options.diff_base}, options.salvage, result.output);
   page_model model = build_page_model(recorded.result, base ? &base->result : nullptr);
+  model.bucket_ns = recorded.bucket_ns;
+  coarsen_buckets(model, timeline_rows);
   recording_facts facts = facts_of(recorded, std::move(inputs), AREC_VERSION);
   if (base) {
     facts.base = options.diff_base;

@@ -4,8 +4,9 @@
 
 // Model fields: strings, count, name/depth/parent/end (Int32Array per node; end is one past
 // the last node of the subtree), kind (Uint8Array: 1 for a kernel frame), rowNode/rowThread
-// /rowEvent (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}],
-// events [{name, unit}], defaultEvent, facts, type, unit, maxDepth.
+// /rowEvent/rowBucket (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}],
+// events [{name, unit, base}], defaultEvent, buckets and bucketNs (time buckets: how many, how
+// long), facts, type, unit, maxDepth.
 function decodeProfile(data) {
   if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
   const count = data.nodes.name.length;
@@ -20,6 +21,9 @@ function decodeProfile(data) {
     rowNode: new Int32Array(data.rows.node.length),
     rowThread: Int32Array.from(data.rows.thread),
     rowEvent: data.rows.event ? Int32Array.from(data.rows.event) : new Int32Array(data.rows.node.length),
+    rowBucket: data.rows.bucket ? Int32Array.from(data.rows.bucket) : new Int32Array(data.rows.node.length),
+    buckets: data.buckets || 0,
+    bucketNs: data.bucketNs || 0,
     rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
       name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],

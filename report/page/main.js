@@ -4,6 +4,7 @@
 
 const ROW_HEIGHT = 16;
 const CLICK_SLOP = 3;  // px the pointer may move between press and release for a click
+const LANES_SHOWN = 12;  // timelines: the heaviest threads
 
 function startReport(document, window) {
   const started = performance.now();
@@ -34,6 +35,11 @@ function startReport(document, window) {
   let offCpu = null;      // per node, the off-CPU part of weights.total; null when none
   let unit = model.unit;  // of the weights shown
   let base = null;        // --diff: per node, the base's total for the same choice; else null
+  let threadOrder = [];   // the profile's threads, heaviest first
+  let lanes = [];         // the timelines drawn: [{thread, canvas}]
+  let laneWeights = null; // bucketWeights of the chosen events, every bucket
+  let laneMax = 0;        // the heaviest bucket of the threads drawn
+  let dragging = null;    // {canvas, x}: where a drag on a timeline began
   const diffing = model.events.some((event) => event.base);
   let matches = null;     // matchNames of the search, or null
   let zoom = 0;           // the node filling the width
@@ -49,6 +55,7 @@ function startReport(document, window) {
   find('title').textContent = model.facts.command || model.facts.inputs.join(' ');
   fillThreads();
   fillEvents();
+  fillTimelines();
   applyState();
   draw();
   root.dataset.firstDrawMs = (performance.now() - started).toFixed(1);
@@ -72,6 +79,7 @@ function startReport(document, window) {
     const all = perThread.reduce((sum, weight) => sum + weight, 0);
     const shown = Array.from(model.threads.keys()).filter((t) => listed[t])
       .sort((a, b) => perThread[b] - perThread[a]);
+    threadOrder = shown;
     const option = (value, text) => {
       const made = document.createElement('option');
       made.value = String(value);
@@ -102,18 +110,84 @@ function startReport(document, window) {
     eventSelect.hidden = eventSelect.options.length < 2;
   }
 
+  // A timeline per thread (the heaviest), for a recording whose samples carry their time.
+  function fillTimelines() {
+    const section = find('timelines');
+    if (model.buckets < 2) return;
+    section.hidden = false;
+    const heading = document.createElement('div');
+    heading.id = 'range';
+    section.appendChild(heading);
+    for (const thread of threadOrder.slice(0, LANES_SHOWN)) {
+      const lane = document.createElement('div');
+      lane.className = 'timeline';
+      const label = document.createElement('span');
+      const named = model.threads[thread];
+      label.textContent = named.name + ' ' + named.pid + '/' + named.tid;
+      const laneCanvas = document.createElement('canvas');
+      lane.appendChild(label);
+      lane.appendChild(laneCanvas);
+      section.appendChild(lane);
+      lanes.push({ thread: thread, canvas: laneCanvas });
+      laneCanvas.addEventListener('mousedown', (event) => {
+        dragging = { canvas: laneCanvas, x: event.clientX - laneCanvas.getBoundingClientRect().left };
+        event.preventDefault();
+      });
+    }
+  }
+
+  // The time the range covers, in words; the whole recording when there is none.
+  function describeRange(range) {
+    const seconds = (bucket) => (bucket * model.bucketNs / 1e9).toFixed(2) + ' s';
+    const whole = seconds(model.buckets);
+    if (!range) return 'time: all ' + whole + ' (drag on a timeline to weigh a time range)';
+    return 'time: ' + seconds(range[0]) + ' to ' + seconds(range[1] + 1) + ' of ' + whole +
+      ' (click a timeline for all of it)';
+  }
+
+  function drawTimelines(dpr) {
+    for (const lane of lanes) {
+      const width = Math.max(lane.canvas.clientWidth, 50);
+      const height = 18;
+      if (lane.canvas.width !== Math.round(width * dpr)) {
+        lane.canvas.width = Math.round(width * dpr);
+        lane.canvas.height = Math.round(height * dpr);
+      }
+      drawTimeline(lane.canvas.getContext('2d'), laneWeights, lane.thread * model.buckets,
+        model.buckets, laneMax || 1, width, height, dpr, rangeOf(state));
+    }
+  }
+
+  // The state's range within the recording's buckets, or null for all of it.
+  function rangeOf(s) {
+    if (!s.range || model.buckets < 2) return null;
+    const last = model.buckets - 1;
+    return [Math.min(s.range[0], last), Math.min(s.range[1], last)];
+  }
+
   // Everything the fragment decides, derived again from it.
   function applyState() {
     const thread = state.thread >= 0 && state.thread < model.threads.length ? state.thread : -1;
     const events = eventsOf(model, state.event);
     threadSelect.value = String(thread);
     eventSelect.value = String(events.length > 1 ? -2 : events.length ? events[0] : 0);
-    const choice = threadSelect.value + '/' + eventSelect.value;
+    const range = rangeOf(state);
+    const choice = threadSelect.value + '/' + eventSelect.value + '/' + range;
     if (weighed !== choice) {  // a zoom or a search keeps the weights
+      const lanesChanged = weighed === null || weighed.split('/')[1] !== eventSelect.value;
       weighed = choice;
       const wanted = new Uint8Array(model.events.length);
       for (const event of events) wanted[event] = 1;
-      const keep = (t, event) => wanted[event] === 1 && (thread < 0 || t === thread);
+      const keep = (t, event, bucket) => wanted[event] === 1 && (thread < 0 || t === thread) &&
+        (!range || (bucket >= range[0] && bucket <= range[1]));
+      if (lanes.length && lanesChanged) {
+        laneWeights = bucketWeights(model, (t, event) => wanted[event] === 1);
+        laneMax = 0;
+        for (const lane of lanes)
+          for (let b = 0; b < model.buckets; b++)
+            laneMax = Math.max(laneMax, laneWeights[lane.thread * model.buckets + b]);
+      }
+      if (lanes.length) find('range').textContent = describeRange(range);
       weights = weighNodes(model, keep);
       x = layoutNodes(model, weights.total);
       functions = functionWeights(model, weights);
@@ -233,6 +307,7 @@ function startReport(document, window) {
       diff: diffing ? { base: base, baseRoot: base[0] } : null,
       colors: view && view.colors };
     const drawn = drawFlame(context, model, rows, view);
+    drawTimelines(dpr);
     root.dataset.drawMs = (performance.now() - begun).toFixed(1);
     root.dataset.drawn = String(drawn.rects);
     find('status').textContent = model.count + ' nodes, ' + drawn.rects + ' boxes drawn in ' +
@@ -300,6 +375,20 @@ function startReport(document, window) {
     window.addEventListener('hashchange', () => { state = parseState(window.location.hash); applyState(); });
     window.addEventListener('popstate', () => { state = parseState(window.location.hash); applyState(); });
     window.addEventListener('resize', schedule);
+    window.addEventListener('mouseup', (event) => {
+      if (!dragging) return;
+      const { canvas: laneCanvas, x: from } = dragging;
+      dragging = null;
+      const to = event.clientX - laneCanvas.getBoundingClientRect().left;
+      const width = laneCanvas.clientWidth;
+      if (Math.abs(to - from) <= CLICK_SLOP) {
+        change((s) => { s.range = null; });
+        return;
+      }
+      const first = bucketAt(Math.min(from, to), width, model.buckets);
+      const last = bucketAt(Math.max(from, to), width, model.buckets);
+      change((s) => { s.range = [first, last]; });
+    });
     window.addEventListener('keydown', (event) => {
       if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
       if (event.key === '/') { event.preventDefault(); search.focus(); }

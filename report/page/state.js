@@ -3,12 +3,13 @@
 // Keys: v (1), view (flame, icicle, tree, bottomup), q (search), zoom (names from the root,
 // joined by '\n' so a link survives another export's ids), thread (index, or all), fn (the
 // function whose callers and callees are shown), event (an event's index, or "both": on-CPU
-// and off-CPU time together). Unknown or invalid values fall back to defaults.
+// and off-CPU time together), range (the first and last time bucket the views weigh, "3-17").
+// Unknown or invalid values fall back to defaults.
 
 const VIEWS = ['flame', 'icicle', 'tree', 'bottomup'];
 
 function defaultState() {
-  return { view: 'flame', q: '', zoom: [], thread: -1, fn: '', event: -1 };
+  return { view: 'flame', q: '', zoom: [], thread: -1, fn: '', event: -1, range: null };
 }
 
 function parseState(hash) {
@@ -25,6 +26,8 @@ function parseState(hash) {
   const event = params.get('event');
   if (event === 'both') state.event = -2;
   else if (event !== null && /^\d+$/.test(event)) state.event = Number(event);
+  const range = /^(\d+)-(\d+)$/.exec(params.get('range') || '');
+  if (range && Number(range[1]) <= Number(range[2])) state.range = [Number(range[1]), Number(range[2])];
   return state;
 }
 
@@ -38,5 +41,6 @@ function formatState(state) {
   if (state.fn) params.set('fn', state.fn);
   if (state.event === -2) params.set('event', 'both');
   else if (state.event >= 0) params.set('event', String(state.event));
+  if (state.range) params.set('range', state.range[0] + '-' + state.range[1]);
   return '#' + params.toString();
 }

@@ -2,12 +2,13 @@
 // tree.js: weights of the call tree for a choice of threads, where each frame sits, and the
 // per-function views (bottom-up, callers and callees). Pure: no DOM.
 
-// Self and total weight per node, summing only the rows whose thread and event
-// `keep(thread, event)` accepts (every row when keep is null).
+// Self and total weight per node, summing only the rows whose thread, event and time bucket
+// `keep(thread, event, bucket)` accepts (every row when keep is null).
 function weighNodes(model, keep) {
   const self = new Float64Array(model.count);
   for (let r = 0; r < model.rowNode.length; r++)
-    if (!keep || keep(model.rowThread[r], model.rowEvent[r])) self[model.rowNode[r]] += model.rowWeight[r];
+    if (!keep || keep(model.rowThread[r], model.rowEvent[r], model.rowBucket[r]))
+      self[model.rowNode[r]] += model.rowWeight[r];
   const total = Float64Array.from(self);
   for (let i = model.count - 1; i > 0; i--) total[model.parent[i]] += total[i];
   return { self: self, total: total };

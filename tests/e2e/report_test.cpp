@@ -88,6 +88,12 @@ TEST_F(Report, ChromiumShowsTheHotFunctionWithExportsShareAndAnswersInput) {
   EXPECT_NE(out.find(R"(["reset",0,""])"), std::string::npos) << out;
   EXPECT_NE(out.find(R"(["fragment","tree","hot"])"), std::string::npos) << out;
   EXPECT_TRUE(std::regex_search(out, std::regex(R"(\["bottomup",[1-9]\d*,true\])"))) << out;
+  // A timeline per thread: a drag over a quarter of it weighs about a quarter of the buckets.
+  std::smatch lane;
+  ASSERT_TRUE(std::regex_search(out, lane, std::regex(R"(\["timeline",1,(\d+),true,true\])"))) << out;
+  EXPECT_GE(std::stoi(lane[1]), 10) << out;
+  EXPECT_LE(std::stoi(lane[1]), 40) << out;
+  EXPECT_NE(out.find(R"(["timeline-cleared",true,true])"), std::string::npos) << out;
   // Pictures, not blank pages: the canvas and the screenshot hold many colours.
   std::smatch colours;
   ASSERT_TRUE(std::regex_search(out, colours, std::regex(R"(\["colours",(\d+)\])")));

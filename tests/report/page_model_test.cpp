@@ -80,6 +80,43 @@ TEST(PageModel, ABaseJoinsTheTreeAsEventsOfItsOwn) {
   EXPECT_EQ(model.rows[1].weight, 25);
 }
 
+TEST(PageModel, TimeBucketLabelsGiveRowsTheirBucket) {
+  sample_profile built;
+  built.add({"main", "f"}, 10, 1);
+  built.add({"main", "f"}, 20, 1);
+  std::int64_t key = built.intern("time_bucket");
+  built.result.samples[0].labels.push_back({key, 0, 0});
+  built.result.samples[1].labels.push_back({key, 0, 4});
+  page_model model = build_page_model(built.result);
+  EXPECT_EQ(model.buckets, 5u);
+  ASSERT_EQ(model.rows.size(), 2u);  // one stack and thread, two times
+  EXPECT_EQ(model.rows[0].bucket, 0u);
+  EXPECT_EQ(model.rows[1].bucket, 4u);
+  EXPECT_EQ(model.rows[1].weight, 20);
+  EXPECT_EQ(build_page_model(sample_profile{}.result).buckets, 0u);
+}
+
+TEST(PageModel, CoarserBucketsSumNeighboursUntilTheRowsFit) {
+  sample_profile built;
+  std::int64_t key = built.intern("time_bucket");
+  for (std::int64_t bucket = 0; bucket < 8; ++bucket) {
+    built.add({"main", "f"}, 1 + bucket, 1);
+    built.result.samples.back().labels.push_back({key, 0, bucket});
+  }
+  page_model model = build_page_model(built.result);
+  model.bucket_ns = 1000;
+  ASSERT_EQ(model.rows.size(), 8u);
+  coarsen_buckets(model, 3);
+  EXPECT_EQ(model.buckets, 2u);  // 8 -> 4 -> 2
+  EXPECT_EQ(model.bucket_ns, 4000u);
+  ASSERT_EQ(model.rows.size(), 2u);
+  EXPECT_EQ(model.rows[0].weight, 1 + 2 + 3 + 4);
+  EXPECT_EQ(model.rows[1].weight, 5 + 6 + 7 + 8);
+  coarsen_buckets(model, 0);  // never below one bucket
+  EXPECT_EQ(model.buckets, 1u);
+  EXPECT_EQ(model.rows.size(), 1u);
+}
+
 TEST(PageModel, KernelFramesAreMarkedAndUnnamedFramesAreUnknown) {
   sample_profile built;
   built.add({"main", "[kernel]sys_read", "?"}, 7, 1);

@@ -99,6 +99,22 @@ const after = `'use strict';
       threads.selectedIndex = 0;
       threads.dispatchEvent(new Event('change', { bubbles: true }));
     }
+    const lanes = document.querySelectorAll('.timeline canvas');
+    if (lanes.length) {
+      // A drag over the first timeline's second quarter weighs that time alone; a click clears it.
+      const lane = lanes[0].getBoundingClientRect();
+      const at = (share) => ({ clientX: lane.left + lane.width * share, clientY: lane.top + 5, bubbles: true });
+      const before = text('total');
+      lanes[0].dispatchEvent(new MouseEvent('mousedown', at(0.25)));
+      window.dispatchEvent(new MouseEvent('mouseup', at(0.5)));
+      frame();
+      const range = report.state().range;
+      log.push(['timeline', lanes.length, range ? range[1] - range[0] + 1 : 0, text('total') !== before,
+                location.hash.includes('range=')]);
+      lanes[0].dispatchEvent(new MouseEvent('mousedown', at(0.5)));
+      window.dispatchEvent(new MouseEvent('mouseup', at(0.5)));
+      log.push(['timeline-cleared', report.state().range === null, text('total') === before]);
+    }
     const events = document.getElementById('event');
     log.push(['events', events.hidden ? [] : Array.from(events.options, (o) => o.textContent)]);
     if (!events.hidden && waiting) {
