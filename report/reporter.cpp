@@ -14,14 +14,6 @@
 #endif
 
 namespace arec::report {
-namespace {
-
-// The timelines' resolution: a 10 s recording gets 100 ms buckets, unless that would make
-// more rows than this (100,000 stacks of one time each fit; docs/performance.md).
-constexpr std::uint32_t timeline_buckets = 100;
-constexpr std::size_t timeline_rows = 300'000;
-
-}  // namespace
 
 std::string output_path(const report_options& options) {
   if (!options.output.empty()) return options.output;

@@ -10,6 +10,11 @@
 
 namespace arec::report {
 
+// The timelines' resolution: a 10 s recording gets 100 ms buckets, unless that would make
+// more rows than timeline_rows (docs/performance.md, "arec report's page").
+inline constexpr std::uint32_t timeline_buckets = 100;
+inline constexpr std::size_t timeline_rows = 300'000;
+
 struct report_result {
   std::string output;
   std::uint64_t samples = 0;
