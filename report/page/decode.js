@@ -10,8 +10,9 @@
 function decodeProfile(data) {
   if (!data || data.v !== 1) throw new Error('unknown profile version ' + (data && data.v));
   const count = data.nodes.name.length;
+  const strings = expandStrings(data.strings, data.prefix);
   const model = {
-    strings: expandStrings(data.strings, data.prefix),
+    strings: strings,
     count: count,
     name: Int32Array.from(data.nodes.name),
     depth: Int32Array.from(data.nodes.depth),
@@ -26,7 +27,7 @@ function decodeProfile(data) {
     bucketNs: data.bucketNs || 0,
     rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
-      name: data.strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
+      name: strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
     })),
     facts: data.facts,
     events: data.events,

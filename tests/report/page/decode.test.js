@@ -51,3 +51,15 @@ test('expandStrings rebuilds each entry from the prefix it shares with the one b
   const strings = page.expandStrings(['Größe.a', 'b', 'x::y', 'z'], [0, 6, 0, 3]);
   assert.deepStrictEqual(plain(strings), ['Größe.a', 'Größe.b', 'x::y', 'x::z']);
 });
+
+test('thread names come from the expanded string table, not the shipped rests', () => {
+  const data = profileData([{ stack: ['hot_major'], weight: 1 }], [['hot_pair', 7, 8]]);
+  // As page_writer ships them: sorted, each after the prefix it shares with the one before.
+  data.strings = ['all', 'hot_major', 'pair'];
+  data.prefix = [0, 0, 4];
+  data.nodes.name = [0, 1];
+  data.threads.name = [2];
+  const model = page.decodeProfile(data);
+  assert.strictEqual(model.threads[0].name, 'hot_pair');
+  assert.strictEqual(model.strings[2], 'hot_pair');
+});
