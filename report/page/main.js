@@ -25,6 +25,7 @@ function startReport(document, window) {
   const context = canvas.getContext('2d');
   const search = find('search');
   const threadSelect = find('thread');
+  const processSelect = find('process');
   const eventSelect = find('event');
   let state = parseState(window.location.hash);
   let weights = null;     // weighNodes for the chosen threads
@@ -92,6 +93,26 @@ function startReport(document, window) {
       option(t, thread.name + ' ' + thread.pid + '/' + thread.tid + ' (' +
         formatShare(perThread[t], all) + ')');
     });
+    // Processes: their threads' weights together, named by the heaviest thread's comm.
+    const processes = new Map();
+    for (const t of shown) {
+      const thread = model.threads[t];
+      const known = processes.get(thread.pid) || { name: thread.name, weight: 0, threads: 0 };
+      known.weight += perThread[t];
+      known.threads++;
+      processes.set(thread.pid, known);
+    }
+    const addProcess = (value, text) => {
+      const made = document.createElement('option');
+      made.value = String(value);
+      made.textContent = text;
+      processSelect.appendChild(made);
+    };
+    addProcess(-1, 'all processes (' + processes.size + ')');
+    Array.from(processes).sort((a, b) => b[1].weight - a[1].weight).forEach(([pid, known]) =>
+      addProcess(pid, known.name + ' ' + pid + ' (' + known.threads + ' threads, ' +
+        formatShare(known.weight, all) + ')'));
+    processSelect.hidden = processes.size < 2;
   }
 
   // One option per event, and on-CPU and off-CPU time together when the recording has both;
@@ -168,17 +189,20 @@ function startReport(document, window) {
   // Everything the fragment decides, derived again from it.
   function applyState() {
     const thread = state.thread >= 0 && state.thread < model.threads.length ? state.thread : -1;
+    const pid = Array.from(processSelect.options).some((o) => Number(o.value) === state.pid) ? state.pid : -1;
+    processSelect.value = String(pid);
     const events = eventsOf(model, state.event);
     threadSelect.value = String(thread);
     eventSelect.value = String(events.length > 1 ? -2 : events.length ? events[0] : 0);
     const range = rangeOf(state);
-    const choice = threadSelect.value + '/' + eventSelect.value + '/' + range;
+    const choice = threadSelect.value + '/' + eventSelect.value + '/' + range + '/' + pid;
     if (weighed !== choice) {  // a zoom or a search keeps the weights
       const lanesChanged = weighed === null || weighed.split('/')[1] !== eventSelect.value;
       weighed = choice;
       const wanted = new Uint8Array(model.events.length);
       for (const event of events) wanted[event] = 1;
       const keep = (t, event, bucket) => wanted[event] === 1 && (thread < 0 || t === thread) &&
+        (pid < 0 || model.threads[t].pid === pid) &&
         (!range || (bucket >= range[0] && bucket <= range[1]));
       if (lanes.length && lanesChanged) {
         laneWeights = bucketWeights(model, (t, event) => wanted[event] === 1);
@@ -370,6 +394,8 @@ function startReport(document, window) {
     search.addEventListener('input', () => change((s) => { s.q = search.value; }, true));
     threadSelect.addEventListener('change', () =>
       change((s) => { s.thread = Number(threadSelect.value); }));
+    processSelect.addEventListener('change', () =>
+      change((s) => { s.pid = Number(processSelect.value); s.thread = -1; }));
     eventSelect.addEventListener('change', () =>
       change((s) => { s.event = Number(eventSelect.value); }));
     window.addEventListener('hashchange', () => { state = parseState(window.location.hash); applyState(); });

@@ -141,6 +141,9 @@ TEST_F(Report, AnOffCpuRecordingShowsWaitingInItsOwnColourBesideCpuTime) {
   int red = std::stoi(wall[1]), green = std::stoi(wall[2]), blue = std::stoi(wall[3]);
   EXPECT_GT(blue, red) << out;
   EXPECT_GT(red, green) << out;
+  // off_cpu_pair forks a writer: two processes, and choosing one weighs its threads alone.
+  EXPECT_NE(out.find(R"x(["processes",["all processes (2)",)x"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"(["process-filter",true,true])"), std::string::npos) << out;
   // CPU time alone hardly has it: it sleeps in a system call of its own.
   EXPECT_NE(out.find(R"(["on-cpu-only",0,)"), std::string::npos) << out;
   EXPECT_NE(out.find(R"("errors":[])"), std::string::npos) << out;

@@ -115,6 +115,17 @@ const after = `'use strict';
       window.dispatchEvent(new MouseEvent('mouseup', at(0.5)));
       log.push(['timeline-cleared', report.state().range === null, text('total') === before]);
     }
+    const processes = document.getElementById('process');
+    log.push(['processes', processes.hidden ? [] : Array.from(processes.options, (o) => o.textContent)]);
+    if (!processes.hidden) {
+      const before = text('total');
+      processes.selectedIndex = 1;
+      processes.dispatchEvent(new Event('change', { bubbles: true }));
+      frame();
+      log.push(['process-filter', report.state().pid === Number(processes.value), text('total') !== before]);
+      processes.selectedIndex = 0;
+      processes.dispatchEvent(new Event('change', { bubbles: true }));
+    }
     const events = document.getElementById('event');
     log.push(['events', events.hidden ? [] : Array.from(events.options, (o) => o.textContent)]);
     if (!events.hidden && waiting) {
