@@ -144,7 +144,9 @@ class model_builder {
   std::uint32_t thread_of(const exporting::profile_sample& sample) {
     page_thread thread{names_.id(label_text(*source_, sample, "comm")),
                        label_number(*source_, sample, "pid"), label_number(*source_, sample, "tid")};
-    auto key = std::make_tuple(thread.name, thread.pid, thread.tid);
+    std::string_view container = label_text(*source_, sample, "container_id");
+    if (container != "[unknown]") thread.container = names_.id(container);
+    auto key = std::make_tuple(thread.name, thread.pid, thread.tid, thread.container);
     auto [at, added] = thread_ids_.try_emplace(key, model_.threads.size());
     if (added) model_.threads.push_back(thread);
     return static_cast<std::uint32_t>(at->second);
@@ -195,7 +197,8 @@ class model_builder {
   std::unordered_set<std::uint64_t> kernel_mappings_;
   static constexpr std::uint32_t unnamed = ~0u;
   std::vector<std::uint32_t> location_names_;  // by location id
-  std::map<std::tuple<std::uint32_t, std::int64_t, std::int64_t>, std::size_t> thread_ids_;
+  std::map<std::tuple<std::uint32_t, std::int64_t, std::int64_t, std::uint32_t>, std::size_t>
+      thread_ids_;
   // (node, thread, event, bucket)
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::int64_t>
       weights_;

@@ -18,6 +18,7 @@ struct page_thread {
   std::uint32_t name = 0;  // string id of its comm
   std::int64_t pid = 0;
   std::int64_t tid = 0;
+  std::uint32_t container = 0;  // string id of its container's id; 0 (the root's "all") for none
 };
 
 struct page_row {

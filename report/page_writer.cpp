@@ -273,6 +273,11 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   append_column(out, "pid", model.threads, [](const page_thread& t) { return t.pid; });
   out += ',';
   append_column(out, "tid", model.threads, [](const page_thread& t) { return t.tid; });
+  out += ',';
+  // -1: not in a container (string 0 is the root's name, never a container's id).
+  append_column(out, "container", model.threads, [&](const page_thread& t) {
+    return t.container == 0 ? -1 : static_cast<std::int64_t>(ranked(t.container));
+  });
   // Rows are sorted by node: each holds its node's distance from the previous row's. Weights
   // are multiples of the sampling period: shipped divided by their greatest common divisor.
   std::int64_t scale = 0;

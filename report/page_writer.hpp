@@ -13,7 +13,7 @@ namespace arec::report {
 
 // The data block's JSON: {"v":1,"facts":{...},"type","unit","total" (the default event's),
 // "buckets","bucketNs" (time buckets: how many, how long),"defaultEvent","events":[{"name","unit","base" (true for --diff BASE's)}],"strings":[...],"prefix":[...],
-// "nodes":{"name","depth"},"kernel":[kernel frames' nodes],"threads":{"name","pid","tid"},
+// "nodes":{"name","depth"},"kernel":[kernel frames' nodes],"threads":{"name","pid","tid","container" (-1: none)},
 // "scale","rows":{"node" (each the step from the previous row's),"thread","event" (left out
 // when there is one event),"bucket" (left out with fewer than two buckets),"weight" (times
 // scale)}}, columns as arrays of integers. Every string goes through append_json_string.

@@ -4,7 +4,8 @@
 
 // Model fields: strings, count, name/depth/parent/end (Int32Array per node; end is one past
 // the last node of the subtree), kind (Uint8Array: 1 for a kernel frame), rowNode/rowThread
-// /rowEvent/rowBucket (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name, pid, tid}],
+// /rowEvent/rowBucket (Int32Array) and rowWeight (Float64Array, exact to 2^53), threads [{name,
+// pid, tid, container ('' for none)}],
 // events [{name, unit, base}], defaultEvent, buckets and bucketNs (time buckets: how many, how
 // long), facts, type, unit, maxDepth.
 function decodeProfile(data) {
@@ -28,6 +29,7 @@ function decodeProfile(data) {
     rowWeight: Float64Array.from(data.rows.weight, (weight) => weight * data.scale),
     threads: data.threads.name.map((name, i) => ({
       name: strings[name], pid: data.threads.pid[i], tid: data.threads.tid[i],
+      container: data.threads.container && data.threads.container[i] >= 0 ? strings[data.threads.container[i]] : '',
     })),
     facts: data.facts,
     events: data.events,

@@ -26,6 +26,7 @@ function startReport(document, window) {
   const search = find('search');
   const threadSelect = find('thread');
   const processSelect = find('process');
+  const containerSelect = find('container');
   const eventSelect = find('event');
   let state = parseState(window.location.hash);
   let weights = null;     // weighNodes for the chosen threads
@@ -113,6 +114,22 @@ function startReport(document, window) {
       addProcess(pid, known.name + ' ' + pid + ' (' + known.threads + ' threads, ' +
         formatShare(known.weight, all) + ')'));
     processSelect.hidden = processes.size < 2;
+    // Containers: their processes' weights together; shown when a thread ran in one.
+    const containers = new Map();
+    for (const t of shown) {
+      const id = model.threads[t].container;
+      if (id) containers.set(id, (containers.get(id) || 0) + perThread[t]);
+    }
+    const addContainer = (value, text) => {
+      const made = document.createElement('option');
+      made.value = value;
+      made.textContent = text;
+      containerSelect.appendChild(made);
+    };
+    addContainer('', 'all containers and the host (' + containers.size + ' containers)');
+    Array.from(containers).sort((a, b) => b[1] - a[1]).forEach(([id, weight]) =>
+      addContainer(id, 'container ' + id.slice(0, 12) + ' (' + formatShare(weight, all) + ')'));
+    containerSelect.hidden = containers.size === 0;
   }
 
   // One option per event, and on-CPU and off-CPU time together when the recording has both;
@@ -191,11 +208,14 @@ function startReport(document, window) {
     const thread = state.thread >= 0 && state.thread < model.threads.length ? state.thread : -1;
     const pid = Array.from(processSelect.options).some((o) => Number(o.value) === state.pid) ? state.pid : -1;
     processSelect.value = String(pid);
+    const container = Array.from(containerSelect.options).some((o) => o.value === state.container)
+      ? state.container : '';
+    containerSelect.value = container;
     const events = eventsOf(model, state.event);
     threadSelect.value = String(thread);
     eventSelect.value = String(events.length > 1 ? -2 : events.length ? events[0] : 0);
     const range = rangeOf(state);
-    const choice = threadSelect.value + '/' + eventSelect.value + '/' + range + '/' + pid;
+    const choice = threadSelect.value + '/' + eventSelect.value + '/' + range + '/' + pid + '/' + container;
     if (weighed !== choice) {  // a zoom or a search keeps the weights
       const lanesChanged = weighed === null || weighed.split('/')[1] !== eventSelect.value;
       weighed = choice;
@@ -203,6 +223,7 @@ function startReport(document, window) {
       for (const event of events) wanted[event] = 1;
       const keep = (t, event, bucket) => wanted[event] === 1 && (thread < 0 || t === thread) &&
         (pid < 0 || model.threads[t].pid === pid) &&
+        (!container || model.threads[t].container === container) &&
         (!range || (bucket >= range[0] && bucket <= range[1]));
       if (lanes.length && lanesChanged) {
         laneWeights = bucketWeights(model, (t, event) => wanted[event] === 1);
@@ -396,6 +417,8 @@ function startReport(document, window) {
       change((s) => { s.thread = Number(threadSelect.value); }));
     processSelect.addEventListener('change', () =>
       change((s) => { s.pid = Number(processSelect.value); s.thread = -1; }));
+    containerSelect.addEventListener('change', () =>
+      change((s) => { s.container = containerSelect.value; s.pid = -1; s.thread = -1; }));
     eventSelect.addEventListener('change', () =>
       change((s) => { s.event = Number(eventSelect.value); }));
     window.addEventListener('hashchange', () => { state = parseState(window.location.hash); applyState(); });

@@ -1,8 +1,8 @@
 'use strict';
 // state.js: the view's state in the URL fragment, so a link reopens the same view. Pure: no DOM.
 // Keys: v (1), view (flame, icicle, tree, bottomup), q (search), zoom (names from the root,
-// joined by '\n' so a link survives another export's ids), pid (a process), thread (index, or
-// all), fn (the
+// joined by '\n' so a link survives another export's ids), container (an id), pid (a process),
+// thread (index, or all), fn (the
 // function whose callers and callees are shown), event (an event's index, or "both": on-CPU
 // and off-CPU time together), range (the first and last time bucket the views weigh, "3-17").
 // Unknown or invalid values fall back to defaults.
@@ -10,7 +10,8 @@
 const VIEWS = ['flame', 'icicle', 'tree', 'bottomup'];
 
 function defaultState() {
-  return { view: 'flame', q: '', zoom: [], pid: -1, thread: -1, fn: '', event: -1, range: null };
+  return { view: 'flame', q: '', zoom: [], container: '', pid: -1, thread: -1, fn: '', event: -1,
+    range: null };
 }
 
 function parseState(hash) {
@@ -23,6 +24,7 @@ function parseState(hash) {
   state.zoom = zoom ? zoom.split('\n') : [];
   const thread = Number(params.get('thread'));
   if (params.has('thread') && Number.isInteger(thread) && thread >= 0) state.thread = thread;
+  state.container = params.get('container') || '';
   const pid = Number(params.get('pid'));
   if (params.has('pid') && Number.isInteger(pid) && pid >= 0) state.pid = pid;
   state.fn = params.get('fn') || '';
@@ -40,6 +42,7 @@ function formatState(state) {
   params.set('view', state.view);
   if (state.q) params.set('q', state.q);
   if (state.zoom.length) params.set('zoom', state.zoom.join('\n'));
+  if (state.container) params.set('container', state.container);
   if (state.pid >= 0) params.set('pid', String(state.pid));
   if (state.thread >= 0) params.set('thread', String(state.thread));
   if (state.fn) params.set('fn', state.fn);

@@ -96,6 +96,8 @@ TEST_F(Report, ChromiumShowsTheHotFunctionWithExportsShareAndAnswersInput) {
   EXPECT_GE(std::stoi(lane[1]), 10) << out;
   EXPECT_LE(std::stoi(lane[1]), 40) << out;
   EXPECT_NE(out.find(R"(["timeline-cleared",true,true])"), std::string::npos) << out;
+  // A host process: no container to choose.
+  EXPECT_NE(out.find(R"(["containers-hidden",true])"), std::string::npos) << out;
   // Pictures, not blank pages: the canvas and the screenshot hold many colours.
   std::smatch colours;
   ASSERT_TRUE(std::regex_search(out, colours, std::regex(R"(\["colours",(\d+)\])")));

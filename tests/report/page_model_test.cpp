@@ -117,6 +117,18 @@ TEST(PageModel, CoarserBucketsSumNeighboursUntilTheRowsFit) {
   EXPECT_EQ(model.rows.size(), 1u);
 }
 
+TEST(PageModel, AThreadInAContainerNamesIt) {
+  sample_profile built;
+  built.add({"main"}, 1, 1);
+  built.add({"main"}, 1, 2);
+  built.result.samples[1].labels.push_back(
+      {built.intern("container_id"), built.intern("4f1c0ffee"), 0});
+  page_model model = build_page_model(built.result);
+  ASSERT_EQ(model.threads.size(), 2u);
+  EXPECT_EQ(model.threads[0].container, 0u);
+  EXPECT_EQ(model.strings[model.threads[1].container], "4f1c0ffee");
+}
+
 TEST(PageModel, KernelFramesAreMarkedAndUnnamedFramesAreUnknown) {
   sample_profile built;
   built.add({"main", "[kernel]sys_read", "?"}, 7, 1);

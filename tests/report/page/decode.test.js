@@ -63,3 +63,13 @@ test('thread names come from the expanded string table, not the shipped rests', 
   assert.strictEqual(model.threads[0].name, 'hot_pair');
   assert.strictEqual(model.strings[2], 'hot_pair');
 });
+
+test('a thread in a container names it; one on the host has none', () => {
+  const data = profileData([{ stack: ['f'], weight: 1 }], [['app', 1, 1], ['job', 2, 2]]);
+  data.strings.push('4f1c0ffee');
+  data.prefix.push(0);
+  data.threads.container = [-1, data.strings.length - 1];
+  const model = page.decodeProfile(data);
+  assert.strictEqual(model.threads[0].container, '');
+  assert.strictEqual(model.threads[1].container, '4f1c0ffee');
+});

@@ -6,7 +6,7 @@ const { loadPage, plain } = require('./load_page.cjs');
 const page = loadPage();
 
 test('formatState and parseState round trip, hostile names included', () => {
-  const state = { view: 'icicle', q: 'a&b=c#d', zoom: ['main', '</script>', 'a b'], pid: 42, thread: 3, fn: 'x\ny',
+  const state = { view: 'icicle', q: 'a&b=c#d', zoom: ['main', '</script>', 'a b'], container: 'c0ffee', pid: 42, thread: 3, fn: 'x\ny',
     event: -2, range: [3, 17] };
   assert.deepStrictEqual(plain(page.parseState(page.formatState(state))), state);
 });

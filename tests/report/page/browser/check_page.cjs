@@ -115,6 +115,7 @@ const after = `'use strict';
       window.dispatchEvent(new MouseEvent('mouseup', at(0.5)));
       log.push(['timeline-cleared', report.state().range === null, text('total') === before]);
     }
+    log.push(['containers-hidden', document.getElementById('container').hidden]);
     const processes = document.getElementById('process');
     log.push(['processes', processes.hidden ? [] : Array.from(processes.options, (o) => o.textContent)]);
     if (!processes.hidden) {
