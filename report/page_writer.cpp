@@ -223,22 +223,12 @@ struct sorted_strings {
 
 }  // namespace
 
-std::string page_data_json(const page_model& model, const recording_facts& facts) {
-  std::string out = "{\"v\":1,";
-  append_facts(out, facts);
-  out += ",\"type\":";
-  append_json_string(out, model.weight_type);
-  out += ",\"unit\":";
-  append_json_string(out, model.weight_unit);
-  out += ",\"total\":";
-  out += std::to_string(model.total);
-  out += ",\"buckets\":";
-  out += std::to_string(model.buckets);
-  out += ",\"bucketNs\":";
-  out += std::to_string(model.bucket_ns);
-  out += ",\"defaultEvent\":";
-  out += std::to_string(model.default_event);
-  out += ",\"events\":[";
+namespace {
+
+constexpr auto as_number = [](auto value) { return static_cast<std::int64_t>(value); };
+
+void append_events(std::string& out, const page_model& model) {
+  out += ",\"defaultEvent\":" + std::to_string(model.default_event) + ",\"events\":[";
   for (std::size_t i = 0; i < model.events.size(); ++i) {
     out += i ? ",{\"name\":" : "{\"name\":";
     append_json_string(out, model.events[i].name);
@@ -248,27 +238,33 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
     out += '}';
   }
   out += ']';
-  sorted_strings table = sorted_strings::of(model.strings);
+}
+
+void append_strings(std::string& out, const sorted_strings& table) {
   out += ",\"strings\":[";
   for (std::size_t i = 0; i < table.texts.size(); ++i) {
     if (i) out += ',';
     append_json_string(out, std::string_view(table.texts[i]).substr(table.prefix[i]));
   }
-  auto same = [](auto value) { return static_cast<std::int64_t>(value); };
   out += "],";
-  append_column(out, "prefix", table.prefix, same);
-  auto ranked = [&table](std::uint32_t id) { return table.rank[id]; };
+  append_column(out, "prefix", table.prefix, as_number);
+}
+
+void append_nodes(std::string& out, const page_model& model, const sorted_strings& table) {
   out += ",\"nodes\":{";
-  append_column(out, "name", model.node_name, ranked);
+  append_column(out, "name", model.node_name, [&](std::uint32_t id) { return table.rank[id]; });
   out += ',';
-  append_column(out, "depth", model.node_depth, same);
+  append_column(out, "depth", model.node_depth, as_number);
   out += "},";
   std::vector<std::uint32_t> kernel;  // few: a list, not a column of zeros
   for (std::uint32_t node = 0; node < model.node_kind.size(); ++node)
     if (model.node_kind[node] & kind_kernel) kernel.push_back(node);
-  append_column(out, "kernel", kernel, same);
+  append_column(out, "kernel", kernel, as_number);
+}
+
+void append_threads(std::string& out, const page_model& model, const sorted_strings& table) {
   out += ",\"threads\":{";
-  append_column(out, "name", model.threads, [&](const page_thread& t) { return ranked(t.name); });
+  append_column(out, "name", model.threads, [&](const page_thread& t) { return table.rank[t.name]; });
   out += ',';
   append_column(out, "pid", model.threads, [](const page_thread& t) { return t.pid; });
   out += ',';
@@ -276,14 +272,18 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   out += ',';
   // -1: not in a container (string 0 is the root's name, never a container's id).
   append_column(out, "container", model.threads, [&](const page_thread& t) {
-    return t.container == 0 ? -1 : static_cast<std::int64_t>(ranked(t.container));
+    return t.container == 0 ? -1 : static_cast<std::int64_t>(table.rank[t.container]);
   });
-  // Rows are sorted by node: each holds its node's distance from the previous row's. Weights
-  // are multiples of the sampling period: shipped divided by their greatest common divisor.
+  out += '}';
+}
+
+// Rows are sorted by node: each holds its node's distance from the previous row's. Weights are
+// multiples of the sampling period: shipped divided by their greatest common divisor.
+void append_rows(std::string& out, const page_model& model) {
   std::int64_t scale = 0;
   for (const page_row& row : model.rows) scale = std::gcd(scale, row.weight);
   if (scale == 0) scale = 1;
-  out += "},\"scale\":" + std::to_string(scale) + ",\"rows\":{";
+  out += ",\"scale\":" + std::to_string(scale) + ",\"rows\":{";
   std::uint32_t previous = 0;
   append_column(out, "node", model.rows, [&previous](const page_row& r) {
     std::uint32_t step = r.node - previous;
@@ -302,7 +302,28 @@ std::string page_data_json(const page_model& model, const recording_facts& facts
   }
   out += ',';
   append_column(out, "weight", model.rows, [scale](const page_row& r) { return r.weight / scale; });
-  out += "}}";
+  out += '}';
+}
+
+}  // namespace
+
+std::string page_data_json(const page_model& model, const recording_facts& facts) {
+  std::string out = "{\"v\":1,";
+  append_facts(out, facts);
+  out += ",\"type\":";
+  append_json_string(out, model.weight_type);
+  out += ",\"unit\":";
+  append_json_string(out, model.weight_unit);
+  out += ",\"total\":" + std::to_string(model.total);
+  out += ",\"buckets\":" + std::to_string(model.buckets);
+  out += ",\"bucketNs\":" + std::to_string(model.bucket_ns);
+  append_events(out, model);
+  sorted_strings table = sorted_strings::of(model.strings);
+  append_strings(out, table);
+  append_nodes(out, model, table);
+  append_threads(out, model, table);
+  append_rows(out, model);
+  out += '}';
   return out;
 }
 
