@@ -6,6 +6,14 @@ const ROW_HEIGHT = 16;
 const CLICK_SLOP = 3;  // px the pointer may move between press and release for a click
 const LANES_SHOWN = 12;  // timelines: the heaviest threads
 
+// Appends an option to `select`; its text is a name others chose, so it is text only.
+function addOption(select, value, text) {
+  const made = select.ownerDocument.createElement('option');
+  made.value = String(value);
+  made.textContent = text;
+  select.appendChild(made);
+}
+
 function startReport(document, window) {
   const started = performance.now();
   const root = document.documentElement;
@@ -82,16 +90,10 @@ function startReport(document, window) {
     const shown = Array.from(model.threads.keys()).filter((t) => listed[t])
       .sort((a, b) => perThread[b] - perThread[a]);
     threadOrder = shown;
-    const option = (value, text) => {
-      const made = document.createElement('option');
-      made.value = String(value);
-      made.textContent = text;
-      threadSelect.appendChild(made);
-    };
-    option(-1, 'all threads (' + shown.length + ')');
+    addOption(threadSelect, -1, 'all threads (' + shown.length + ')');
     shown.forEach((t) => {
       const thread = model.threads[t];
-      option(t, thread.name + ' ' + thread.pid + '/' + thread.tid + ' (' +
+      addOption(threadSelect, t, thread.name + ' ' + thread.pid + '/' + thread.tid + ' (' +
         formatShare(perThread[t], all) + ')');
     });
     // Processes: their threads' weights together, named by the heaviest thread's comm.
@@ -103,15 +105,9 @@ function startReport(document, window) {
       known.threads++;
       processes.set(thread.pid, known);
     }
-    const addProcess = (value, text) => {
-      const made = document.createElement('option');
-      made.value = String(value);
-      made.textContent = text;
-      processSelect.appendChild(made);
-    };
-    addProcess(-1, 'all processes (' + processes.size + ')');
+    addOption(processSelect, -1, 'all processes (' + processes.size + ')');
     Array.from(processes).sort((a, b) => b[1].weight - a[1].weight).forEach(([pid, known]) =>
-      addProcess(pid, known.name + ' ' + pid + ' (' + known.threads + ' threads, ' +
+      addOption(processSelect, pid, known.name + ' ' + pid + ' (' + known.threads + ' threads, ' +
         formatShare(known.weight, all) + ')'));
     processSelect.hidden = processes.size < 2;
     // Containers: their processes' weights together; shown when a thread ran in one.
@@ -120,31 +116,19 @@ function startReport(document, window) {
       const id = model.threads[t].container;
       if (id) containers.set(id, (containers.get(id) || 0) + perThread[t]);
     }
-    const addContainer = (value, text) => {
-      const made = document.createElement('option');
-      made.value = value;
-      made.textContent = text;
-      containerSelect.appendChild(made);
-    };
-    addContainer('', 'all containers and the host (' + containers.size + ' containers)');
+    addOption(containerSelect, '', 'all containers and the host (' + containers.size + ' containers)');
     Array.from(containers).sort((a, b) => b[1] - a[1]).forEach(([id, weight]) =>
-      addContainer(id, 'container ' + id.slice(0, 12) + ' (' + formatShare(weight, all) + ')'));
+      addOption(containerSelect, id, 'container ' + id.slice(0, 12) + ' (' + formatShare(weight, all) + ')'));
     containerSelect.hidden = containers.size === 0;
   }
 
   // One option per event, and on-CPU and off-CPU time together when the recording has both;
   // no selector for a recording of one event.
   function fillEvents() {
-    const option = (value, text) => {
-      const made = document.createElement('option');
-      made.value = String(value);
-      made.textContent = text;
-      eventSelect.appendChild(made);
-    };
     model.events.forEach((event, i) => {
-      if (!event.base) option(i, event.name + (isOffCpu(model, i) ? ' (off-CPU)' : ''));
+      if (!event.base) addOption(eventSelect, i, event.name + (isOffCpu(model, i) ? ' (off-CPU)' : ''));
     });
-    if (eventsOf(model, -2).length > 1) option(-2, 'on-CPU + off-CPU (wall time)');
+    if (eventsOf(model, -2).length > 1) addOption(eventSelect, -2, 'on-CPU + off-CPU (wall time)');
     eventSelect.hidden = eventSelect.options.length < 2;
   }
 
