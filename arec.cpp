@@ -1,6 +1,6 @@
 // arec: the command-line entry point. `arec [options] [-- command]` records; `arec convert`
 // rewrites a recording; `arec archive` packs its objects for another machine; `arec export`
-// turns one into a pprof profile. Messages start with "arec: "; errors with "arec: error: ".
+// turns one into a pprof profile; `arec report` into an HTML page. Messages start with "arec: "; errors with "arec: error: ".
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -12,6 +12,7 @@
 #include "cli/convert_command.hpp"
 #include "cli/export_command.hpp"
 #include "cli/record_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/record_command_line.hpp"
 #include "host/stop_signals.hpp"
 #include "record/session/workload.hpp"
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
       return arec::cli::run_archive_command(args.subspan(1));
     if (!args.empty() && std::strcmp(args[0], "export") == 0)
       return arec::cli::run_export_command(args.subspan(1));
+    if (!args.empty() && std::strcmp(args[0], "report") == 0)
+      return arec::cli::run_report_command(args.subspan(1));
     // Before anything is created: from here on a stop signal can only end the recording
     // cleanly (a complete file, no stray workload), whenever it comes.
     arec::host::stop_signals::install();

@@ -326,6 +326,7 @@ std::string record_help_text() {
       "Usage: arec [OPTIONS] [--] [COMMAND [ARGS...]]\n"
       "       arec convert [OPTIONS]   (see arec convert --help)\n"
       "       arec export [OPTIONS]    (see arec export --help)\n"
+      "       arec report [OPTIONS]    (see arec report --help)\n"
       "\n"
       "Samples COMMAND, existing processes (-p) or CPUs (-a, -C) into a perf.data file that\n"
       "perf 6.1 and hotspot read. Without COMMAND, -p or -C it samples the whole system until\n"

@@ -1,4 +1,5 @@
-# bash completion for arec: options of `arec`, `arec convert`, `arec archive` and `arec export`,
+# bash completion for arec: options of `arec`, `arec convert`, `arec archive`, `arec export` and
+# `arec report`,
 # their values where they are
 # a known set, files for -o/-i, and the workload after `--`. Kept in sync with the parsers'
 # option tables by tests/cli/manual_test.cpp.
@@ -17,6 +18,7 @@ _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'
 _arec_archive_options='-i --input -o --output -q --quiet -h --help'
 _arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
+_arec_report_options='-i --input -o --output --diff --salvage -q --quiet -h --help'
 
 _arec() {
   local cur prev words cword
@@ -29,11 +31,11 @@ _arec() {
       _command_offset $((i + 1))
       return
     fi
-    [[ $i == 1 && ${words[i]} =~ ^(convert|archive|export)$ ]] && command=${words[i]}
+    [[ $i == 1 && ${words[i]} =~ ^(convert|archive|export|report)$ ]] && command=${words[i]}
   done
 
   case $prev in
-    -o | --output | -i | --input | --push-token-file | --push-password-file)
+    -o | --output | -i | --input | --diff | --push-token-file | --push-password-file)
       _filedir
       return
       ;;
@@ -101,7 +103,7 @@ _arec() {
     return
   fi
   if ((cword == 1)); then
-    COMPREPLY=($(compgen -W 'convert archive export' -c -- "$cur"))
+    COMPREPLY=($(compgen -W 'convert archive export report' -c -- "$cur"))
     return
   fi
   case $command in

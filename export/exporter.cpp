@@ -1,12 +1,15 @@
 #include "export/exporter.hpp"
 
+#include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
 #include "base/system_error.hpp"
+#include "base/unaligned.hpp"
 #include "base/usage_error.hpp"
 #include "convert/convert_input.hpp"
 #include "convert/converter.hpp"
@@ -18,6 +21,8 @@
 #include "io/file_status.hpp"
 #include "io/output_path.hpp"
 #include "io/published_file.hpp"
+#include "io/record_sink.hpp"
+#include "perf_data/perf_abi.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -46,6 +51,40 @@ void write_output(const std::string& path, std::span<const std::byte> bytes) {
   file.commit();
 }
 
+// About `buckets` buckets' worth of the samples' span, from the first file's SAMPLE_TIME first
+// time to the last file's last (100 ms when a file does not say), at least 1 ms.
+std::uint64_t bucket_length(const convert::convert_input& first, const convert::convert_input& last,
+                            std::uint32_t buckets) {
+  const std::vector<std::byte>* begins = first.features.find(perf_data::feature_sample_time);
+  const std::vector<std::byte>* ends = last.features.find(perf_data::feature_sample_time);
+  if (!begins || !ends || begins->size() < 16 || ends->size() < 16) return 100'000'000;
+  auto start = base::load<std::uint64_t>(*begins, 0);
+  auto end = base::load<std::uint64_t>(*ends, 8);
+  if (end <= start) return 100'000'000;
+  return std::max<std::uint64_t>((end - start) / buckets + 1, 1'000'000);
+}
+
+// Passes every record on and sums what the kernel said it lost: PERF_RECORD_LOST (id, lost)
+// and PERF_RECORD_LOST_SAMPLES (lost), as perf report's "lost samples" counts them.
+class loss_counter final : public io::record_sink {
+ public:
+  explicit loss_counter(io::record_sink& next) : next_(next) {}
+  void write(std::span<const std::byte> record) override {
+    constexpr std::size_t header = sizeof(perf_data::record_header);
+    auto type = base::load<std::uint32_t>(record, 0);
+    if (type == PERF_RECORD_LOST && record.size() >= header + 16)
+      lost_ += base::load<std::uint64_t>(record, header + 8);
+    else if (type == PERF_RECORD_LOST_SAMPLES && record.size() >= header + 8)
+      lost_ += base::load<std::uint64_t>(record, header);
+    next_.write(record);
+  }
+  std::uint64_t lost() const noexcept { return lost_; }
+
+ private:
+  io::record_sink& next_;
+  std::uint64_t lost_ = 0;
+};
+
 }  // namespace
 
 std::string output_path(const export_options& options) {
@@ -63,18 +102,25 @@ std::string output_path(const export_options& options) {
   return input;
 }
 
-export_report export_recording(const export_options& options) {
-  std::vector<std::string> inputs = options.inputs;
+recorded_profile read_recording(const std::vector<std::string>& inputs_given, bool salvage,
+                                const std::string& output, std::uint32_t time_buckets) {
+  std::vector<std::string> inputs = inputs_given;
   if (inputs.empty()) inputs.push_back("perf.data");
-  export_report report;
-  report.output = output_path(options);
+  recorded_profile recorded;
+  export_report& report = recorded.report;
+  report.output = output;
   std::vector<convert::convert_input> opened;
   for (const std::string& input : inputs) {
-    opened.push_back(convert::open_convert_input(input, options.salvage));
-    if (report.output != "-" && opened.back().header_path == report.output)
-      throw base::usage_error("-o " + report.output + ": the output would overwrite the input");
+    opened.push_back(convert::open_convert_input(input, salvage));
+    if (!output.empty() && output != "-" && opened.back().header_path == output)
+      throw base::usage_error("-o " + output + ": the output would overwrite the input");
   }
-  profile_builder builder(opened.front().events, settings_from(opened.front().features));
+  builder_settings settings = settings_from(opened.front().features);
+  if (time_buckets != 0) {
+    settings.time_bucket_ns = bucket_length(opened.front(), opened.back(), time_buckets);
+    recorded.bucket_ns = settings.time_bucket_ns;
+  }
+  profile_builder builder(opened.front().events, std::move(settings));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which
   // only grew since (the last one holds every function the earlier ones did).
   for (const convert::convert_input& input : opened) {
@@ -84,10 +130,11 @@ export_report export_recording(const export_options& options) {
       builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
     builder.add_recorded_containers(recorded_containers(input.features));
   }
-  builder_sink sink(builder);
+  builder_sink to_builder(builder);
+  loss_counter sink(to_builder);
   for (const convert::convert_input& input : opened) {
     builder.use_events(input.events);
-    convert::convert_report read = convert::merge_in_time_order(input, options.salvage, sink);
+    convert::convert_report read = convert::merge_in_time_order(input, salvage, sink);
     report.records += read.records;
     report.notes.insert(report.notes.end(), read.notes.begin(), read.notes.end());
     for (const convert::rejected_records& rejected : read.rejected)
@@ -107,11 +154,22 @@ export_report export_recording(const export_options& options) {
   report.chains_not_completed = builder.chains_not_completed();
   report.chains_unverified = builder.chains_unverified();
   auto [start, end] = wall_window(builder, opened.front(), opened.back());
-  profile result = builder.finish(start, end);
-  report.stacks = result.samples.size();
-  report.locations = result.locations.size();
-  report.functions = result.functions.size();
-  report.mappings = result.mappings.size();
+  recorded.result = builder.finish(start, end);
+  report.stacks = recorded.result.samples.size();
+  report.locations = recorded.result.locations.size();
+  report.functions = recorded.result.functions.size();
+  report.mappings = recorded.result.mappings.size();
+  recorded.lost = sink.lost();
+  for (const perf_data::event_entry& event : opened.front().events)
+    recorded.events.push_back(event.name);
+  recorded.features = std::move(opened.front().features);
+  return recorded;
+}
+
+export_report export_recording(const export_options& options) {
+  recorded_profile recorded = read_recording(options.inputs, options.salvage, output_path(options));
+  export_report report = std::move(recorded.report);
+  const profile& result = recorded.result;
   std::vector<std::byte> bytes;
   if (options.format == export_format::pprof) {
     bytes = gzip(pprof_message(result));

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "export/export_options.hpp"
+#include "export/profile.hpp"
+#include "perf_data/feature_encoder.hpp"
 
 namespace arec::exporting {
 
@@ -31,6 +33,25 @@ struct export_report {
   // line per problem: "dropped N records ...: PROBLEM (the first at FILE: offset N)".
   std::vector<std::string> warnings;
 };
+
+// A recording read into one profile: what `arec export` writes and `arec report` draws.
+struct recorded_profile {
+  profile result;
+  export_report report;             // all but output_bytes; output is the path that was protected
+  perf_data::feature_set features;  // the first input's header features (host, command line)
+  std::vector<std::string> events;  // the first input's event names, in file order
+  std::uint64_t lost = 0;  // samples the kernel lost (LOST and LOST_SAMPLES records), summed
+  std::uint64_t bucket_ns = 0;  // the time_bucket label's unit; 0 when not asked for
+};
+
+// Reads `inputs` (empty: perf.data) as one profile, symbolized on this host. `output`, when not
+// empty and not "-", must not be one of the inputs (base::usage_error). With `time_buckets`,
+// samples are also told apart by when they were taken, in about that many buckets of the
+// recording's span (its SAMPLE_TIME feature; 100 ms buckets without it), each labelled
+// "time_bucket"; recorded_profile::bucket_ns says how long a bucket is. Throws as
+// export_recording does.
+recorded_profile read_recording(const std::vector<std::string>& inputs, bool salvage,
+                                const std::string& output, std::uint32_t time_buckets = 0);
 
 // Exports options.inputs. Throws perf_data::format_error for malformed input, std::system_error
 // for failed system calls, base::usage_error for inputs that record different events.

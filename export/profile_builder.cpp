@@ -72,6 +72,7 @@ profile_builder::profile_builder(std::span<const perf_data::event_entry> events,
   label_tid_ = intern("tid");
   label_comm_ = intern("comm");
   label_cpu_ = intern("cpu");
+  if (settings_.time_bucket_ns != 0) label_time_bucket_ = intern("time_bucket");
   label_cgroup_ = intern("cgroup");
   label_container_ = intern("container_id");
   add_recorded_perf_maps(std::exchange(settings_.recorded_perf_maps, {}));
@@ -199,6 +200,13 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   key_.assign({sample->event, static_cast<std::uint64_t>(sample->pid),
                static_cast<std::uint64_t>(sample->tid), static_cast<std::uint64_t>(comm_id),
                sample->has_cpu ? sample->cpu : ~0ull, sample->has_cgroup ? sample->cgroup : ~0ull});
+  // Records come in time order: the first sample's time is the first bucket's start.
+  std::int64_t bucket = -1;  // none: not bucketed, or a sample without a time
+  if (settings_.time_bucket_ns != 0) {
+    if (sample->time != 0 && sample->time >= first_time_)
+      bucket = static_cast<std::int64_t>((sample->time - first_time_) / settings_.time_bucket_ns);
+    key_.push_back(static_cast<std::uint64_t>(bucket));  // always there: keys keep one shape
+  }
   key_.insert(key_.end(), stack_.begin(), stack_.end());
   std::string_view key{reinterpret_cast<const char*>(key_.data()), key_.size() * 8};
   auto found = window_ids_.find(key);
@@ -225,6 +233,7 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
     // No label for a host process, as the agents do.
     if (std::int64_t container = container_of(*sample); container != 0)
       entry.labels.push_back({label_container_, container, 0});
+    if (bucket >= 0) entry.labels.push_back({label_time_bucket_, 0, bucket});
     window_.push_back(std::move(entry));
     window_ids_.emplace(std::string(key), index);
   }

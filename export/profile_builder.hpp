@@ -43,6 +43,10 @@ struct builder_settings {
   // The containers of sampled processes the recording noted (its container-id feature): a
   // container_id label without PERF_SAMPLE_CGROUP (--all-cgroups).
   std::vector<perf_data::process_container> recorded_containers;
+  // Non-zero: samples are also told apart by their time, in buckets of this many ns from the
+  // first sample, each with a numeric "time_bucket" label (arec report's timelines). 0 for a
+  // profile as pprof readers expect it.
+  std::uint64_t time_bucket_ns = 0;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's
@@ -166,7 +170,7 @@ class profile_builder {
   std::int64_t period_ = 0;
   std::int64_t default_type_ = 0;
   std::int64_t label_pid_ = 0, label_tid_ = 0, label_comm_ = 0, label_cpu_ = 0, label_cgroup_ = 0,
-               label_container_ = 0;
+               label_container_ = 0, label_time_bucket_ = 0;
 
   std::unordered_map<std::uint64_t, std::int64_t> cgroup_paths_;   // cgroup id -> path string
   std::unordered_map<std::uint64_t, std::int64_t> container_ids_;  // cgroup id -> id string, 0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh Debian 12 machine (as root): installs the dependencies, builds arec, records a
-# real profile of a test program system-wide with call graphs, and shows it with perf report.
+# real profile of a test program system-wide with call graphs, shows it with perf report and
+# writes its HTML page with arec report.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,5 +20,9 @@ echo "== perf report --stdio --no-children --sort comm,dso,sym | head -40"
 perf report --stdio --no-children --sort comm,dso,sym 2>&1 | head -40 || true
 
 echo
-echo "The profile is in $root/perf.data: open it with 'perf report', or for hotspot"
-echo "'./build/arec convert' then 'hotspot perf.converted.data'."
+echo "== ./build/arec report   (one HTML page of the profile, for any browser, offline)"
+./build/arec report
+
+echo
+echo "The profile is in $root/perf.data: open it with 'perf report', in a browser as"
+echo "$root/perf.data.html, or for hotspot './build/arec convert' then 'hotspot perf.converted.data'."

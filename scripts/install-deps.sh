@@ -15,6 +15,8 @@ packages=(
   # arec export (docs/export.md, "Dependencies"): profile.proto, gzip, ELF/DWARF, and the two
   # pprof readers the tests check the output with (Go's pprof, npm's pprof-format).
   zlib1g-dev libdw-dev golang-go nodejs
+  # arec report's page is opened in headless Chromium by its tests (docs/report.md, "Tests").
+  chromium
 )
 
 # The tests' second decoders, from the npm registry, in a directory of their own (see

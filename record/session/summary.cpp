@@ -146,8 +146,9 @@ std::string summary_text(const summary_facts& facts) {
   if (facts.output.path == "-" || facts.transient) return text;
   const std::string& path = facts.output.path;
   std::string converted = converted_name(path);
-  return text + "arec: look at it with 'perf report -i " + path + "', or for hotspot: 'arec " +
-         "convert -i " + path + " -o " + converted + "' then 'hotspot " + converted + "'\n";
+  return text + "arec: look at it with 'perf report -i " + path + "' or 'arec report -i " + path +
+         "' (a page for any browser), or for hotspot: 'arec convert -i " + path + " -o " +
+         converted + "' then 'hotspot " + converted + "'\n";
 }
 
 void print_summary(const record_options& options, const written_output& output,

@@ -11,6 +11,7 @@
 #include "cli/convert_command_line.hpp"
 #include "cli/export_command_line.hpp"
 #include "cli/record_command_line.hpp"
+#include "cli/report_command_line.hpp"
 
 namespace arec::cli {
 namespace {
@@ -123,6 +124,15 @@ TEST(Manual, PageListsTheSameExportOptionsAsHelp) {
             as_set(export_option_names()));
 }
 
+TEST(Manual, HelpListsExactlyTheOptionsTheReportParserAccepts) {
+  EXPECT_EQ(option_names_in(help_option_lines(report_help_text())), as_set(report_option_names()));
+}
+
+TEST(Manual, PageListsTheSameReportOptionsAsHelp) {
+  EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "REPORT OPTIONS"),
+            as_set(report_option_names()));
+}
+
 TEST(Manual, PageListsTheSameRecordOptionsAsHelp) {
   EXPECT_EQ(manual_option_names(read_source_file("docs/arec.1"), "RECORD OPTIONS"),
             as_set(record_option_names()));
@@ -151,6 +161,7 @@ TEST(Manual, BashCompletionOffersExactlyTheAcceptedOptions) {
   EXPECT_EQ(completion_names(script, "_arec_convert_options"), as_set(convert_option_names()));
   EXPECT_EQ(completion_names(script, "_arec_archive_options"), as_set(archive_option_names()));
   EXPECT_EQ(completion_names(script, "_arec_export_options"), as_set(export_option_names()));
+  EXPECT_EQ(completion_names(script, "_arec_report_options"), as_set(report_option_names()));
   EXPECT_NE(script.find("complete -F _arec arec"), std::string::npos);
 }
 

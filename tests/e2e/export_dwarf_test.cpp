@@ -12,6 +12,7 @@
 
 #include "perf_report.hpp"
 #include "perf_script.hpp"
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -48,25 +49,6 @@ std::uint64_t folded_count(const std::string& folded, const std::string& suffix)
       total += std::stoull(line.substr(space + 1));
   }
   return total;
-}
-
-// Flat (self) and cumulative percentages by function of `go tool pprof -top -cum`: "flat
-// flat% sum% cum cum% NAME" rows.
-struct pprof_shares {
-  std::map<std::string, double> flat, cum;
-};
-pprof_shares pprof_top_shares(const std::string& text) {
-  pprof_shares shares;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream row(line);
-    std::vector<std::string> fields;
-    for (std::string field; row >> field;) fields.push_back(field);
-    if (fields.size() < 6 || !fields[4].ends_with('%') || !fields[1].ends_with('%')) continue;
-    shares.flat[fields[5]] = std::stod(fields[1]);
-    shares.cum[fields[5]] = std::stod(fields[4]);
-  }
-  return shares;
 }
 
 // hot_pair_without_fp recorded once for the suite with --call-graph dwarf by the recorder

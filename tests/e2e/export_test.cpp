@@ -26,23 +26,6 @@
 namespace arec::e2e {
 namespace {
 
-// Flat percentages by function of `go tool pprof -top` output: rows "flat flat% sum% cum cum%
-// NAME", the name possibly with spaces.
-std::map<std::string, double> pprof_top_shares(const std::string& text) {
-  std::map<std::string, double> shares;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream row(line);
-    std::vector<std::string> fields;
-    for (std::string field; row >> field;) fields.push_back(field);
-    if (fields.size() < 6 || !fields[1].ends_with('%') || !fields[2].ends_with('%')) continue;
-    std::string name = fields[5];
-    for (std::size_t i = 6; i < fields.size(); ++i) name += " " + fields[i];
-    shares[name] = std::stod(fields[1]);
-  }
-  return shares;
-}
-
 // The recording of hot_pair with call graphs, made once for the suite by the recorder under
 // test (arec, or perf with AREC_E2E_RECORDER).
 class Export : public ::testing::Test {
@@ -80,7 +63,7 @@ TEST_F(Export, GoPprofShowsTheHotFunctionsWithPerfReportsShares) {
   test::command_result top =
       test::run_command({"go", "tool", "pprof", "-top", "-nodecount=1000", "-symbolize=none", out});
   ASSERT_EQ(top.exit_code, 0) << top.describe();
-  std::map<std::string, double> shares = pprof_top_shares(top.out);
+  std::map<std::string, double> shares = pprof_top_shares(top.out).flat;
 
   perf_script script = run_perf_script(data());
   ASSERT_GE(script.samples.size(), 200u) << script.run.describe();

@@ -1,6 +1,7 @@
 #include "pprof_summary.hpp"
 
 #include <cstdlib>
+#include <sstream>
 #include <vector>
 
 namespace arec::e2e {
@@ -44,6 +45,22 @@ test::command_result protoc_decode(const std::string& path, protoc_message messa
   return test::run_command(
       {"sh", "-c",
        (pprof ? "gunzip -c '" : "cat '") + path + "' | protoc -I '" + root + "' --decode=" + type});
+}
+
+pprof_shares pprof_top_shares(const std::string& text) {
+  pprof_shares shares;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream row(line);
+    std::vector<std::string> fields;
+    for (std::string field; row >> field;) fields.push_back(field);
+    if (fields.size() < 6 || !fields[1].ends_with('%') || !fields[4].ends_with('%')) continue;
+    std::string name = fields[5];
+    for (std::size_t i = 6; i < fields.size(); ++i) name += " " + fields[i];
+    shares.flat[name] = std::stod(fields[1]);
+    shares.cum[name] = std::stod(fields[4]);
+  }
+  return shares;
 }
 
 long long json_number(const std::string& json, const std::string& key) {

@@ -3,6 +3,7 @@
 // independent of arec's protobuf code, each as one line of JSON to read values from.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "support/child_process.hpp"
@@ -23,6 +24,13 @@ test::command_result npm_otlp_summary(const std::string& path, const std::string
 // (not). Exit code 0 when it parses; the text format on stdout.
 enum class protoc_message { pprof, otlp_request };
 test::command_result protoc_decode(const std::string& path, protoc_message message);
+
+// Flat (self) and cumulative percentages by function name of `go tool pprof -top` output: rows
+// "flat flat% sum% cum cum% NAME", the name possibly with spaces.
+struct pprof_shares {
+  std::map<std::string, double> flat, cum;
+};
+pprof_shares pprof_top_shares(const std::string& text);
 
 // The number after "KEY": in the JSON text (quoted or not), or -1 when it is not there.
 long long json_number(const std::string& json, const std::string& key);

@@ -153,8 +153,9 @@ TEST_F(RecordTerminal, WithoutATerminalStderrHoldsOnlyTheSummary) {
   ASSERT_TRUE(summary) << run.err;
   std::string expected = "arec: " + std::to_string(summary->samples) + " samples, 0 lost, " +
                          std::to_string(summary->bytes) + " bytes written to " + out + "\n" +
-                         "arec: look at it with 'perf report -i " + out +
-                         "', or for hotspot: 'arec convert -i " + out + " -o " +
+                         "arec: look at it with 'perf report -i " + out + "' or 'arec report -i " +
+                         out + "' (a page for any browser), or for hotspot: 'arec convert -i " +
+                         out + " -o " +
                          dir_.file("piped.converted.data") + "' then 'hotspot " +
                          dir_.file("piped.converted.data") + "'\n";
   EXPECT_EQ(run.err, expected);

@@ -250,3 +250,39 @@ TEST_F(ProfileBuilderCaptured, ALiveRecordingForgetsTheMapsOfProcessesItNoLonger
 
 }  // namespace
 }  // namespace arec::exporting
+
+namespace arec::exporting {
+namespace {
+
+// arec report's timelines: with time_bucket_ns, one stack is told apart by when it ran.
+TEST(ProfileBuilderTimeBuckets, SamplesOfOneStackSplitByTheirBucketAndCarryIt) {
+  test::temp_dir dir;
+  builder_settings settings;
+  settings.symbols.build_id_dir = dir.path();
+  settings.perf_map_dir = dir.path();
+  settings.time_bucket_ns = 100;
+  std::vector<perf_data::event_entry> events{test_records::cpu_clock_event()};
+  profile_builder builder(events, settings);
+  builder.add(test_records::mmap2(100, user_start, 0x10000, 0, "/nonexistent/app"));
+  for (std::uint64_t time : {1000, 1050, 1150, 1420})  // buckets 0, 0, 1, 4
+    builder.add(test_records::sample(100, 100, time, 0, PERF_RECORD_MISC_USER,
+                                     {user_ctx, user_start + 0x10}));
+  profile out = builder.finish(0, 1);
+  std::map<std::int64_t, std::int64_t> counts;  // bucket -> samples
+  for (const profile_sample& sample : out.samples)
+    for (const sample_label& label : sample.labels)
+      if (out.strings[static_cast<std::size_t>(label.key)] == "time_bucket")
+        counts[label.num] += sample.values[0];
+  EXPECT_EQ(counts, (std::map<std::int64_t, std::int64_t>{{0, 2}, {1, 1}, {4, 1}}));
+}
+
+TEST_F(ProfileBuilder, WithoutTimeBucketsNoSampleCarriesOne) {
+  builder_->add(sample(100, 100, 1000, 0, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
+  builder_->add(sample(100, 100, 900000, 0, PERF_RECORD_MISC_USER, {user_ctx, user_start}));
+  profile out = builder_->finish(0, 1);
+  EXPECT_EQ(out.samples.size(), 1u);
+  EXPECT_EQ(std::count(out.strings.begin(), out.strings.end(), "time_bucket"), 0);
+}
+
+}  // namespace
+}  // namespace arec::exporting

@@ -20,8 +20,9 @@ summary_facts one_file() {
 TEST(Summary, AFileIsNamedWithItsSizeAndHowToLookAtIt) {
   EXPECT_EQ(summary_text(one_file()),
             "arec: 1200 samples, 0 lost, 65536 bytes written to perf.data\n"
-            "arec: look at it with 'perf report -i perf.data', or for hotspot: 'arec convert -i "
-            "perf.data -o perf.converted.data' then 'hotspot perf.converted.data'\n");
+            "arec: look at it with 'perf report -i perf.data' or 'arec report -i perf.data' (a "
+            "page for any browser), or for hotspot: 'arec convert -i perf.data -o "
+            "perf.converted.data' then 'hotspot perf.converted.data'\n");
 }
 
 TEST(Summary, RotatedFilesNameBothTotalsAndTheLastFile) {
