@@ -67,6 +67,11 @@ std::string_view perf_maps::function_at(pid_t pid, std::uint64_t address) {
   return symbol ? map.table.name(*symbol) : std::string_view{};
 }
 
+bool perf_maps::has_functions(pid_t pid) const {
+  auto found = by_pid_.find(pid);
+  return found != by_pid_.end() && found->second.table.size() != 0;
+}
+
 void perf_maps::forget_all_but(std::span<const pid_t> captured) {
   std::erase_if(by_pid_, [&](const auto& entry) {
     const auto& [pid, map] = entry;

@@ -43,6 +43,8 @@ class perf_maps {
   // grown, when a new frame asks), and so are the captured maps of processes not in `captured`.
   void forget_all_but(std::span<const pid_t> captured);
 
+  // True when process `pid`'s map (captured, or read from `dir`) names at least one function.
+  bool has_functions(pid_t pid) const;
   // Lines of the maps held now that the bounds left out.
   std::uint64_t left_out() const noexcept { return left_out_; }
   // What was refused or left out since the last call, one line each (bounded: four refusals

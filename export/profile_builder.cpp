@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "base/usage_error.hpp"
+#include "export/jit_flag_hint.hpp"
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
 #include "host/container_id.hpp"
@@ -269,6 +271,31 @@ std::vector<std::string> profile_builder::take_perf_map_warnings() {
     warnings.push_back("frame-pointer stacks are not completed: " +
                        std::exchange(completion_warning_, {}));
   return warnings;
+}
+
+std::vector<std::string> profile_builder::missing_jit_flags() const {
+  std::vector<std::string> lines;
+  std::vector<jit_runtime> said;
+  std::unordered_set<pid_t> seen;
+  for (const unnamed_jit_location& jit : unnamed_jit_) {
+    // A map that misses some code is not a missing flag.
+    if (!seen.insert(jit.pid).second || jit_symbols_.has_functions(jit.pid)) continue;
+    std::shared_ptr<model::thread> task = machine_.tasks().find(jit.pid);
+    if (!task) continue;
+    std::optional<jit_runtime> runtime;
+    bool dumped = false;
+    for (const model::map& entry : task->address_space()->entries()) {
+      if (!entry.object) continue;
+      dumped = dumped || is_jitdump(entry.object->name());
+      if (!runtime) runtime = jit_runtime_of_object(entry.object->name());
+    }
+    if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end())
+      continue;
+    said.push_back(*runtime);
+    lines.push_back(missing_jit_flag(*runtime, task->comm() + " (pid " +
+                                                   std::to_string(jit.pid) + ")"));
+  }
+  return lines;
 }
 
 void profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {

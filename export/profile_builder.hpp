@@ -87,6 +87,10 @@ class profile_builder {
   void forget_perf_maps_but(std::span<const pid_t> listed);
   // What the perf maps' bounds and rules left out or refused since the last call (export/perf_map).
   std::vector<std::string> take_perf_map_warnings();
+  // One line per JIT runtime (node, java, python, dotnet) whose JIT frames stayed unnamed for
+  // want of a perf map or jitdump, naming the flag that would have named them
+  // (export/jit_flag_hint). Call it before finish().
+  std::vector<std::string> missing_jit_flags() const;
   // Lines of perf maps not read so far (the bounds of export/perf_map).
   std::uint64_t perf_map_lines_left_out() const noexcept { return jit_symbols_.left_out(); }
   // The containers a later file of the recording noted.

@@ -46,9 +46,33 @@ TEST(ExportJit, NodeFramesAreNamedFromItsPerfMap) {
     ~remove_map() { ::unlink(path.c_str()); }
   } cleanup{"/tmp/perf-" + pid + ".map"};
   test::command_result exported = test::run_command(
-      {arec_binary(), "export", "-q", "--format=folded", "-i", data, "-o", "-"}, 120s);
+      {arec_binary(), "export", "--format=folded", "-i", data, "-o", "-"}, 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   EXPECT_GT(leaf_share(exported.out, "jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
+  EXPECT_EQ(exported.err.find("--perf-basic-prof"), std::string::npos)
+      << "a node that wrote its map is told no flag:\n" << exported.err;
+}
+
+// The same node without --perf-basic-prof writes no map: its JIT frames are bare addresses, and
+// export says, once, which flag would have named them.
+TEST(ExportJit, APlainNodeIsToldTheFlagThatWouldHaveNamedItsFrames) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  std::ofstream{dir.file("hot.js")} << hot_javascript("3e8");
+  const std::string data = dir.file("node.data");
+  test::command_result recorded = test::run_command(
+      recorder::from_environment().command(
+          {"-q", "-g", "-e", "cpu-clock", "-o", data, "--", "node", dir.file("hot.js")}),
+      120s);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-i", data, "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_EQ(leaf_share(exported.out, "jsHotFunction"), 0) << "no map, no name";
+  const std::string told = "Run node with --perf-basic-prof";
+  std::size_t at = exported.err.find(told);
+  EXPECT_NE(at, std::string::npos) << exported.err;
+  EXPECT_EQ(exported.err.find(told, at + 1), std::string::npos) << "said once:\n" << exported.err;
 }
 
 // jsHotFunction forever, once V8 has compiled it; says "spinning HOSTPID" (its pid on the host:
