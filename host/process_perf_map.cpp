@@ -88,38 +88,47 @@ std::string perf_map_problem(const struct stat& status, std::span<const uid_t> o
   return {};
 }
 
-process_perf_map open_process_perf_map(pid_t pid, const proc_root& proc) {
-  process_perf_map map;
+std::optional<perf_map_place> find_perf_map_place(pid_t pid, const proc_root& proc) {
   std::string task = proc.path + "/" + std::to_string(pid);
   std::array<char, 4096> buffer;
   std::optional<std::string_view> status =
       io::read_small_file(AT_FDCWD, (task + "/status").c_str(), buffer);
-  if (!status) return map;
-  std::optional<long> own_pid = status_number(*status, "NSpid:");
-  std::array<uid_t, 4> users{};  // real, effective, saved, filesystem
-  for (std::size_t i = 0; i < users.size(); ++i) {
+  if (!status) return std::nullopt;
+  perf_map_place place;
+  for (std::size_t i = 0; i < place.owners.size(); ++i) {
     std::optional<long> user = status_number(*status, "Uid:", i);
-    if (!user) return map;
-    users[i] = static_cast<uid_t>(*user);
+    if (!user) return std::nullopt;
+    place.owners[i] = static_cast<uid_t>(*user);
   }
-  if (!own_pid) return map;
-  std::string name = "perf-" + std::to_string(*own_pid) + ".map";
-  map.path = "/tmp/" + name;
+  std::optional<long> own_pid = status_number(*status, "NSpid:");
+  if (!own_pid) return std::nullopt;
+  place.name = "perf-" + std::to_string(*own_pid) + ".map";
   io::unique_fd root{::open((task + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)};
-  if (!root) return map;  // gone, or not ours to look into
-  io::unique_fd tmp = open_dir_in_root(root.get(), "/tmp");
-  if (!tmp) return map;  // no /tmp: no map; ENOSYS: a kernel before 5.6
-  io::unique_fd file = open_on_same_mount(tmp.get(), name);
+  if (!root) return std::nullopt;  // gone, or not ours to look into
+  place.tmp = open_dir_in_root(root.get(), "/tmp");
+  if (!place.tmp) return std::nullopt;  // no /tmp: no map; ENOSYS: a kernel before 5.6
+  return place;
+}
+
+process_perf_map open_perf_map_at(const perf_map_place& place) {
+  process_perf_map map;
+  map.path = place.path();
+  io::unique_fd file = open_on_same_mount(place.tmp.get(), place.name);
   if (!file) {
     if (errno == ELOOP) map.problem = "is a symbolic link";
     if (errno == EXDEV) map.problem = "is a mount of its own, not a file of the process's /tmp";
     return map;  // ENOENT: no map
   }
   struct stat about {};
-  base::check_syscall(::fstat(file.get(), &about), "fstat", task + "/root" + map.path);
-  map.problem = perf_map_problem(about, users, "the process's user");
+  base::check_syscall(::fstat(file.get(), &about), "fstat", "the process's " + map.path);
+  map.problem = perf_map_problem(about, place.owners, "the process's user");
   if (map.problem.empty()) map.fd = std::move(file);
   return map;
+}
+
+process_perf_map open_process_perf_map(pid_t pid, const proc_root& proc) {
+  std::optional<perf_map_place> place = find_perf_map_place(pid, proc);
+  return place ? open_perf_map_at(*place) : process_perf_map{};
 }
 
 std::optional<io::bounded_file> read_perf_map_file(const std::string& dir, pid_t pid) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -33,6 +34,25 @@ struct process_perf_map {
   std::string path;     // the map's path as the process names it ("/tmp/perf-7.map")
   std::string problem;  // why a map that exists was refused ("is owned by uid 1001, ...")
 };
+
+// Where process `pid`'s perf map is or will be: its /tmp, opened as it sees it and kept open,
+// so that a map written late (a JVM's -XX:+DumpPerfMapAtExit, jcmd Compiler.perfmap) is found
+// there at the process's exit or after it, even once its container is gone; the map's name
+// there, and the uids that may own it.
+struct perf_map_place {
+  io::unique_fd tmp;           // O_PATH
+  std::string name;            // "perf-7.map"
+  std::array<uid_t, 4> owners{};  // real, effective, saved, filesystem
+  std::string path() const { return "/tmp/" + name; }
+};
+
+// The place of process `pid`'s perf map; nullopt when the process is gone, has no /tmp, or the
+// kernel has no openat2.
+std::optional<perf_map_place> find_perf_map_place(pid_t pid, const proc_root& proc = {});
+
+// Opens the perf map at `place`, by open_process_perf_map's rules; an empty fd and no problem
+// when there is none (yet).
+process_perf_map open_perf_map_at(const perf_map_place& place);
 
 // Opens the perf map of process `pid`: /tmp/perf-<its pid in its namespace>.map, its /tmp
 // resolved inside its root (openat2 RESOLVE_IN_ROOT: a link in the container cannot lead out

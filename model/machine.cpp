@@ -51,7 +51,11 @@ void machine::on_fork(pid_t pid, pid_t ppid, pid_t tid, pid_t ptid, bool copy_ma
   threads_.insert(std::move(child));
 }
 
-void machine::on_exit(pid_t, pid_t tid) {
+void machine::on_exit(pid_t pid, pid_t tid) {
+  if (pid == tid && on_jit_process_exit_)
+    if (std::shared_ptr<thread> leader = threads_.find(tid);
+        leader && leader->address_space()->jit_sampled())
+      on_jit_process_exit_(pid);
   if (on_exit_ == exited_threads::forgotten) {
     threads_.remove(tid);
     return;

@@ -84,6 +84,12 @@ class machine {
   // sample first fell in anonymous executable memory (JIT code: its perf map names it). Set it
   // before the machine is shared between threads.
   void on_jit_sampled(std::function<void(pid_t)> notify) { on_jit_sampled_ = std::move(notify); }
+  // Likewise with the pid of each process whose JIT code got samples, at its leader's EXIT: a
+  // runtime may write its perf map as it exits (a JVM's -XX:+DumpPerfMapAtExit). Needs
+  // on_jit_sampled, which marks those processes.
+  void on_jit_process_exit(std::function<void(pid_t)> notify) {
+    on_jit_process_exit_ = std::move(notify);
+  }
   // Likewise with the pid of each process at its first user-space sample.
   void on_process_sampled(std::function<void(pid_t)> notify) {
     on_process_sampled_ = std::move(notify);
@@ -98,6 +104,7 @@ class machine {
   maps kernel_maps_;
   std::function<void(pid_t)> on_jit_sampled_;      // set before any concurrent use, constant after
   std::function<void(pid_t)> on_process_sampled_;  // likewise
+  std::function<void(pid_t)> on_jit_process_exit_;  // likewise
 };
 
 }  // namespace arec::model

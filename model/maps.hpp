@@ -38,6 +38,8 @@ class maps {
   bool mark_jit_sampled() noexcept {
     return !jit_sampled_.exchange(true, std::memory_order_relaxed);
   }
+  // True once a sample fell in its JIT code.
+  bool jit_sampled() const noexcept { return jit_sampled_.load(std::memory_order_relaxed); }
   // Debug builds: entries sorted, non-empty and disjoint; aborts otherwise.
   void check_invariants() const AREC_EXCLUDES(mutex_);
 

@@ -57,6 +57,7 @@ recording::recording(const record_options& options, std::span<const std::string>
     machine_.objects().on_sampled(
         [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
   machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
+  machine_.on_jit_process_exit([this](pid_t pid) { build_ids_.enqueue_late_perf_map(pid); });
   machine_.on_process_sampled([this](pid_t pid) { build_ids_.enqueue_container_of(pid); });
 }
 

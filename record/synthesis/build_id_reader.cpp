@@ -41,6 +41,10 @@ void build_id_reader::enqueue_perf_map(pid_t pid) {
   push({nullptr, false, pid, task::capture_perf_map});
 }
 
+void build_id_reader::enqueue_late_perf_map(pid_t pid) {
+  push({nullptr, false, pid, task::late_perf_map});
+}
+
 void build_id_reader::enqueue_container_of(pid_t pid) {
   push({nullptr, false, pid, task::read_container});
 }
@@ -101,6 +105,7 @@ void build_id_reader::finish_queued_process_jobs() {
 
 void build_id_reader::handle(const job& next) {
   if (next.what == task::capture_perf_map) return capture_perf_map(next.pid);
+  if (next.what == task::late_perf_map) return look_for_late_perf_map(next.pid);
   if (next.what == task::read_container) return read_container(next.pid);
   io::unique_fd file = read_build_id_once(*next.object, sources_);
   if (!cache_) return;
@@ -124,24 +129,49 @@ void build_id_reader::capture_perf_map(pid_t pid) {
   }
   std::optional<std::uint64_t> started = host::process_start_time(pid);
   if (!started) return;  // gone already
-  host::process_perf_map map;
+  std::optional<host::perf_map_place> place;
   try {
-    map = host::open_process_perf_map(pid);
+    place = host::find_perf_map_place(pid);
   } catch (const std::system_error& error) {
-    map.problem = error.what();
+    say_refused(pid, "/tmp/perf-PID.map", error.what());
   }
-  if (!map.problem.empty() && say_)
-    say_("arec: warning: " + map.path + " of pid " + std::to_string(pid) + " " + map.problem +
-         ": its JIT frames stay unnamed");
-  if (!map.fd && map.problem.empty()) return;  // none (yet)
-  base::exclusive_lock lock{maps_mutex_};
+  if (!place) return;  // gone, or no /tmp of its own
   kept_perf_map kept;
   kept.pid = pid;
-  kept.path = std::move(map.path);
-  kept.fd = std::move(map.fd);
+  kept.path = place->path();
   kept.started = *started;
-  if (!kept.fd) kept.stored = perf_data::store_perf_map(pid, {});
+  kept.place = std::move(place);
+  base::exclusive_lock lock{maps_mutex_};
+  open_late(kept);  // none yet: looked for again at its exit and at each finished file
   perf_maps_.push_back(std::move(kept));
+}
+
+void build_id_reader::look_for_late_perf_map(pid_t pid) {
+  base::exclusive_lock lock{maps_mutex_};
+  for (kept_perf_map& map : perf_maps_)
+    if (map.pid == pid && map.place) open_late(map);
+}
+
+void build_id_reader::say_refused(pid_t pid, const std::string& path,
+                                  const std::string& problem) const {
+  if (say_)
+    say_("arec: warning: " + path + " of pid " + std::to_string(pid) + " " + problem +
+         ": its JIT frames stay unnamed");
+}
+
+bool build_id_reader::open_late(kept_perf_map& map) {
+  host::process_perf_map found;
+  try {
+    found = host::open_perf_map_at(*map.place);
+  } catch (const std::system_error& error) {
+    found.problem = error.what();
+  }
+  if (!found.fd && found.problem.empty()) return false;
+  map.place.reset();  // its /tmp (a container's tmpfs) is no longer held
+  if (!found.problem.empty()) say_refused(map.pid, map.path, found.problem);
+  map.fd = std::move(found.fd);
+  if (!map.fd) map.stored = perf_data::store_perf_map(map.pid, {});
+  return true;
 }
 
 void build_id_reader::read_container(pid_t pid) {
@@ -205,6 +235,7 @@ std::vector<perf_data::stored_perf_map> build_id_reader::perf_maps() {
   std::size_t too_large = 0;
   base::exclusive_lock lock{maps_mutex_};
   for (kept_perf_map& map : perf_maps_) {
+    if (map.place && !open_late(map)) continue;  // not written yet
     // A map that cannot fit is neither read nor held (compressed, it could still be 256 MiB).
     struct stat now {};
     bool fits = !map.fd || ::fstat(map.fd.get(), &now) != 0 ||

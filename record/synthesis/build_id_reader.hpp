@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/annotated_mutex.hpp"
+#include "host/process_perf_map.hpp"
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
 #include "perf_data/container_ids_feature.hpp"
@@ -58,9 +59,15 @@ class build_id_reader {
   // sample: it is opened through the process (host::open_process_perf_map) on the reader's
   // thread, and kept open. Safe from any thread.
   void enqueue_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
+  // Queues another look for the perf map of process `pid`, whose JIT code got samples, as it
+  // exits: a runtime may write its map only then (a JVM's -XX:+DumpPerfMapAtExit). Found
+  // through the /tmp kept open since its first JIT sample, so a process gone, or a container,
+  // has it read all the same. Safe from any thread.
+  void enqueue_late_perf_map(pid_t pid) AREC_EXCLUDES(mutex_);
   // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
   // each finished file of the recording gets the state at its end. A map unchanged since the
-  // last call (same size and modification time) is not read again. A refused map is an empty
+  // last call (same size and modification time) is not read again. A map not there at the
+  // first JIT sample is looked for again here (and at the process's exit). A refused map is an empty
   // one (no reader then reads the process's /tmp map instead); maps beyond the feature's room
   // (perf_data::perf_maps_room) are left out and said. Safe from any thread.
   std::vector<perf_data::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
@@ -81,7 +88,7 @@ class build_id_reader {
   void stop() AREC_EXCLUDES(mutex_);
 
  private:
-  enum class task { read_build_id, capture_perf_map, read_container };
+  enum class task { read_build_id, capture_perf_map, late_perf_map, read_container };
   struct job {
     std::shared_ptr<model::dso> object;  // for read_build_id
     bool store = false;                  // into the cache
@@ -93,6 +100,7 @@ class build_id_reader {
 
   void handle(const job& next);
   void capture_perf_map(pid_t pid) AREC_EXCLUDES(maps_mutex_);
+  void look_for_late_perf_map(pid_t pid) AREC_EXCLUDES(maps_mutex_);
   void read_container(pid_t pid) AREC_EXCLUDES(maps_mutex_);
   // After a stop without a cache: the processes' jobs still queued are done all the same.
   void finish_queued_process_jobs() AREC_EXCLUDES(mutex_);
@@ -112,12 +120,17 @@ class build_id_reader {
     pid_t pid = 0;
     std::string path;  // as the process names it, for messages
     io::unique_fd fd;  // empty: refused, kept as an empty map so that no reader names its frames
+    // Until the map is there: the process's /tmp, where it is looked for again (no fd then).
+    std::optional<host::perf_map_place> place;
     std::uint64_t started = 0;  // the process's start time: a reused pid is another process
     // What perf_maps() last read of it, and the size and time it had then.
     perf_data::stored_perf_map stored;
     off_t size = -1;
     timespec modified{};
   };
+  // Opens the map of `map.place`, once there; false while it is not (`map` stays pending).
+  bool open_late(kept_perf_map& map) AREC_REQUIRES(maps_mutex_);
+  void say_refused(pid_t pid, const std::string& path, const std::string& problem) const;
   // `map` as it is now: what it stored when unchanged, else read again. nullopt when it cannot
   // be read (said once).
   std::optional<perf_data::stored_perf_map> current(kept_perf_map& map) AREC_REQUIRES(maps_mutex_);

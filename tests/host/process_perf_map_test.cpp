@@ -123,6 +123,24 @@ TEST_F(ProcessPerfMap, AMapOthersMayWriteOrItsOwnerMayNotReadIsRefused) {
   expect_refused("is not readable by its owner (mode 0244)");
 }
 
+// A map written late (at the process's exit) is looked for in the /tmp found at its first JIT
+// sample, after the process is gone from /proc, and judged by the uids it had then.
+TEST_F(ProcessPerfMap, AMapWrittenLateIsFoundInTheKeptTmpByTheSameRules) {
+  std::optional<perf_map_place> place = find_perf_map_place(1234, {dir_.file("proc")});
+  ASSERT_TRUE(place);
+  EXPECT_EQ(place->path(), "/tmp/perf-7.map");
+  EXPECT_FALSE(open_perf_map_at(*place).fd) << "none yet";
+  EXPECT_EQ(open_perf_map_at(*place).problem, "");
+  ::unlink(dir_.file("proc/1234/status").c_str());  // gone
+  std::string path = write_map();
+  host::process_perf_map late = open_perf_map_at(*place);
+  EXPECT_EQ(late.problem, "");
+  EXPECT_EQ(text_of(late), "1000 10 jsHot\n");
+  ASSERT_EQ(::chown(path.c_str(), 4242, 4242), 0);
+  EXPECT_EQ(open_perf_map_at(*place).problem,
+            "is owned by uid 4242, not by the process's user (uid 5000)");
+}
+
 // A user in a mount namespace of its own may bind-mount any file it can name over its map's
 // path, even one it may not read; a map is a file the runtime wrote in its /tmp, never a mount.
 // The mount is made in a private mount namespace of a forked child: the host sees none.

@@ -137,6 +137,26 @@ TEST(Machine, TheFirstSampleInJitCodeOfEachProcessIsReported) {
   EXPECT_EQ(reported, (std::vector<pid_t>{100, 200}));
 }
 
+// A runtime may write its perf map as it exits: the exit of a process whose JIT code got
+// samples is reported (its leader's EXIT), not its threads' nor other processes'.
+TEST(Machine, TheExitOfAProcessWithSampledJitCodeIsReported) {
+  machine world;
+  std::vector<pid_t> exited;
+  world.on_jit_sampled([](pid_t) {});
+  world.on_jit_process_exit([&](pid_t pid) { exited.push_back(pid); });
+  mapping_event jit = mmap_of(100, 0x10000, 0x1000, "//anon");
+  jit.prot = PROT_READ | PROT_EXEC;
+  world.on_mmap(jit);
+  world.on_fork(100, 100, 101, 100);
+  world.on_fork(200, 100, 200, 100);  // a process of its own, never sampled in its JIT code
+  world.on_sample(101, 0x10010, false);
+  world.on_exit(100, 101);
+  world.on_exit(200, 200);
+  EXPECT_TRUE(exited.empty());
+  world.on_exit(100, 100);
+  EXPECT_EQ(exited, (std::vector<pid_t>{100}));
+}
+
 // Each process's first user-space sample is reported once (its container is noted then).
 TEST(Machine, TheFirstSampleOfEachProcessIsReported) {
   machine world;

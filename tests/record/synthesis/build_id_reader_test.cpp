@@ -127,6 +127,44 @@ class waiting_child {
   pid_t pid_ = 0;
 };
 
+// A map written after the first JIT sample (jcmd Compiler.perfmap) is found at the next
+// finished file; until then the process has no entry (export reads the host's /tmp for it).
+TEST(BuildIdReaderThread, AMapWrittenLaterIsFoundAtTheNextFinishedFile) {
+  const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  removed_at_end cleanup{path};
+  ::unlink(path.c_str());
+  build_id_reader reader;
+  reader.enqueue_perf_map(::getpid());
+  reader.stop();
+  EXPECT_TRUE(reader.perf_maps().empty()) << "no map yet";
+  { std::ofstream{path} << "1000 10 written_later\n"; }
+  EXPECT_EQ(first_text(reader.perf_maps()), "1000 10 written_later\n");
+}
+
+// A map written as the process exits (-XX:+DumpPerfMapAtExit) is found at its exit, through the
+// /tmp kept since its first JIT sample: the process is gone by then.
+TEST(BuildIdReaderThread, AMapWrittenAtExitIsFoundAfterTheProcessIsGone) {
+  waiting_child child;
+  const std::string path = "/tmp/perf-" + std::to_string(child.pid()) + ".map";
+  removed_at_end cleanup{path};
+  ::unlink(path.c_str());
+  build_id_reader reader;
+  reader.enqueue_perf_map(child.pid());
+  // The queue is done in order: once this dso is read, the capture (while the child lives) is.
+  auto marker =
+      std::make_shared<model::dso>(own_executable(), model::dso_id{}, model::dso_kind::user);
+  reader.enqueue(marker);
+  ASSERT_TRUE(known_within(*marker, 60s));
+  std::string text = "1000 10 written_at_exit\n";
+  { std::ofstream{path} << text; }
+  const pid_t pid = child.pid();
+  child.release();  // gone and reaped
+  reader.enqueue_late_perf_map(pid);
+  reader.stop();
+  ::unlink(path.c_str());  // its fd, opened at the exit, still reads it
+  EXPECT_EQ(first_text(reader.perf_maps()), text);
+}
+
 // A long recording (--push for weeks) keeps only its live processes' maps once a finished file
 // holds the others': a gone process's map is forgotten, a live one's kept.
 TEST(BuildIdReaderThread, TheMapOfAProcessThatIsGoneIsForgottenOnceWritten) {
