@@ -17,6 +17,8 @@ packages=(
   zlib1g-dev libdw-dev golang-go nodejs
   # arec report's page is opened in headless Chromium by its tests (docs/report.md, "Tests").
   chromium
+  # A real JVM writing its perf map at exit (tests/e2e/export_java_jit_test.cpp, docs/symbols.md).
+  openjdk-17-jdk-headless
 )
 
 # The tests' second decoders, from the npm registry, in a directory of their own (see

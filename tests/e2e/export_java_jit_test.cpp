@@ -42,7 +42,7 @@ public class Hot {
 class ExportJavaJit : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access("/usr/bin/javac", X_OK) != 0) GTEST_SKIP() << "no javac (openjdk-17-jdk)";
+    if (::access("/usr/bin/javac", X_OK) != 0) GTEST_SKIP() << "no javac (openjdk-17-jdk-headless, scripts/install-deps.sh)";
     std::ofstream{dir_.file("Hot.java")} << hot_java;
     test::command_result compiled =
         test::run_command({"javac", "-d", dir_.path(), dir_.file("Hot.java")}, 120s);
