@@ -27,6 +27,7 @@ bool dso::claim_build_id_read() {
   read_claimed_ = true;
   unreachable_ = false;
   retry_offered_ = false;
+  mapped_while_reading_ = false;
   return true;
 }
 
@@ -42,7 +43,20 @@ bool dso::file_unreachable() const {
 
 bool dso::offer_read_again() {
   base::exclusive_lock lock{mutex_};
-  if (!unreachable_ || retry_offered_ || read_retries_ >= max_read_retries) return false;
+  if (!unreachable_) {
+    // A read claimed and not yet known to have failed: if it fails, take_read_again says so.
+    if (read_claimed_ && build_id_.empty()) mapped_while_reading_ = true;
+    return false;
+  }
+  if (retry_offered_ || read_retries_ >= max_read_retries) return false;
+  retry_offered_ = true;
+  return true;
+}
+
+bool dso::take_read_again() {
+  base::exclusive_lock lock{mutex_};
+  bool again = std::exchange(mapped_while_reading_, false);
+  if (!again || !unreachable_ || retry_offered_ || read_retries_ >= max_read_retries) return false;
   retry_offered_ = true;
   return true;
 }

@@ -68,6 +68,10 @@ class dso {
   // that mapping, once until that read is claimed (many mappings in one drain make one read,
   // through the newest of them).
   bool offer_read_again() AREC_EXCLUDES(mutex_);
+  // After a read that found the file unreachable: true (once) when a process mapped it again
+  // while that read ran, which offer_read_again could not offer then; the newer mapping may
+  // still be there to read through.
+  bool take_read_again() AREC_EXCLUDES(mutex_);
   static constexpr unsigned max_read_retries = 64;
   // The device, inode and generation the kernel gave the file (zero when unknown).
   host::file_identity identity() const noexcept {
@@ -84,6 +88,7 @@ class dso {
   bool unreachable_ AREC_GUARDED_BY(mutex_) = false;
   unsigned read_retries_ AREC_GUARDED_BY(mutex_) = 0;
   bool retry_offered_ AREC_GUARDED_BY(mutex_) = false;
+  bool mapped_while_reading_ AREC_GUARDED_BY(mutex_) = false;
   std::optional<host::mapping_place> place_ AREC_GUARDED_BY(mutex_);
   std::atomic<bool> sampled_{false};
 };

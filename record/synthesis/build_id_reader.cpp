@@ -108,6 +108,8 @@ void build_id_reader::handle(const job& next) {
   if (next.what == task::late_perf_map) return look_for_late_perf_map(next.pid);
   if (next.what == task::read_container) return read_container(next.pid);
   io::unique_fd file = read_build_id_once(*next.object, sources_);
+  // A process that mapped the file while that read ran, and failed, may still be there.
+  if (next.object->take_read_again()) enqueue_again(next.object);
   if (!cache_) return;
   auto kept = kept_files_.find(next.object.get());
   if (next.store) {

@@ -151,6 +151,32 @@ TEST(Dsos, AnUnreachableFileMappedAgainIsOfferedForAnotherRead) {
   EXPECT_EQ(offered.size(), dso::max_read_retries) << "nor an offer";
 }
 
+// The later run maps the file while the read of an earlier, short run is still under way:
+// nothing can be offered then, so the read's failure says to read again, once.
+TEST(Dsos, AFileMappedAgainWhileItsReadRanIsReadAgainWhenThatReadFails) {
+  dsos table;
+  int offers = 0;
+  table.on_mapped_again([&](const std::shared_ptr<dso>&) { ++offers; });
+  auto map = [&](pid_t pid) {
+    return table.find_or_add("/opt/job", inode_id(7), dso_kind::user,
+                             host::mapping_place{pid, 0x1000, 0x2000});
+  };
+  auto job = map(1);
+  ASSERT_TRUE(job->claim_build_id_read());
+  EXPECT_FALSE(job->take_read_again()) << "no mapping during the read";
+  job->mark_file_unreachable();
+  ASSERT_TRUE(job->claim_build_id_read());  // the next failed run's read
+  map(2);                                   // the later run, while that read runs
+  EXPECT_EQ(offers, 0);
+  job->mark_file_unreachable();
+  EXPECT_TRUE(job->take_read_again());
+  EXPECT_FALSE(job->take_read_again()) << "once";
+  map(3);
+  EXPECT_EQ(offers, 0) << "already taken: one read under way is enough";
+  ASSERT_TRUE(job->claim_build_id_read());
+  EXPECT_EQ(job->place()->pid, 3) << "through the newest mapping";
+}
+
 TEST(Dsos, AFileReadOnRetryIsNotOfferedAgain) {
   dsos table;
   int offers = 0;
