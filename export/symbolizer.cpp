@@ -11,6 +11,7 @@
 #include "io/small_file.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 #include "symbols/kernel_symbols.hpp"
+#include "symbols/vdso_image.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -36,6 +37,10 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   auto found = files_.find(&object);
   if (found != files_.end()) return found->second;
   file_symbols& symbols = files_[&object];
+  if (object.name() == "[vdso]") {
+    load_vdso(symbols, recorded_id);
+    return symbols;
+  }
   symbols.table = symbols::read_elf_symbols(object.name().c_str());
   symbols.path = object.name();
   bool rebuilt = !recorded_id.empty() && symbols.table && !symbols.table->id.empty() &&
@@ -59,6 +64,24 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
   if (!symbols.table) symbols.path.clear();
   if (symbols.table) add_debug_symbols(*symbols.table);
   return symbols;
+}
+
+// perf's names for the vdso: the image it cached as [vdso]/<build-id>/vdso, else this process's
+// own vdso when it is the recorded one (same kernel). Without a recorded build-id the image
+// cannot be told from another kernel's, and it stays unnamed.
+void symbolizer::load_vdso(file_symbols& symbols, const perf_data::build_id& recorded_id) {
+  if (recorded_id.empty()) return;
+  if (!settings_.build_id_dir.empty()) {
+    std::string cached_path = cache_path(settings_.build_id_dir, recorded_id) + "/vdso";
+    auto cached = symbols::read_elf_symbols(cached_path.c_str());
+    if (cached && cached->id == recorded_id) {
+      symbols.table = std::move(cached);
+      symbols.path = std::move(cached_path);
+      return;
+    }
+  }
+  auto own = symbols::read_elf_symbols(symbols::own_vdso_image());
+  if (own && own->id == recorded_id) symbols.table = std::move(own);
 }
 
 void symbolizer::add_debug_symbols(symbols::elf_symbol_table& table) const {

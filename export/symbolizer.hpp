@@ -62,6 +62,7 @@ class symbolizer {
   };
 
   file_symbols& symbols_of(const model::dso& object, const perf_data::build_id& recorded_id);
+  void load_vdso(file_symbols& symbols, const perf_data::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
   void add_debug_symbols(symbols::elf_symbol_table& table) const;
   // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.

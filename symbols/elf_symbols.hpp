@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct elf_symbol {
   std::uint64_t start = 0;  // st_value: a virtual address of the file's own layout
   std::uint64_t size = 0;   // 0 when the symbol table does not say
   std::string name;         // as in the table (mangled)
+  std::uint8_t binding = 0;  // STB_LOCAL, STB_GLOBAL or STB_WEAK: which alias perf shows
 };
 
 struct elf_segment {
@@ -40,5 +42,7 @@ struct elf_symbol_table {
 // Reads `path`'s symbols, segments and build-id. nullopt when the file cannot be opened or is
 // not ELF: callers then have no names for it, which is an expected outcome (deleted, no access).
 std::optional<elf_symbol_table> read_elf_symbols(const char* path);
+// The same for an ELF image in memory (the vdso); nullopt when it is not ELF.
+std::optional<elf_symbol_table> read_elf_symbols(std::span<const std::byte> image);
 
 }  // namespace arec::symbols
