@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "host/mapped_file.hpp"
 #include "io/file_copy.hpp"
@@ -105,10 +106,40 @@ std::string_view symbolizer::function_at(const model::map& where, std::uint64_t 
   auto vaddr = symbols.table->vaddr_of_offset(address - where.start + where.pgoff);
   if (!vaddr) return {};
   const symbols::elf_symbol* symbol = symbols.table->find(*vaddr);
-  if (!symbol) return {};
+  if (!symbol) return grouped_name(symbols, *where.object, *vaddr);
   std::size_t index = static_cast<std::size_t>(symbol - symbols.table->symbols.data());
   auto [entry, added] = symbols.demangled.try_emplace(index);
   if (added) entry->second = demangle(symbol->name);
+  return entry->second;
+}
+
+// No symbol covers `vaddr`: the function is the FDE that does, named after the file and its
+// start ("libz.so.1+0x2a40", the address addr2line and a backend symbolizer take), so its
+// samples add up in one frame instead of one per address. Unnamed where no FDE covers it, or
+// where the FDEs overlap: a grouping that could merge two functions would charge a wrong one.
+std::string_view symbolizer::grouped_name(file_symbols& symbols, const model::dso& object,
+                                          std::uint64_t vaddr) {
+  std::optional<std::uint64_t> start = symbols.table->function_start(vaddr);
+  if (!start || symbols.path.empty()) return {};
+  if (!symbols.cfi_opened) {
+    symbols.cfi_opened = true;
+    try {
+      symbols.cfi = symbols::object_cfi::open(symbols.path);
+    } catch (const std::runtime_error&) {
+      // No libdw: such code stays one location per address (chain completion says so).
+    }
+  }
+  if (!symbols.cfi) return {};
+  auto row = symbols.cfi->function_range(vaddr);
+  if (!row || row->first < *start) return {};
+  auto [entry, added] = symbols.grouped.try_emplace(*start);
+  if (added) {
+    std::string_view file = object.name();
+    file = file.substr(file.rfind('/') + 1);
+    char hex[2 + 16 + 1];
+    auto end = std::to_chars(hex, hex + sizeof hex, *start, 16).ptr;
+    entry->second.append(file).append("+0x").append(hex, end);
+  }
   return entry->second;
 }
 

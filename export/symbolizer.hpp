@@ -16,6 +16,7 @@
 #include "model/map.hpp"
 #include "perf_data/build_id.hpp"
 #include "symbols/elf_symbols.hpp"
+#include "symbols/frame_rules.hpp"
 
 namespace arec::exporting {
 
@@ -59,9 +60,15 @@ class symbolizer {
     std::optional<symbols::elf_symbol_table> table;
     std::string path;                                        // the file `table` was read from
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
+    // Code no symbol covers, named per function ("file+0xSTART") from its FDE (grouped_name).
+    std::unique_ptr<symbols::object_cfi> cfi;  // opened at the first such address
+    bool cfi_opened = false;
+    std::unordered_map<std::uint64_t, std::string> grouped;  // by FDE start
   };
 
   file_symbols& symbols_of(const model::dso& object, const perf_data::build_id& recorded_id);
+  std::string_view grouped_name(file_symbols& symbols, const model::dso& object,
+                                std::uint64_t vaddr);
   void load_vdso(file_symbols& symbols, const perf_data::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
   void add_debug_symbols(symbols::elf_symbol_table& table) const;

@@ -14,6 +14,7 @@ cfi_functions bound_in(const base::shared_library& library) {
   f.frame_cfa = library.function<decltype(dwarf_frame_cfa)>("dwarf_frame_cfa", "ELFUTILS_0.142");
   f.frame_register =
       library.function<decltype(dwarf_frame_register)>("dwarf_frame_register", "ELFUTILS_0.142");
+  f.frame_info = library.function<decltype(dwarf_frame_info)>("dwarf_frame_info", "ELFUTILS_0.142");
   return f;
 }
 

@@ -13,6 +13,7 @@ struct cfi_functions {
   decltype(&dwarf_cfi_addrframe) cfi_addrframe = nullptr;
   decltype(&dwarf_frame_cfa) frame_cfa = nullptr;
   decltype(&dwarf_frame_register) frame_register = nullptr;
+  decltype(&dwarf_frame_info) frame_info = nullptr;
 };
 
 // libdw, loaded once per process (thread-safe; a failed load is tried again by the next call).

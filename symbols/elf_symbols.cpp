@@ -8,6 +8,7 @@
 
 #include "host/mapped_file.hpp"
 #include "io/unique_fd.hpp"
+#include "symbols/eh_frame_index.hpp"
 #include "symbols/elf_build_id.hpp"
 #include "symbols/vdso_image.hpp"
 
@@ -97,6 +98,7 @@ std::optional<elf_symbol_table> read_table(Elf* elf) {
   if (!table.full) read_section_symbols(elf, SHT_DYNSYM, table.symbols);
   keep_one_per_address(table.symbols);
   read_segments(elf, table.segments);
+  table.function_starts = read_fde_starts(elf);
   return table;
 }
 
@@ -117,6 +119,13 @@ const elf_symbol* elf_symbol_table::find(std::uint64_t vaddr) const noexcept {
   const elf_symbol& candidate = *std::prev(after);
   if (candidate.size != 0 && vaddr - candidate.start >= candidate.size) return nullptr;
   return &candidate;
+}
+
+std::optional<std::uint64_t> elf_symbol_table::function_start(
+    std::uint64_t vaddr) const noexcept {
+  auto after = std::upper_bound(function_starts.begin(), function_starts.end(), vaddr);
+  if (after == function_starts.begin()) return std::nullopt;
+  return *std::prev(after);
 }
 
 std::optional<elf_symbol_table> read_elf_symbols(const char* path) {

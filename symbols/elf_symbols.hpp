@@ -28,6 +28,7 @@ struct elf_segment {
 struct elf_symbol_table {
   std::vector<elf_symbol> symbols;    // functions (STT_FUNC, STT_GNU_IFUNC), sorted by start
   std::vector<elf_segment> segments;  // PT_LOAD, in file order
+  std::vector<std::uint64_t> function_starts;  // each FDE's start (eh_frame_index), sorted
   perf_data::build_id id;             // the GNU build-id note, empty if none
   bool full = false;  // from .symtab (every function), not only .dynsym (the exported ones)
 
@@ -37,6 +38,9 @@ struct elf_symbol_table {
   // The symbol covering `vaddr` (the nearest one at or below it, within its size when the
   // table gives one), or nullptr.
   const elf_symbol* find(std::uint64_t vaddr) const noexcept;
+  // The start of the last FDE at or below `vaddr`: the function holding it, provided an FDE
+  // covers `vaddr` at all (which only the CFI reader can tell), or nullopt.
+  std::optional<std::uint64_t> function_start(std::uint64_t vaddr) const noexcept;
 };
 
 // Reads `path`'s symbols, segments and build-id. nullopt when the file cannot be opened or is

@@ -3,7 +3,11 @@
 // `arec export` (and --push, perf report) against perf's own reading of the same file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -87,6 +91,85 @@ TEST(ExportNativeNames, TheVdsoIsNamedInPushedWindows) {
     named += json_number(decoded.out, "leafMatches");
   }
   EXPECT_GT(named, 0) << run.describe();
+}
+
+// The function symbols of `binary` by address, as nm lists them.
+std::map<std::uint64_t, std::string> functions_of(const std::string& binary) {
+  test::command_result nm = test::run_command({"nm", "--defined-only", binary});
+  EXPECT_EQ(nm.exit_code, 0) << nm.describe();
+  std::map<std::uint64_t, std::string> functions;
+  std::istringstream lines{nm.out};
+  std::string address, type, name;
+  while (lines >> address >> type >> name)
+    if (type == "t" || type == "T") functions.emplace(std::stoull(address, nullptr, 16), name);
+  return functions;
+}
+
+// Folded stacks with each "FILE+0xSTART" frame replaced by the function nm names at START
+// ("?START" when nm has no function there: a grouping that is no function's start).
+std::string with_true_names(const std::string& folded, const std::string& file,
+                            const std::map<std::uint64_t, std::string>& functions) {
+  const std::regex grouped(file + R"(\+0x([0-9a-f]+))");
+  std::string out;
+  auto last = folded.cbegin();
+  for (std::sregex_iterator it(folded.begin(), folded.end(), grouped), end; it != end; ++it) {
+    out.append(last, (*it)[0].first);
+    auto found = functions.find(std::stoull((*it)[1].str(), nullptr, 16));
+    out += found != functions.end() ? found->second : "?" + (*it)[1].str();
+    last = (*it)[0].second;
+  }
+  out.append(last, folded.cend());
+  return out;
+}
+
+// Folded stacks are sorted by their text, which renaming frames reorders.
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in{text};
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+std::string build_id_of(const std::string& binary) {
+  test::command_result notes = test::run_command({"readelf", "-n", binary});
+  auto at = notes.out.find("Build ID: ");
+  EXPECT_NE(at, std::string::npos) << notes.describe();
+  return at == std::string::npos ? std::string{} : notes.out.substr(at + 10, 40);
+}
+
+// A stripped binary (strip --strip-all: .symtab gone, .eh_frame kept) is named one frame per
+// function, FILE+0xSTART from its FDE: the same recording exported again once the file at its
+// path has its symbols back (same build-id) gives the same stacks, frame for frame, with the
+// real names at those starts. The pprof mapping keeps the build-id for a backend symbolizer.
+TEST(ExportNativeNames, CodeWithoutSymbolsIsOneFramePerFunction) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  const std::string full = dir.file("hot_pair.full"), stripped = dir.file("hot_pair");
+  test::command_result strip =
+      test::run_command({"strip", "--strip-all", "-o", stripped, test_program("hot_pair")});
+  ASSERT_EQ(strip.exit_code, 0) << strip.describe();
+  std::filesystem::copy_file(test_program("hot_pair"), full);
+  ASSERT_TRUE(functions_of(stripped).empty()) << "stripped: nm finds no function";
+  const std::string data = dir.file("stripped.data");
+  record(data, {stripped, "600"});
+  const std::string grouped = export_folded(data);
+  const std::string pprof = dir.file("stripped.pb.gz");
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", pprof}).exit_code,
+            0);
+
+  std::filesystem::rename(full, stripped);  // the same build, its symbols back
+  const std::string named = export_folded(data);
+  std::map<std::uint64_t, std::string> functions = functions_of(stripped);
+  EXPECT_EQ(sorted_lines(with_true_names(grouped, "hot_pair", functions)), sorted_lines(named))
+      << grouped;
+  EXPECT_GT(folded_leaves(named, "hot_major").named, 0) << named;
+
+  test::command_result raw =
+      test::run_command({"go", "tool", "pprof", "-raw", "-symbolize=none", pprof});
+  ASSERT_EQ(raw.exit_code, 0) << raw.describe();
+  std::string line = stripped + " " + build_id_of(stripped);
+  EXPECT_NE(raw.out.find(line), std::string::npos) << line << "\n" << excerpt(raw.out);
 }
 
 }  // namespace

@@ -30,5 +30,25 @@ TEST(ElfSymbols, TheVdsoIsReadFromMemoryWithPerfsChoiceAmongAliases) {
   EXPECT_EQ(named(*table, "clock_gettime"), nullptr) << "the weak alias is dropped";
 }
 
+__attribute__((noinline)) int function_with_an_fde(int x) {
+  return x * 3 + 1;
+}
+
+// Every function has an FDE in .eh_frame: its start is in the .eh_frame_hdr table, and the
+// function holding an address inside it starts there.
+TEST(ElfSymbols, FdeStartsAreTheFunctionsStarts) {
+  std::optional<elf_symbol_table> table = read_elf_symbols("/proc/self/exe");
+  ASSERT_TRUE(table);
+  ASSERT_FALSE(table->function_starts.empty());
+  EXPECT_TRUE(std::is_sorted(table->function_starts.begin(), table->function_starts.end()));
+  const elf_symbol* function =
+      named(*table, "_ZN4arec7symbols12_GLOBAL__N_120function_with_an_fdeEi");
+  ASSERT_NE(function, nullptr);
+  ASSERT_GT(function->size, 1u);
+  EXPECT_EQ(table->function_start(function->start), function->start);
+  EXPECT_EQ(table->function_start(function->start + function->size - 1), function->start);
+  EXPECT_GE(function_with_an_fde(1), 0);
+}
+
 }  // namespace
 }  // namespace arec::symbols
