@@ -10,6 +10,7 @@
 #include "io/unique_fd.hpp"
 #include "symbols/eh_frame_index.hpp"
 #include "symbols/elf_build_id.hpp"
+#include "symbols/mini_debuginfo.hpp"
 #include "symbols/vdso_image.hpp"
 
 namespace arec::symbols {
@@ -90,12 +91,25 @@ void keep_one_per_address(std::vector<elf_symbol>& symbols) {
   symbols.resize(kept);
 }
 
+// The functions of `elf`'s MiniDebugInfo, which holds those .dynsym lacks: false when none.
+bool add_mini_debuginfo_symbols(Elf* elf, std::vector<elf_symbol>& out) {
+  std::optional<std::vector<std::byte>> image = read_mini_debuginfo(elf);
+  if (!image) return false;
+  elf_handle mini{elf_memory(reinterpret_cast<char*>(image->data()), image->size())};
+  if (!mini || elf_kind(mini.get()) != ELF_K_ELF) return false;
+  return read_section_symbols(mini.get(), SHT_SYMTAB, out);
+}
+
 // Symbols and segments of an open ELF; the build-id is the caller's.
 std::optional<elf_symbol_table> read_table(Elf* elf) {
   if (!elf || elf_kind(elf) != ELF_K_ELF) return std::nullopt;
   elf_symbol_table table;
   table.full = read_section_symbols(elf, SHT_SYMTAB, table.symbols);
-  if (!table.full) read_section_symbols(elf, SHT_DYNSYM, table.symbols);
+  if (!table.full) {
+    read_section_symbols(elf, SHT_DYNSYM, table.symbols);
+    // Fedora's and RHEL's binaries: the local functions, xz-compressed in .gnu_debugdata.
+    add_mini_debuginfo_symbols(elf, table.symbols);
+  }
   keep_one_per_address(table.symbols);
   read_segments(elf, table.segments);
   table.function_starts = read_fde_starts(elf);

@@ -172,5 +172,76 @@ TEST(ExportNativeNames, CodeWithoutSymbolsIsOneFramePerFunction) {
   EXPECT_NE(raw.out.find(line), std::string::npos) << line << "\n" << excerpt(raw.out);
 }
 
+// `program` rebuilt at `out` the way find-debuginfo (Fedora, RHEL) builds MiniDebugInfo: the
+// functions of .symtab that .dynsym lacks, kept alone in a copy of the debug sections,
+// xz-compressed into .gnu_debugdata of the fully stripped binary (gdb's manual, "MiniDebugInfo").
+void make_mini_debuginfo_binary(const std::string& program, const std::string& out,
+                                const std::string& scratch) {
+  const std::string script = R"(set -e
+cd "$2"
+nm -D "$1" --format=posix --defined-only | awk '{ print $1 }' | sort > dynsyms
+nm "$1" --format=posix --defined-only | awk '$2 == "T" || $2 == "t" { print $1 }' | sort > funcsyms
+comm -13 dynsyms funcsyms > keep_symbols
+objcopy --only-keep-debug "$1" debug
+objcopy -S --remove-section .gdb_index --remove-section .comment \
+  --keep-symbols=keep_symbols debug mini_debuginfo
+strip --strip-all -R .comment -o "$3" "$1"
+xz --force mini_debuginfo
+objcopy --add-section .gnu_debugdata=mini_debuginfo.xz "$3"
+)";
+  test::command_result made =
+      test::run_command({"sh", "-c", script, "sh", program, scratch, out});
+  ASSERT_EQ(made.exit_code, 0) << made.describe();
+}
+
+// The samples perf script (with HOME's build-id cache) takes in `symbol` of `dso`.
+long long perf_script_count(const std::string& home, const std::string& data,
+                            const std::string& symbol, const std::string& dso) {
+  test::command_result run = test::run_command(
+      {"env", "HOME=" + home, "perf", "script", "-i", data, "-F", "comm,tid,ip,sym,dso"});
+  EXPECT_EQ(run.exit_code, 0) << run.describe();
+  long long count = 0;
+  for (const script_sample& sample : parse_perf_script(run.out))
+    if (sampled_in(sample, symbol, dso)) ++count;
+  return count;
+}
+
+// A binary that carries only MiniDebugInfo is named by arec export from it, and arec's
+// build-id cache gets its symbols as a `debug` entry, so perf 6.1 (which does not read
+// .gnu_debugdata) names it too, on arec's file and on the converted one: the same samples.
+TEST(ExportNativeNames, MiniDebugInfoNamesAStrippedBinaryInExportAndPerfReport) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  const std::string home = dir.file("home"), scratch = dir.file("scratch");
+  std::filesystem::create_directory(home);
+  std::filesystem::create_directory(scratch);
+  const std::string binary = dir.file("hot_pair");
+  make_mini_debuginfo_binary(test_program("hot_pair"), binary, scratch);
+  ASSERT_TRUE(functions_of(binary).empty()) << "nm finds no function: only .gnu_debugdata has them";
+
+  const std::string data = dir.file("mini.data");
+  test::command_result recorded = test::run_command({"env", "HOME=" + home, arec_binary(), "-q",
+                                                     "-e", "cpu-clock", "-g", "-o", data, "--",
+                                                     binary, "600"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  const std::string id = build_id_of(binary);
+  EXPECT_TRUE(std::filesystem::exists(home + "/.debug/.build-id/" + id.substr(0, 2) + "/" +
+                                      id.substr(2) + "/debug"))
+      << "the MiniDebugInfo is in the cache as perf's debug entry";
+
+  test::command_result folded = test::run_command({"env", "HOME=" + home, arec_binary(), "export",
+                                                   "--format=folded", "-i", data, "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  long long perf_named = perf_script_count(home, data, "hot_major", "hot_pair");
+  ASSERT_GT(perf_named, 0) << "perf names it from arec's cache";
+  EXPECT_EQ(folded_leaves(folded.out, "hot_major").named, perf_named) << folded.out;
+
+  const std::string converted = dir.file("converted.data");
+  test::command_result convert = test::run_command(
+      {"env", "HOME=" + home, arec_binary(), "convert", "-i", data, "-o", converted});
+  ASSERT_EQ(convert.exit_code, 0) << convert.describe();
+  EXPECT_EQ(perf_script_count(home, converted, "hot_major", "hot_pair"), perf_named);
+}
+
 }  // namespace
 }  // namespace arec::e2e
