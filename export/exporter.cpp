@@ -108,6 +108,7 @@ export_report export_recording(const export_options& options) {
   report.chains_unverified = builder.chains_unverified();
   auto [start, end] = wall_window(builder, opened.front(), opened.back());
   profile result = builder.finish(start, end);
+  report.unnamed = count_unnamed(result);
   report.stacks = result.samples.size();
   report.locations = result.locations.size();
   report.functions = result.functions.size();

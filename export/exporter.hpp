@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "export/export_options.hpp"
+#include "export/unnamed_frames.hpp"
 
 namespace arec::exporting {
 
@@ -21,6 +22,7 @@ struct export_report {
   // completed over a frameless frame that saved rbp.
   std::uint64_t chains_not_completed = 0;
   std::uint64_t chains_unverified = 0;
+  unnamed_frames unnamed;         // what stays unnamed (export/unnamed_frames)
   std::size_t stacks = 0;         // distinct stacks with labels
   std::size_t locations = 0;
   std::size_t functions = 0;
