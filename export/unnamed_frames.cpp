@@ -18,12 +18,14 @@ unnamed_frames count_unnamed(const profile& result) {
   for (const profile_location& location : result.locations) {
     if (location.function_id != 0) continue;
     ++out.addresses;
-    mappings.insert(location.mapping_id);
+    if (location.mapping_id == 0)
+      ++out.unmapped;
+    else
+      mappings.insert(location.mapping_id);
   }
   std::set<std::int64_t> files;  // mapping ids need not be positions: looked up
   for (const profile_mapping& mapping : result.mappings)
     if (mappings.count(mapping.id)) files.insert(mapping.filename);
-  if (mappings.count(0)) files.insert(-1);  // addresses no mapping covers
   out.files = files.size();
   for (const profile_sample& sample : result.samples) {
     std::uint64_t samples = 0;

@@ -15,6 +15,8 @@ struct unnamed_frames {
   std::uint64_t all_samples = 0;
   std::size_t addresses = 0;  // distinct unnamed locations
   std::size_t files = 0;      // the mapped files (or anonymous mappings) they are in
+  std::size_t unmapped = 0;   // of the addresses, those no mapping covers (a frame-pointer
+                              // chain through code without frame pointers gives such values)
 };
 
 unnamed_frames count_unnamed(const profile& result);
