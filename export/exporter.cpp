@@ -74,7 +74,9 @@ export_report export_recording(const export_options& options) {
     if (report.output != "-" && opened.back().header_path == report.output)
       throw base::usage_error("-o " + report.output + ": the output would overwrite the input");
   }
-  profile_builder builder(opened.front().events, settings_from(opened.front().features));
+  builder_settings settings = settings_from(opened.front().features);
+  settings.inline_frames = options.inline_frames;
+  profile_builder builder(opened.front().events, std::move(settings));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which
   // only grew since (the last one holds every function the earlier ones did).
   for (const convert::convert_input& input : opened) {

@@ -43,6 +43,8 @@ struct builder_settings {
   // The containers of sampled processes the recording noted (its container-id feature): a
   // container_id label without PERF_SAMPLE_CGROUP (--all-cgroups).
   std::vector<perf_data::process_container> recorded_containers;
+  // Functions inlined at a location, from DWARF where a debug file is at hand (--no-inline: off).
+  bool inline_frames = true;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's

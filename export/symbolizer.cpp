@@ -63,7 +63,7 @@ symbolizer::file_symbols& symbolizer::symbols_of(const model::dso& object,
       host::provably_another_file(object.name(), object.identity()))
     symbols.table.reset();
   if (!symbols.table) symbols.path.clear();
-  if (symbols.table) add_debug_symbols(*symbols.table);
+  if (symbols.table) add_debug_symbols(symbols);
   return symbols;
 }
 
@@ -85,7 +85,8 @@ void symbolizer::load_vdso(file_symbols& symbols, const perf_data::build_id& rec
   if (own && own->id == recorded_id) symbols.table = std::move(own);
 }
 
-void symbolizer::add_debug_symbols(symbols::elf_symbol_table& table) const {
+void symbolizer::add_debug_symbols(file_symbols& symbols) const {
+  symbols::elf_symbol_table& table = *symbols.table;
   if (table.full || table.id.empty() || settings_.debug_dir.empty()) return;
   std::string hex = table.id.hex();
   std::string path =
@@ -95,6 +96,7 @@ void symbolizer::add_debug_symbols(symbols::elf_symbol_table& table) const {
   if (!debug || !debug->full || debug->id != table.id) return;
   table.symbols = std::move(debug->symbols);
   table.full = true;
+  symbols.debug_path = std::move(path);
 }
 
 std::string_view symbolizer::function_at(const model::map& where, std::uint64_t address,
@@ -140,6 +142,31 @@ std::string_view symbolizer::grouped_name(file_symbols& symbols, const model::ds
     auto end = std::to_chars(hex, hex + sizeof hex, *start, 16).ptr;
     entry->second.append(file).append("+0x").append(hex, end);
   }
+  return entry->second;
+}
+
+std::span<const std::string> symbolizer::inlined_at(const model::map& where,
+                                                    std::uint64_t address,
+                                                    const perf_data::build_id& recorded_id) {
+  if (!where.object || where.object->kind() != model::dso_kind::user) return {};
+  file_symbols& symbols = symbols_of(*where.object, recorded_id);
+  if (!symbols.table) return {};
+  auto vaddr = symbols.table->vaddr_of_offset(address - where.start + where.pgoff);
+  if (!vaddr || !symbols.table->find(*vaddr)) return {};  // only inside a function named by symbol
+  if (!symbols.dwarf_opened) {
+    symbols.dwarf_opened = true;
+    const std::string& path = symbols.debug_path.empty() ? symbols.path : symbols.debug_path;
+    try {
+      if (!path.empty()) symbols.dwarf = symbols::object_dwarf::open(path);
+    } catch (const std::runtime_error&) {
+      // No libdw: no inlined frames (the chain completion's warning says libdw is missing).
+    }
+  }
+  if (!symbols.dwarf) return {};
+  auto [entry, added] = symbols.inlined.try_emplace(*vaddr);
+  if (added)
+    for (const std::string& name : symbols.dwarf->inlined_at(*vaddr))
+      entry->second.push_back(demangle(name));
   return entry->second;
 }
 

@@ -17,6 +17,7 @@
 #include "perf_data/build_id.hpp"
 #include "symbols/elf_symbols.hpp"
 #include "symbols/frame_rules.hpp"
+#include "symbols/inline_frames.hpp"
 
 namespace arec::exporting {
 
@@ -44,6 +45,11 @@ class symbolizer {
   // the mapped file (empty when unknown).
   std::string_view function_at(const model::map& where, std::uint64_t address,
                                const perf_data::build_id& recorded_id);
+  // The functions inlined at `address` (innermost first, demangled) inside the function
+  // function_at names there, from DWARF where the file or its debug file has it; empty
+  // otherwise. Valid as long as the symbolizer.
+  std::span<const std::string> inlined_at(const model::map& where, std::uint64_t address,
+                                          const perf_data::build_id& recorded_id);
   // Whether the file of `where` had any symbols (asks function_at's cache; loads it if needed).
   bool has_symbols(const model::map& where, const perf_data::build_id& recorded_id);
   // The build-id of the file `where` maps as read from disk (or the cache), or empty.
@@ -64,6 +70,11 @@ class symbolizer {
     std::unique_ptr<symbols::object_cfi> cfi;  // opened at the first such address
     bool cfi_opened = false;
     std::unordered_map<std::uint64_t, std::string> grouped;  // by FDE start
+    // Inlined functions (inlined_at), from the debug file's DWARF, else the file's own.
+    std::string debug_path;  // the separate debug file the symbols came from, if any
+    std::unique_ptr<symbols::object_dwarf> dwarf;
+    bool dwarf_opened = false;
+    std::unordered_map<std::uint64_t, std::vector<std::string>> inlined;  // by vaddr
   };
 
   file_symbols& symbols_of(const model::dso& object, const perf_data::build_id& recorded_id);
@@ -71,7 +82,7 @@ class symbolizer {
                                 std::uint64_t vaddr);
   void load_vdso(file_symbols& symbols, const perf_data::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
-  void add_debug_symbols(symbols::elf_symbol_table& table) const;
+  void add_debug_symbols(file_symbols& symbols) const;
   // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.
   const std::string& kallsyms_file();
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -264,6 +265,105 @@ TEST(ExportNativeNames, MiniDebugInfoNamesAStrippedBinaryInExportAndPerfReport) 
       {"env", "HOME=" + home, arec_binary(), "convert", "-i", data, "-o", converted});
   ASSERT_EQ(convert.exit_code, 0) << convert.describe();
   EXPECT_EQ(perf_script_count(home, converted, "hot_major", "hot_pair"), perf_named);
+}
+
+// The innermost function addr2line -i gives at each file address of `binary`.
+std::map<std::uint64_t, std::string> innermost_functions(const std::string& binary,
+                                                         const std::set<std::uint64_t>& addresses) {
+  std::vector<std::string> command{"addr2line", "-a", "-f", "-i", "-e", binary};
+  for (std::uint64_t address : addresses) {
+    std::ostringstream hex;
+    hex << "0x" << std::hex << address;
+    command.push_back(hex.str());
+  }
+  test::command_result run = test::run_command(command);
+  EXPECT_EQ(run.exit_code, 0) << run.describe();
+  // "0xADDRESS", then function and file:line pairs, innermost first.
+  std::map<std::uint64_t, std::string> innermost;
+  std::istringstream lines{run.out};
+  std::uint64_t current = 0;
+  bool expect_function = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("0x")) {
+      current = std::stoull(line, nullptr, 16);
+      expect_function = true;
+    } else if (expect_function) {
+      innermost[current] = line;
+      expect_function = false;
+    }
+  }
+  return innermost;
+}
+
+// A function inlined into its caller (-g DWARF: DW_TAG_inlined_subroutine) is its own frame
+// under the caller, in folded stacks and in pprof's Line list, for exactly the samples whose
+// address addr2line -i places in it; --no-inline gives the caller alone, as perf report does.
+TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  const std::string data = dir.file("inlined.data"), binary = test_program("inlined_leaf");
+  test::command_result recorded = test::run_command(
+      {arec_binary(), "-q", "-e", "cpu-clock", "-o", data, "--", binary, "500"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+
+  // perf script's SYMBOL+OFFSET of each sample in the program, as file addresses (nm's).
+  test::command_result script =
+      test::run_command({"perf", "script", "-i", data, "-F", "ip,sym,symoff,dso"});
+  ASSERT_EQ(script.exit_code, 0) << script.describe();
+  std::map<std::uint64_t, std::string> functions = functions_of(binary);
+  std::map<std::string, std::uint64_t> by_name;
+  for (const auto& [address, name] : functions) by_name.emplace(name, address);
+  const std::regex sample(R"(\s*[0-9a-f]+ (\S+)\+0x([0-9a-f]+) \((.*)\))");
+  std::vector<std::uint64_t> sampled;
+  long long in_outer = 0;
+  std::istringstream lines{script.out};
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (!std::regex_match(line, match, sample) || match[3] != binary) continue;
+    auto found = by_name.find(match[1]);
+    ASSERT_NE(found, by_name.end()) << line;
+    sampled.push_back(found->second + std::stoull(match[2], nullptr, 16));
+    if (match[1] == "outer_function") ++in_outer;
+  }
+  std::map<std::uint64_t, std::string> innermost =
+      innermost_functions(binary, {sampled.begin(), sampled.end()});
+  long long inlined = 0;
+  for (std::uint64_t address : sampled) inlined += innermost[address] == "inlined_work";
+  ASSERT_GT(inlined, 0) << "addr2line places no sample in inlined_work";
+
+  test::command_result folded =
+      test::run_command({arec_binary(), "export", "--format=folded", "-i", data, "-o", "-"});
+  ASSERT_EQ(folded.exit_code, 0) << folded.describe();
+  EXPECT_EQ(folded_leaves(folded.out, "inlined_work").named, inlined) << folded.out;
+  EXPECT_NE(folded.out.find("inlined_leaf;outer_function;inlined_work "), std::string::npos)
+      << folded.out;
+
+  test::command_result plain = test::run_command(
+      {arec_binary(), "export", "--no-inline", "--format=folded", "-i", data, "-o", "-"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.describe();
+  EXPECT_EQ(folded_leaves(plain.out, "outer_function").named, in_outer) << plain.out;
+  EXPECT_EQ(plain.out.find("inlined_work"), std::string::npos) << plain.out;
+
+  // pprof: one location, two lines (inlined_work, then outer_function), which go tool pprof
+  // shows as "inlined_work (inline)".
+  const std::string pprof = dir.file("inlined.pb.gz");
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", pprof}).exit_code,
+            0);
+  test::command_result top =
+      test::run_command({"go", "tool", "pprof", "-top", "-symbolize=none", pprof});
+  ASSERT_EQ(top.exit_code, 0) << top.describe();
+  EXPECT_NE(top.out.find("inlined_work (inline)"), std::string::npos) << top.out;
+
+  // OTLP: the same two lines in one location_table entry.
+  const std::string otlp = dir.file("inlined.otlp.pb");
+  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "--format=otlp", "-i", data, "-o",
+                               otlp})
+                .exit_code,
+            0);
+  test::command_result request = protoc_decode(otlp, protoc_message::otlp_request);
+  ASSERT_EQ(request.exit_code, 0) << request.describe();
+  const std::regex two_lines(R"(lines \{\s*function_index: \d+\s*\}\s*lines \{)");
+  EXPECT_TRUE(std::regex_search(request.out, two_lines)) << excerpt(request.out);
 }
 
 }  // namespace
