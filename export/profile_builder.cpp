@@ -256,6 +256,7 @@ std::span<const std::uint64_t> profile_builder::completed_chain(const decoded_sa
 
 std::vector<std::string> profile_builder::take_perf_map_warnings() {
   std::vector<std::string> warnings = jit_symbols_.take_warnings();
+  for (std::string& warning : symbols_.take_warnings()) warnings.push_back(std::move(warning));
   if (!completion_warning_.empty())
     warnings.push_back("frame-pointer stacks are not completed: " +
                        std::exchange(completion_warning_, {}));

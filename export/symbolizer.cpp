@@ -85,18 +85,37 @@ void symbolizer::load_vdso(file_symbols& symbols, const perf_data::build_id& rec
   if (own && own->id == recorded_id) symbols.table = std::move(own);
 }
 
-void symbolizer::add_debug_symbols(file_symbols& symbols) const {
+void symbolizer::add_debug_symbols(file_symbols& symbols) {
   symbols::elf_symbol_table& table = *symbols.table;
-  if (table.full || table.id.empty() || settings_.debug_dir.empty()) return;
-  std::string hex = table.id.hex();
-  std::string path =
-      settings_.debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  if (table.full || table.id.empty()) return;
+  if (!settings_.debug_dir.empty()) {
+    std::string hex = table.id.hex();
+    if (use_debug_file(symbols, settings_.debug_dir + "/.build-id/" + hex.substr(0, 2) + "/" +
+                                    hex.substr(2) + ".debug"))
+      return;
+  }
+  // No local file names it: a debuginfod server may (only objects with samples get here).
+  if (settings_.debuginfod && symbols::debuginfod_fetcher::configured())
+    if (std::optional<std::string> fetched = debuginfod_.debuginfo(table.id))
+      use_debug_file(symbols, std::move(*fetched));
+}
+
+bool symbolizer::use_debug_file(file_symbols& symbols, std::string path) {
+  symbols::elf_symbol_table& table = *symbols.table;
   std::optional<symbols::elf_symbol_table> debug = symbols::read_elf_symbols(path.c_str());
   // The debug file's segments are the stripped file's; only its symbols are new.
-  if (!debug || !debug->full || debug->id != table.id) return;
+  if (!debug || !debug->full || debug->id != table.id) return false;
   table.symbols = std::move(debug->symbols);
   table.full = true;
   symbols.debug_path = std::move(path);
+  return true;
+}
+
+std::vector<std::string> symbolizer::take_warnings() {
+  std::vector<std::string> warnings;
+  if (std::string warning = debuginfod_.take_warning(); !warning.empty())
+    warnings.push_back(std::move(warning));
+  return warnings;
 }
 
 std::string_view symbolizer::function_at(const model::map& where, std::uint64_t address,

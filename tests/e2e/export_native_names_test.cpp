@@ -1,7 +1,14 @@
 // Native frames named on a stock host (issue 42): the vdso as perf names it, code without
 // symbols grouped per function, MiniDebugInfo. Each test records a real program and checks
 // `arec export` (and --push, perf report) against perf's own reading of the same file.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 
 #include <algorithm>
 #include <filesystem>
@@ -364,6 +371,91 @@ TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
   ASSERT_EQ(request.exit_code, 0) << request.describe();
   const std::regex two_lines(R"(lines \{\s*function_index: \d+\s*\}\s*lines \{)");
   EXPECT_TRUE(std::regex_search(request.out, two_lines)) << excerpt(request.out);
+}
+
+// A TCP port free on 127.0.0.1 now (bound, read and closed: the server binds it next).
+std::string free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), size), 0);
+  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size), 0);
+  ::close(fd);
+  return std::to_string(ntohs(address.sin_port));
+}
+
+// A stripped binary whose debug file only a local debuginfod server (elfutils', on 127.0.0.1,
+// over a directory of debug files this test makes) holds is named by arec export as from the
+// file itself, the server being asked about that build-id only; stopped, it costs the export
+// one warning and the names, nothing else.
+TEST(ExportNativeNames, DebuginfodNamesAStrippedBinaryThatNoLocalFileNames) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  if (!std::filesystem::exists("/usr/bin/debuginfod"))
+    GTEST_SKIP() << "no debuginfod server (Debian: debuginfod; scripts/install-deps.sh)";
+  test::temp_dir dir;
+  const std::string full = dir.file("hot_pair.full"), stripped = dir.file("hot_pair");
+  const std::string served = dir.file("served"), home = dir.file("home");
+  std::filesystem::create_directory(served);
+  std::filesystem::create_directory(home);
+  std::filesystem::copy_file(test_program("hot_pair"), full);
+  ASSERT_EQ(test::run_command({"objcopy", "--only-keep-debug", full, served + "/hot_pair.debug"})
+                .exit_code,
+            0);
+  ASSERT_EQ(test::run_command({"strip", "--strip-all", "-o", stripped, full}).exit_code, 0);
+  const std::string id = build_id_of(stripped);
+
+  const std::string port = free_port(), url = "http://127.0.0.1:" + port;
+  test::child_process server = test::child_process::spawn(
+      {"debuginfod", "-v", "-p", port, "-d", dir.file("db.sqlite"), "-F", served, "-t", "0",
+       "-g", "0"});
+  // Ready once it serves the file it indexes at start (a condition, bounded by a minute).
+  bool serving = false;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+       !serving && std::chrono::steady_clock::now() < until;) {
+    serving = test::run_command({"curl", "-sf", "-o", "/dev/null", url + "/buildid/" + id +
+                                                                       "/debuginfo"})
+                  .exit_code == 0;
+    if (!serving) ::usleep(50'000);  // between polls of the condition, not a wait for it
+  }
+  ASSERT_TRUE(serving) << "debuginfod never served " << id;
+
+  const std::string data = dir.file("stripped.data");
+  test::command_result recorded =
+      test::run_command({"env", "HOME=" + home, arec_binary(), "-q", "-e", "cpu-clock", "-g",
+                         "-o", data, "--", stripped, "600"});
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  auto export_with = [&](const std::string& urls, const std::string& cache) {
+    return test::run_command({"env", "HOME=" + home, "DEBUGINFOD_URLS=" + urls,
+                              "DEBUGINFOD_CACHE_PATH=" + cache, arec_binary(), "export",
+                              "--format=folded", "-i", data, "-o", "-"});
+  };
+  test::command_result fetched = export_with(url, dir.file("client-cache"));
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.describe();
+  EXPECT_EQ(fetched.err.find("debuginfod"), std::string::npos) << fetched.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("client-cache") + "/" + id + "/debuginfo"))
+      << "fetched into DEBUGINFOD_CACHE_PATH, as every elfutils client keeps it";
+
+  server.send_signal(SIGTERM);
+  test::command_result log = server.wait(std::chrono::minutes(1));
+  std::smatch asked;
+  const std::regex buildid_request("/buildid/([0-9a-f]+)/");
+  int requests = 0;
+  for (auto it = log.err.cbegin(); std::regex_search(it, log.err.cend(), asked, buildid_request);
+       it = asked[0].second, ++requests)
+    EXPECT_EQ(asked[1], id) << "asked only about the sampled object no local file names";
+  EXPECT_GE(requests, 2) << "the readiness poll and the export asked\n" << excerpt(log.err);
+
+  test::command_result down = export_with(url, dir.file("cold-cache"));
+  ASSERT_EQ(down.exit_code, 0) << down.describe();
+  EXPECT_NE(down.err.find("arec: warning: debuginfod"), std::string::npos) << down.err;
+  EXPECT_NE(down.out.find("hot_pair+0x"), std::string::npos) << "grouped, not named";
+
+  std::filesystem::rename(full, stripped);  // the same build, its symbols back
+  const std::string named = export_folded(data);
+  EXPECT_EQ(sorted_lines(fetched.out), sorted_lines(named)) << fetched.out;
+  EXPECT_GT(folded_leaves(fetched.out, "hot_major").named, 0) << fetched.out;
 }
 
 }  // namespace
