@@ -1,5 +1,5 @@
 // Native frames named on a stock host (issue 42): the vdso as perf names it, code without
-// symbols grouped per function, MiniDebugInfo. Each test records a real program and checks
+// symbols grouped per function, MiniDebugInfo, inlined functions, debuginfod. Each test records a real program and checks
 // `arec export` (and --push, perf report) against perf's own reading of the same file.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
