@@ -33,6 +33,15 @@ int run_export_command(std::span<const char* const> args) {
                  "a frameless function that saved rbp\n",
                  static_cast<unsigned long long>(report.chains_not_completed),
                  static_cast<unsigned long long>(report.chains_unverified));
+  if (report.unnamed.samples != 0)
+    std::fprintf(stderr,
+                 "arec: %llu of %llu samples have frames no symbol, FDE or perf map names (%zu "
+                 "addresses in %zu files, %zu in no mapping), shown unnamed; their mappings keep "
+                 "their build-ids\n",
+                 static_cast<unsigned long long>(report.unnamed.samples),
+                 static_cast<unsigned long long>(report.unnamed.all_samples),
+                 report.unnamed.addresses - report.unnamed.unmapped, report.unnamed.files,
+                 report.unnamed.unmapped);
   if (report.samples == 0) std::fprintf(stderr, "arec: warning: the recording has no samples\n");
   std::fprintf(stderr,
                "arec: exported %llu samples (%zu stacks, %zu functions, %zu mappings) from %zu "

@@ -50,6 +50,11 @@ constexpr std::array export_table{
     export_spec{"salvage", 0, none, "",
                 "export what can be read from a truncated or damaged recording", "", output,
                 [](export_state& s, const option_use&) { s.options.salvage = true; }},
+    export_spec{"no-inline", 0, none, "",
+                "show no inlined functions (read from DWARF where a debug file is at hand): one "
+                "frame per address, as perf report without --inline",
+                "", output,
+                [](export_state& s, const option_use&) { s.options.inline_frames = false; }},
     export_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](export_state& s, const option_use&) { s.options.quiet = true; }},
     export_spec{"help", 'h', none, "", "show this help and exit", "", help,

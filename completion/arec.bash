@@ -17,7 +17,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'
 _arec_archive_options='-i --input -o --output -q --quiet -h --help'
-_arec_export_options='-i --input -o --output --format --salvage -q --quiet -h --help'
+_arec_export_options='-i --input -o --output --format --salvage --no-inline -q --quiet -h --help'
 _arec_report_options='-i --input -o --output --diff --salvage -q --quiet -h --help'
 
 _arec() {

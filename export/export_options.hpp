@@ -20,6 +20,7 @@ struct export_options {
   otlp_resource resource;  // --format=otlp: what the request says of where it comes from
   bool salvage = false;    // --salvage
   bool quiet = false;      // -q
+  bool inline_frames = true;  // --no-inline turns off the functions inlined at a location
 };
 
 // The output file name `options` resolves to.

@@ -103,7 +103,8 @@ std::string output_path(const export_options& options) {
 }
 
 recorded_profile read_recording(const std::vector<std::string>& inputs_given, bool salvage,
-                                const std::string& output, std::uint32_t time_buckets) {
+                                const std::string& output, std::uint32_t time_buckets,
+                                bool inline_frames) {
   std::vector<std::string> inputs = inputs_given;
   if (inputs.empty()) inputs.push_back("perf.data");
   recorded_profile recorded;
@@ -120,6 +121,7 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
     settings.time_bucket_ns = bucket_length(opened.front(), opened.back(), time_buckets);
     recorded.bucket_ns = settings.time_bucket_ns;
   }
+  settings.inline_frames = inline_frames;
   profile_builder builder(opened.front().events, std::move(settings));
   // A rotated recording's later files name more: their build-ids, and their perf maps, which
   // only grew since (the last one holds every function the earlier ones did).
@@ -157,6 +159,7 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
   report.chains_unverified = builder.chains_unverified();
   auto [start, end] = wall_window(builder, opened.front(), opened.back());
   recorded.result = builder.finish(start, end);
+  report.unnamed = count_unnamed(recorded.result);
   report.stacks = recorded.result.samples.size();
   report.locations = recorded.result.locations.size();
   report.functions = recorded.result.functions.size();
@@ -169,7 +172,8 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
 }
 
 export_report export_recording(const export_options& options) {
-  recorded_profile recorded = read_recording(options.inputs, options.salvage, output_path(options));
+  recorded_profile recorded = read_recording(options.inputs, options.salvage, output_path(options),
+                                             0, options.inline_frames);
   export_report report = std::move(recorded.report);
   const profile& result = recorded.result;
   std::vector<std::byte> bytes;

@@ -10,6 +10,7 @@
 #include "export/export_options.hpp"
 #include "export/profile.hpp"
 #include "perf_data/feature_encoder.hpp"
+#include "export/unnamed_frames.hpp"
 
 namespace arec::exporting {
 
@@ -23,6 +24,7 @@ struct export_report {
   // completed over a frameless frame that saved rbp.
   std::uint64_t chains_not_completed = 0;
   std::uint64_t chains_unverified = 0;
+  unnamed_frames unnamed;         // what stays unnamed (export/unnamed_frames)
   std::size_t stacks = 0;         // distinct stacks with labels
   std::size_t locations = 0;
   std::size_t functions = 0;
@@ -48,10 +50,11 @@ struct recorded_profile {
 // empty and not "-", must not be one of the inputs (base::usage_error). With `time_buckets`,
 // samples are also told apart by when they were taken, in about that many buckets of the
 // recording's span (its SAMPLE_TIME feature; 100 ms buckets without it), each labelled
-// "time_bucket"; recorded_profile::bucket_ns says how long a bucket is. Throws as
-// export_recording does.
+// "time_bucket"; recorded_profile::bucket_ns says how long a bucket is. `inline_frames` false:
+// no functions inlined at a location (--no-inline). Throws as export_recording does.
 recorded_profile read_recording(const std::vector<std::string>& inputs, bool salvage,
-                                const std::string& output, std::uint32_t time_buckets = 0);
+                                const std::string& output, std::uint32_t time_buckets = 0,
+                                bool inline_frames = true);
 
 // Exports options.inputs. Throws perf_data::format_error for malformed input, std::system_error
 // for failed system calls, base::usage_error for inputs that record different events.

@@ -13,10 +13,8 @@ bool is_count_type(const profile& source, const value_type& type) {
       .ends_with("_samples");
 }
 
-std::string_view frame_name(const profile& source, std::uint64_t location_id) {
-  const profile_location& location = source.locations[location_id - 1];
-  if (location.function_id == 0) return "[unknown]";
-  const profile_function& function = source.functions[location.function_id - 1];
+std::string_view function_name(const profile& source, std::uint64_t function_id) {
+  const profile_function& function = source.functions[function_id - 1];
   return source.strings[static_cast<std::size_t>(function.name)];
 }
 
@@ -40,6 +38,22 @@ void append_frame(std::string& out, std::string_view name) {
   }
 }
 
+// A location's frames, root first: its function, then what was inlined into it, outermost first.
+void append_frames(std::string& out, const profile& source, std::uint64_t location_id) {
+  const profile_location& location = source.locations[location_id - 1];
+  out += ';';
+  if (location.function_id == 0) {
+    out += "[unknown]";
+    return;
+  }
+  append_frame(out, function_name(source, location.function_id));
+  for (auto inlined = location.inlined_ids.rbegin(); inlined != location.inlined_ids.rend();
+       ++inlined) {
+    out += ';';
+    append_frame(out, function_name(source, *inlined));
+  }
+}
+
 }  // namespace
 
 std::string folded_text(const profile& source) {
@@ -54,10 +68,8 @@ std::string folded_text(const profile& source) {
     if (count == 0) continue;
     stack.clear();
     append_frame(stack, comm_of(source, sample));
-    for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id) {
-      stack += ';';
-      append_frame(stack, frame_name(source, *id));
-    }
+    for (auto id = sample.location_ids.rbegin(); id != sample.location_ids.rend(); ++id)
+      append_frames(stack, source, *id);
     lines[stack] += count;
   }
   std::string out;

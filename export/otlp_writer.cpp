@@ -167,6 +167,10 @@ class request_encoder {
       if (auto mapping = mapping_index_.find(location.mapping_id); mapping != mapping_index_.end())
         added.set_mapping_index(mapping->second);
       added.set_address(location.address);
+      // As in pprof: inlined functions innermost first, their caller last.
+      for (std::uint64_t inlined : location.inlined_ids)
+        if (auto function = function_index_.find(inlined); function != function_index_.end())
+          added.add_lines()->set_function_index(function->second);
       if (auto function = function_index_.find(location.function_id);
           function != function_index_.end())
         added.add_lines()->set_function_index(function->second);

@@ -51,6 +51,9 @@ void add_tables(pb::Profile& out, const profile& in) {
     encoded.set_id(location.id);
     encoded.set_mapping_id(location.mapping_id);
     encoded.set_address(location.address);
+    // pprof's order: the inlined functions innermost first, the function they are inlined into
+    // last.
+    for (std::uint64_t inlined : location.inlined_ids) encoded.add_line()->set_function_id(inlined);
     if (location.function_id != 0) encoded.add_line()->set_function_id(location.function_id);
   }
   for (const profile_function& function : in.functions) {

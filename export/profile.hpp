@@ -43,6 +43,9 @@ struct profile_location {
   std::uint64_t mapping_id = 0;  // 0: no mapping covers the address
   std::uint64_t address = 0;
   std::uint64_t function_id = 0;  // 0: not symbolized (a server may, from the mapping)
+  // Functions the compiler inlined at this address, innermost first, all inside function_id
+  // (from DWARF where a debug file is at hand; empty otherwise or with inline frames off).
+  std::vector<std::uint64_t> inlined_ids;
 };
 
 struct profile_function {

@@ -267,6 +267,7 @@ std::span<const std::uint64_t> profile_builder::completed_chain(const decoded_sa
 
 std::vector<std::string> profile_builder::take_perf_map_warnings() {
   std::vector<std::string> warnings = jit_symbols_.take_warnings();
+  for (std::string& warning : symbols_.take_warnings()) warnings.push_back(std::move(warning));
   if (!completion_warning_.empty())
     warnings.push_back("frame-pointer stacks are not completed: " +
                        std::exchange(completion_warning_, {}));
@@ -328,8 +329,12 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     // Named with the window's other new kernel locations, in one pass over kallsyms.
     unnamed_kernel_.push_back({address, location.id, filename});
   } else if (where && where->object) {
-    std::string_view name = symbols_.function_at(*where, address, recorded_id(*where->object));
+    perf_data::build_id id = recorded_id(*where->object);
+    std::string_view name = symbols_.function_at(*where, address, id);
     if (!name.empty()) location.function_id = function_of(name, filename);
+    if (!name.empty() && settings_.inline_frames)
+      for (const std::string& inlined : symbols_.inlined_at(*where, address, id))
+        location.inlined_ids.push_back(function_of(inlined, filename));
   } else if (jit_pid != 0) {
     std::string_view name = jit_symbols_.function_at(jit_pid, address);
     if (!name.empty())

@@ -47,6 +47,8 @@ struct builder_settings {
   // first sample, each with a numeric "time_bucket" label (arec report's timelines). 0 for a
   // profile as pprof readers expect it.
   std::uint64_t time_bucket_ns = 0;
+  // Functions inlined at a location, from DWARF where a debug file is at hand (--no-inline: off).
+  bool inline_frames = true;
 };
 
 // The settings a recording's header features give: the build-ids it names (the kernel's

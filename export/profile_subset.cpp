@@ -52,14 +52,17 @@ void keep_only_referenced(profile& p) {
   std::vector<bool> mapping_used(p.mappings.size() + 1, false);  // by old id (1..n)
   for (profile_location& location : locations) {
     mapping_used[location.mapping_id] = true;
-    std::uint64_t& id = location.function_id;
-    if (id == 0) continue;
-    if (new_function[id] == 0) {
-      functions.push_back(p.functions[id - 1]);
-      new_function[id] = functions.size();
-      functions.back().id = functions.size();
-    }
-    id = new_function[id];
+    auto renumber = [&](std::uint64_t& id) {
+      if (id == 0) return;
+      if (new_function[id] == 0) {
+        functions.push_back(p.functions[id - 1]);
+        new_function[id] = functions.size();
+        functions.back().id = functions.size();
+      }
+      id = new_function[id];
+    };
+    renumber(location.function_id);
+    for (std::uint64_t& inlined : location.inlined_ids) renumber(inlined);
   }
 
   std::vector<std::uint64_t> new_mapping(p.mappings.size() + 1, 0);

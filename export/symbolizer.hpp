@@ -15,7 +15,10 @@
 
 #include "model/map.hpp"
 #include "perf_data/build_id.hpp"
+#include "symbols/debuginfod_fetcher.hpp"
 #include "symbols/elf_symbols.hpp"
+#include "symbols/frame_rules.hpp"
+#include "symbols/inline_frames.hpp"
 
 namespace arec::exporting {
 
@@ -32,6 +35,9 @@ struct symbolizer_settings {
   // The build-id the recording gives for the kernel (BUILD_ID feature), to find its kallsyms
   // in the cache; empty: use kallsyms_path.
   perf_data::build_id kernel_build_id;
+  // Ask the servers DEBUGINFOD_URLS names for the debug file of a stripped object that got
+  // samples and that no local file names (symbols/debuginfod_fetcher).
+  bool debuginfod = true;
 };
 
 class symbolizer {
@@ -43,6 +49,14 @@ class symbolizer {
   // the mapped file (empty when unknown).
   std::string_view function_at(const model::map& where, std::uint64_t address,
                                const perf_data::build_id& recorded_id);
+  // The functions inlined at `address` (innermost first, demangled) inside the function
+  // function_at names there, from DWARF where the file or its debug file has it; empty
+  // otherwise. Valid as long as the symbolizer.
+  std::span<const std::string> inlined_at(const model::map& where, std::uint64_t address,
+                                          const perf_data::build_id& recorded_id);
+  // What went wrong once (a debuginfod server down), each said once.
+  std::vector<std::string> take_warnings();
+  const symbols::debuginfod_fetcher& debuginfod() const noexcept { return debuginfod_; }
   // Whether the file of `where` had any symbols (asks function_at's cache; loads it if needed).
   bool has_symbols(const model::map& where, const perf_data::build_id& recorded_id);
   // The build-id of the file `where` maps as read from disk (or the cache), or empty.
@@ -59,11 +73,24 @@ class symbolizer {
     std::optional<symbols::elf_symbol_table> table;
     std::string path;                                        // the file `table` was read from
     std::unordered_map<std::size_t, std::string> demangled;  // by symbol index, filled lazily
+    // Code no symbol covers, named per function ("file+0xSTART") from its FDE (grouped_name).
+    std::unique_ptr<symbols::object_cfi> cfi;  // opened at the first such address
+    bool cfi_opened = false;
+    std::unordered_map<std::uint64_t, std::string> grouped;  // by FDE start
+    // Inlined functions (inlined_at), from the debug file's DWARF, else the file's own.
+    std::string debug_path;  // the separate debug file the symbols came from, if any
+    std::unique_ptr<symbols::object_dwarf> dwarf;
+    bool dwarf_opened = false;
+    std::unordered_map<std::uint64_t, std::vector<std::string>> inlined;  // by vaddr
   };
 
   file_symbols& symbols_of(const model::dso& object, const perf_data::build_id& recorded_id);
+  std::string_view grouped_name(file_symbols& symbols, const model::dso& object,
+                                std::uint64_t vaddr);
+  void load_vdso(file_symbols& symbols, const perf_data::build_id& recorded_id);
   // Replaces the exported-only symbols of a stripped file with its debug file's, if any.
-  void add_debug_symbols(symbols::elf_symbol_table& table) const;
+  void add_debug_symbols(file_symbols& symbols);
+  bool use_debug_file(file_symbols& symbols, std::string path);
   // The recorded kernel's kallsyms in the cache if it is there, else settings_.kallsyms_path.
   const std::string& kallsyms_file();
 
@@ -72,6 +99,7 @@ class symbolizer {
   // and samples name it.
   std::unordered_map<const model::dso*, file_symbols> files_;
   std::optional<std::string> kallsyms_file_;  // chosen at first use
+  symbols::debuginfod_fetcher debuginfod_;
 };
 
 // The demangled form of a C++ (Itanium ABI) name, or the name itself.

@@ -9,6 +9,8 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   liburing-dev libzstd-dev libelf-dev libarchive-dev libasio-dev libgtest-dev libbenchmark-dev
+  liblzma-dev xz-utils binutils  # MiniDebugInfo: <lzma.h> (liblzma is dlopen'ed), and the tests' xz/objcopy
+  libdebuginfod-dev debuginfod curl  # debuginfod: <elfutils/debuginfod.h>; the tests' server
   libcurl4-openssl-dev libprotobuf-dev protobuf-compiler  # fleet/ and export/ (docs/fleet.md)
   linux-perf hotspot zstd util-linux python3
   iputils-ping  # perf's probe test workload: a probe on libc's inet_pton under ping -6 ::1

@@ -19,6 +19,7 @@
 #include "symbols/build_id_cache_layout.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/elf_build_id.hpp"
+#include "symbols/mini_debuginfo.hpp"
 #include "symbols/vdso_image.hpp"
 
 namespace arec::symbols {
@@ -155,7 +156,10 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
     bool linked = true;  // stays true when another recording stored it meanwhile
     unless_stored_meanwhile(
         [&] { linked = io::published_file::link_existing(file, dir, leaf, shown); });
-    if (linked) return true;
+    if (linked) {
+      store_mini_debuginfo(object, dir, file, shown);
+      return true;
+    }
   }
   std::uint64_t allocated = static_cast<std::uint64_t>(status.st_blocks) * 512;
   std::uint64_t room = limits_.recording_bytes - std::min(copied_, limits_.recording_bytes);
@@ -176,7 +180,24 @@ bool build_id_cache::store_file(const model::dso& object, int dir, const std::st
   // Checked on the copy: a file replaced since the build-id was read is not it.
   if (!still_has_build_id(object, target.fd())) return false;
   unless_stored_meanwhile([&] { target.commit(); });
+  store_mini_debuginfo(object, dir, file, shown);
   return true;
+}
+
+// An object's MiniDebugInfo (.gnu_debugdata) as perf's `debug` entry beside its `elf`: the
+// decompressed ELF is symbols only (.symtab of the functions .dynsym lacks), and perf 6.1, which
+// does not read .gnu_debugdata, names them from it as from a distribution's debug file.
+void build_id_cache::store_mini_debuginfo(const model::dso& object, int dir, int file,
+                                          const std::string& shown_elf) {
+  if (io::status_at(dir, "debug", false)) return;
+  std::optional<std::vector<std::byte>> image = read_mini_debuginfo(file);
+  if (!image || !has_build_id(*image, object.build_id())) return;
+  if (copied_ + image->size() > limits_.recording_bytes) return;  // the limit warns for objects
+  std::string shown = shown_elf.substr(0, shown_elf.rfind('/') + 1) + "debug";
+  io::published_file to(dir, "debug", shown, io::publish_policy::new_only, 0644);
+  io::write_all(to.fd(), std::span<const std::byte>(*image), shown);
+  copied_ += image->size();
+  unless_stored_meanwhile([&] { to.commit(); });
 }
 
 bool build_id_cache::still_has_build_id(const model::dso& object, int file) {

@@ -51,6 +51,8 @@ class build_id_cache {
   bool store(const model::dso& object, const std::string& hex, int file);
   bool store_file(const model::dso& object, int dir, const std::string& leaf,
                   const std::string& shown, int file);
+  void store_mini_debuginfo(const model::dso& object, int dir, int file,
+                            const std::string& shown_elf);
   bool still_has_build_id(const model::dso& object, int file);
   void link_build_id(const std::string& name, const std::string& hex);
   void leave_out(const std::string& name, const std::string& why);

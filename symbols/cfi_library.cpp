@@ -14,6 +14,15 @@ cfi_functions bound_in(const base::shared_library& library) {
   f.frame_cfa = library.function<decltype(dwarf_frame_cfa)>("dwarf_frame_cfa", "ELFUTILS_0.142");
   f.frame_register =
       library.function<decltype(dwarf_frame_register)>("dwarf_frame_register", "ELFUTILS_0.142");
+  f.frame_info = library.function<decltype(dwarf_frame_info)>("dwarf_frame_info", "ELFUTILS_0.142");
+  f.begin_elf = library.function<decltype(dwarf_begin_elf)>("dwarf_begin_elf", "ELFUTILS_0.122");
+  f.end = library.function<decltype(dwarf_end)>("dwarf_end", "ELFUTILS_0.122");
+  f.addrdie = library.function<decltype(dwarf_addrdie)>("dwarf_addrdie", "ELFUTILS_0.122");
+  f.getscopes = library.function<decltype(dwarf_getscopes)>("dwarf_getscopes", "ELFUTILS_0.122");
+  f.tag = library.function<decltype(dwarf_tag)>("dwarf_tag", "ELFUTILS_0.122");
+  f.attr_integrate =
+      library.function<decltype(dwarf_attr_integrate)>("dwarf_attr_integrate", "ELFUTILS_0.122");
+  f.formstring = library.function<decltype(dwarf_formstring)>("dwarf_formstring", "ELFUTILS_0.122");
   return f;
 }
 

@@ -79,25 +79,29 @@ std::optional<perf_data::build_id> read_elf_build_id(int fd) {
   if (::fstat(fd, &status) == -1 || !S_ISREG(status.st_mode)) return std::nullopt;
   if (elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
   elf_handle elf{elf_begin(fd, ELF_C_READ_MMAP, nullptr)};
-  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return std::nullopt;
+  return read_elf_build_id(elf.get());
+}
+
+std::optional<perf_data::build_id> read_elf_build_id(Elf* elf) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF) return std::nullopt;
   // PT_NOTE segments first: the program headers and the build-id note sit near the start of
   // the file, where the section headers are at its end, behind every other note section (perf's
   // own binary has thousands of SDT notes: 9 ms that way, 0.03 ms this way).
   std::size_t segments = 0;
-  if (elf_getphdrnum(elf.get(), &segments) == 0) {
+  if (elf_getphdrnum(elf, &segments) == 0) {
     for (std::size_t i = 0; i < segments; ++i) {
       GElf_Phdr header;
-      if (!gelf_getphdr(elf.get(), static_cast<int>(i), &header) || header.p_type != PT_NOTE)
+      if (!gelf_getphdr(elf, static_cast<int>(i), &header) || header.p_type != PT_NOTE)
         continue;
-      if (Elf_Data* data = elf_getdata_rawchunk(elf.get(), static_cast<off_t>(header.p_offset),
+      if (Elf_Data* data = elf_getdata_rawchunk(elf, static_cast<off_t>(header.p_offset),
                                                 header.p_filesz, ELF_T_NHDR))
         if (auto id = find_in_data(data)) return id;
     }
   }
   // Objects without program headers (relocatable files, separate debug files) name the note in
   // a section.
-  for (Elf_Scn* section = elf_nextscn(elf.get(), nullptr); section;
-       section = elf_nextscn(elf.get(), section)) {
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section;
+       section = elf_nextscn(elf, section)) {
     GElf_Shdr header;
     if (!gelf_getshdr(section, &header) || header.sh_type != SHT_NOTE) continue;
     if (Elf_Data* data = elf_getdata(section, nullptr))

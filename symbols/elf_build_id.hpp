@@ -8,6 +8,8 @@
 
 #include "perf_data/build_id.hpp"
 
+typedef struct Elf Elf;
+
 namespace arec::symbols {
 
 // The NT_GNU_BUILD_ID descriptor of the first "GNU" note in `notes` (a sequence of ELF notes:
@@ -21,6 +23,8 @@ std::optional<perf_data::build_id> parse_build_id_notes(std::span<const std::byt
 std::optional<perf_data::build_id> read_elf_build_id(const char* path);
 // The same for an open file; nullopt also when it is not a regular file.
 std::optional<perf_data::build_id> read_elf_build_id(int fd);
+// The same for an ELF libelf has open (an image in memory: elf_memory).
+std::optional<perf_data::build_id> read_elf_build_id(Elf* elf);
 
 // The build-id in a file of raw notes (/sys/kernel/notes, /sys/module/M/notes/.note.gnu.build-id).
 // nullopt when the file is missing or unreadable or holds no build-id.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct elf_symbol {
   std::uint64_t start = 0;  // st_value: a virtual address of the file's own layout
   std::uint64_t size = 0;   // 0 when the symbol table does not say
   std::string name;         // as in the table (mangled)
+  std::uint8_t binding = 0;  // STB_LOCAL, STB_GLOBAL or STB_WEAK: which alias perf shows
 };
 
 struct elf_segment {
@@ -26,6 +28,7 @@ struct elf_segment {
 struct elf_symbol_table {
   std::vector<elf_symbol> symbols;    // functions (STT_FUNC, STT_GNU_IFUNC), sorted by start
   std::vector<elf_segment> segments;  // PT_LOAD, in file order
+  std::vector<std::uint64_t> function_starts;  // each FDE's start (eh_frame_index), sorted
   perf_data::build_id id;             // the GNU build-id note, empty if none
   bool full = false;  // from .symtab (every function), not only .dynsym (the exported ones)
 
@@ -35,10 +38,15 @@ struct elf_symbol_table {
   // The symbol covering `vaddr` (the nearest one at or below it, within its size when the
   // table gives one), or nullptr.
   const elf_symbol* find(std::uint64_t vaddr) const noexcept;
+  // The start of the last FDE at or below `vaddr`: the function holding it, provided an FDE
+  // covers `vaddr` at all (which only the CFI reader can tell), or nullopt.
+  std::optional<std::uint64_t> function_start(std::uint64_t vaddr) const noexcept;
 };
 
 // Reads `path`'s symbols, segments and build-id. nullopt when the file cannot be opened or is
 // not ELF: callers then have no names for it, which is an expected outcome (deleted, no access).
 std::optional<elf_symbol_table> read_elf_symbols(const char* path);
+// The same for an ELF image in memory (the vdso); nullopt when it is not ELF.
+std::optional<elf_symbol_table> read_elf_symbols(std::span<const std::byte> image);
 
 }  // namespace arec::symbols

@@ -79,6 +79,18 @@ frame_rule object_cfi::rule_at(std::uint64_t vaddr) {
   return rule;
 }
 
+std::optional<std::pair<std::uint64_t, std::uint64_t>> object_cfi::function_range(
+    std::uint64_t vaddr) const {
+  const cfi_functions& dw = libdw_cfi();
+  Dwarf_Frame* raw = nullptr;
+  if (dw.cfi_addrframe(cfi_, vaddr, &raw) != 0 || !raw) return std::nullopt;
+  std::unique_ptr<Dwarf_Frame, frame_free> frame(raw);
+  Dwarf_Addr start = 0, end = 0;
+  bool signal = false;
+  if (dw.frame_info(frame.get(), &start, &end, &signal) < 0 || start >= end) return std::nullopt;
+  return std::pair{start, end};
+}
+
 frame_rule object_cfi::read_rule(std::uint64_t vaddr) const {
   const cfi_functions& dw = libdw_cfi();
   frame_rule rule;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "io/unique_fd.hpp"
@@ -45,6 +46,10 @@ class object_cfi {
   // The rule at `vaddr`, an address of the file's own layout (cached: a known address costs
   // one hash look-up and allocates nothing).
   frame_rule rule_at(std::uint64_t vaddr);
+  // The [start, end) of the FDE covering `vaddr`: one function (or one part of it, such as its
+  // .cold block), which is what names code that has no symbol. nullopt where there is no FDE.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> function_range(
+      std::uint64_t vaddr) const;
   // The address of the file's layout at file offset `offset`, nullopt outside its PT_LOADs.
   std::optional<std::uint64_t> vaddr_of_offset(std::uint64_t offset) const noexcept;
 

@@ -66,8 +66,9 @@ std::vector<off_cpu_sample> pprof_off_cpu_samples(const std::string& profile) {
                         60s);
   EXPECT_EQ(traces.exit_code, 0) << traces.describe();
   static const std::regex label(R"(^\s*(pid|tid):\s+(\d+)\s*$)");
-  static const std::regex leaf(R"(^\s*(\d+)ns\s+(\S+)\s*$)");
-  static const std::regex caller(R"(^\s+(\S+)\s*$)");
+  // A function inlined into the next frame (DWARF of libc6-dbg's debug file) ends in " (inline)".
+  static const std::regex leaf(R"(^\s*(\d+)ns\s+(\S+)(?: \(inline\))?\s*$)");
+  static const std::regex caller(R"(^\s+(\S+)(?: \(inline\))?\s*$)");
   std::vector<off_cpu_sample> samples;
   off_cpu_sample trace;
   std::istringstream lines(traces.out);
