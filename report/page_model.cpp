@@ -121,6 +121,10 @@ class model_builder {
       std::uint32_t& name = location_names_[*id];
       if (name == unnamed) name = frame_name(*id);
       node = tree_.child(node, name, frame_kind(*id));
+      // The functions inlined there, outermost first, as callees of the one they are inside.
+      const auto& inlined = source_->locations[*id - 1].inlined_ids;
+      for (auto function = inlined.rbegin(); function != inlined.rend(); ++function)
+        node = tree_.child(node, function_name(*function), frame_kind(*id));
     }
     std::int64_t bucket = label_number(*source_, sample, "time_bucket");
     auto when = static_cast<std::uint32_t>(std::max<std::int64_t>(bucket, 0));
@@ -132,7 +136,11 @@ class model_builder {
   std::uint32_t frame_name(std::uint64_t location_id) {
     const exporting::profile_location& location = source_->locations[location_id - 1];
     if (location.function_id == 0) return names_.id("[unknown]");
-    const exporting::profile_function& function = source_->functions[location.function_id - 1];
+    return function_name(location.function_id);
+  }
+
+  std::uint32_t function_name(std::uint64_t function_id) {
+    const exporting::profile_function& function = source_->functions[function_id - 1];
     return names_.id(source_->strings[static_cast<std::size_t>(function.name)]);
   }
 

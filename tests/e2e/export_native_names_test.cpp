@@ -1,16 +1,16 @@
 // Native frames named on a stock host (issue 42): the vdso as perf names it, code without
-// symbols grouped per function, MiniDebugInfo, inlined functions, debuginfod. Each test records a real program and checks
-// `arec export` (and --push, perf report) against perf's own reading of the same file.
+// symbols grouped per function, MiniDebugInfo, inlined functions, debuginfod. Each test records a
+// real program and checks `arec export` (and --push, perf report) against perf's own reading of the
+// same file.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
-
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -139,7 +139,8 @@ long long samples_with_unknown_frames(const std::string& folded) {
     if (space == std::string::npos) continue;
     std::string frames = ";" + line.substr(0, space) + ";";
     frames = frames.substr(frames.find(';', 1));
-    if (frames.find(";[unknown];") != std::string::npos) count += std::stoll(line.substr(space + 1));
+    if (frames.find(";[unknown];") != std::string::npos)
+      count += std::stoll(line.substr(space + 1));
   }
   return count;
 }
@@ -184,7 +185,8 @@ TEST(ExportNativeNames, CodeWithoutSymbolsIsOneFramePerFunction) {
   long long unknown = samples_with_unknown_frames(grouped);
   EXPECT_EQ(grouped_run.err.find("arec: " + std::to_string(unknown) + " of ") != std::string::npos,
             unknown != 0)
-      << unknown << " samples with [unknown] frames\n" << grouped_run.err;
+      << unknown << " samples with [unknown] frames\n"
+      << grouped_run.err;
   const std::string pprof = dir.file("stripped.pb.gz");
   ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "-i", data, "-o", pprof}).exit_code,
             0);
@@ -220,8 +222,7 @@ strip --strip-all -R .comment -o "$3" "$1"
 xz --force mini_debuginfo
 objcopy --add-section .gnu_debugdata=mini_debuginfo.xz "$3"
 )";
-  test::command_result made =
-      test::run_command({"sh", "-c", script, "sh", program, scratch, out});
+  test::command_result made = test::run_command({"sh", "-c", script, "sh", program, scratch, out});
   ASSERT_EQ(made.exit_code, 0) << made.describe();
 }
 
@@ -251,17 +252,17 @@ TEST(ExportNativeNames, MiniDebugInfoNamesAStrippedBinaryInExportAndPerfReport) 
   ASSERT_TRUE(functions_of(binary).empty()) << "nm finds no function: only .gnu_debugdata has them";
 
   const std::string data = dir.file("mini.data");
-  test::command_result recorded = test::run_command({"env", "HOME=" + home, arec_binary(), "-q",
-                                                     "-e", "cpu-clock", "-g", "-o", data, "--",
-                                                     binary, "600"});
+  test::command_result recorded =
+      test::run_command({"env", "HOME=" + home, arec_binary(), "-q", "-e", "cpu-clock", "-g", "-o",
+                         data, "--", binary, "600"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   const std::string id = build_id_of(binary);
   EXPECT_TRUE(std::filesystem::exists(home + "/.debug/.build-id/" + id.substr(0, 2) + "/" +
                                       id.substr(2) + "/debug"))
       << "the MiniDebugInfo is in the cache as perf's debug entry";
 
-  test::command_result folded = test::run_command({"env", "HOME=" + home, arec_binary(), "export",
-                                                   "--format=folded", "-i", data, "-o", "-"});
+  test::command_result folded = test::run_command(
+      {"env", "HOME=" + home, arec_binary(), "export", "--format=folded", "-i", data, "-o", "-"});
   ASSERT_EQ(folded.exit_code, 0) << folded.describe();
   long long perf_named = perf_script_count(home, data, "hot_major", "hot_pair");
   ASSERT_GT(perf_named, 0) << "perf names it from arec's cache";
@@ -309,8 +310,8 @@ TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
   test::temp_dir dir;
   const std::string data = dir.file("inlined.data"), binary = test_program("inlined_leaf");
-  test::command_result recorded = test::run_command(
-      {arec_binary(), "-q", "-e", "cpu-clock", "-o", data, "--", binary, "500"});
+  test::command_result recorded =
+      test::run_command({arec_binary(), "-q", "-e", "cpu-clock", "-o", data, "--", binary, "500"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
 
   // perf script's SYMBOL+OFFSET of each sample in the program, as file addresses (nm's).
@@ -363,14 +364,28 @@ TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
 
   // OTLP: the same two lines in one location_table entry.
   const std::string otlp = dir.file("inlined.otlp.pb");
-  ASSERT_EQ(test::run_command({arec_binary(), "export", "-q", "--format=otlp", "-i", data, "-o",
-                               otlp})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      test::run_command({arec_binary(), "export", "-q", "--format=otlp", "-i", data, "-o", otlp})
+          .exit_code,
+      0);
   test::command_result request = protoc_decode(otlp, protoc_message::otlp_request);
   ASSERT_EQ(request.exit_code, 0) << request.describe();
   const std::regex two_lines(R"(lines \{\s*function_index: \d+\s*\}\s*lines \{)");
   EXPECT_TRUE(std::regex_search(request.out, two_lines)) << excerpt(request.out);
+
+  // arec report: the page's plain-text summary gives inlined_work its own self share, the
+  // share of the samples folded stacks end in it.
+  const std::string page = dir.file("inlined.html");
+  ASSERT_EQ(test::run_command({arec_binary(), "report", "-q", "-i", data, "-o", page}).exit_code,
+            0);
+  std::stringstream read;
+  read << std::ifstream{page}.rdbuf();
+  const std::string html = read.str();
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(html, row, std::regex(R"(([0-9.]+)%\s+[0-9.]+%\s+inlined_work\n)")))
+      << excerpt(html);
+  leaf_count leaves = folded_leaves(folded.out, "inlined_work");
+  EXPECT_NEAR(std::stod(row[1]), 100.0 * leaves.named / leaves.total, 0.006);
 }
 
 // A TCP port free on 127.0.0.1 now (bound, read and closed: the server binds it next).
@@ -407,24 +422,24 @@ TEST(ExportNativeNames, DebuginfodNamesAStrippedBinaryThatNoLocalFileNames) {
   const std::string id = build_id_of(stripped);
 
   const std::string port = free_port(), url = "http://127.0.0.1:" + port;
-  test::child_process server = test::child_process::spawn(
-      {"debuginfod", "-v", "-p", port, "-d", dir.file("db.sqlite"), "-F", served, "-t", "0",
-       "-g", "0"});
+  test::child_process server =
+      test::child_process::spawn({"debuginfod", "-v", "-p", port, "-d", dir.file("db.sqlite"), "-F",
+                                  served, "-t", "0", "-g", "0"});
   // Ready once it serves the file it indexes at start (a condition, bounded by a minute).
   bool serving = false;
   for (auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
        !serving && std::chrono::steady_clock::now() < until;) {
-    serving = test::run_command({"curl", "-sf", "-o", "/dev/null", url + "/buildid/" + id +
-                                                                       "/debuginfo"})
-                  .exit_code == 0;
+    serving =
+        test::run_command({"curl", "-sf", "-o", "/dev/null", url + "/buildid/" + id + "/debuginfo"})
+            .exit_code == 0;
     if (!serving) ::usleep(50'000);  // between polls of the condition, not a wait for it
   }
   ASSERT_TRUE(serving) << "debuginfod never served " << id;
 
   const std::string data = dir.file("stripped.data");
   test::command_result recorded =
-      test::run_command({"env", "HOME=" + home, arec_binary(), "-q", "-e", "cpu-clock", "-g",
-                         "-o", data, "--", stripped, "600"});
+      test::run_command({"env", "HOME=" + home, arec_binary(), "-q", "-e", "cpu-clock", "-g", "-o",
+                         data, "--", stripped, "600"});
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
   auto export_with = [&](const std::string& urls, const std::string& cache) {
     return test::run_command({"env", "HOME=" + home, "DEBUGINFOD_URLS=" + urls,
