@@ -42,16 +42,24 @@ public class Hot {
 class ExportJavaJit : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access("/usr/bin/javac", X_OK) != 0) GTEST_SKIP() << "no javac (openjdk-17-jdk-headless, scripts/install-deps.sh)";
+    if (::access("/usr/bin/javac", X_OK) != 0)
+      GTEST_SKIP() << "no javac (openjdk-17-jdk-headless, scripts/install-deps.sh)";
     std::ofstream{dir_.file("Hot.java")} << hot_java;
-    test::command_result compiled =
-        test::run_command({"javac", "-d", dir_.path(), dir_.file("Hot.java")}, 120s);
+    test::command_result compiled = test::run_command(
+        {"javac", "-J-XX:-UsePerfData", "-d", dir_.path(), dir_.file("Hot.java")}, 120s);
     ASSERT_EQ(compiled.exit_code, 0) << compiled.describe();
   }
-  // Enough work that the JVM outlives the drain after its first JIT sample.
+  // Enough work that the JVM outlives the drain after its first JIT sample. No hsperfdata:
+  // the JVM would leave /tmp/hsperfdata_USER behind on the host.
   std::vector<std::string> java(const std::string& classes) const {
-    return {"java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit",
-            "-cp", classes, "Hot", "300"};
+    return {"java",
+            "-XX:-UsePerfData",
+            "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:+DumpPerfMapAtExit",
+            "-cp",
+            classes,
+            "Hot",
+            "300"};
   }
   std::vector<std::string> record(const std::vector<std::string>& workload) const {
     std::vector<std::string> args{"-q", "-e", "cpu-clock", "-o", data(), "--"};
@@ -88,7 +96,8 @@ TEST_F(ExportJavaJit, AMapWrittenAtExitIsNamedFromTheRecording) {
 TEST_F(ExportJavaJit, AContainersMapWrittenAtExitIsNamedOnceTheContainerIsGone) {
   if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
   std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp";
-  for (const std::string& word : java("/mnt")) inside += (word == "java" ? " && exec " : " ") + word;
+  for (const std::string& word : java("/mnt"))
+    inside += (word == "java" ? " && exec " : " ") + word;
   test::command_result recorded = test::run_command(
       record({"unshare", "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", inside}), 300s);
   ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
