@@ -74,9 +74,14 @@ TEST(FrameRules, AFunctionWithAFramePointerIsRbpBasedPastItsPrologue) {
 // Debian's libc has no frame pointers: in every instruction of its memchr (the IFUNC's choice
 // for this CPU) and of the blocking wrappers, the CFA is rsp-based and the return address saved.
 TEST(FrameRules, DebianLibcFunctionsAreFramelessAtEveryInstruction) {
-  using memchr_type = const void* (*)(const void*, int, std::size_t);
-  volatile memchr_type chosen = &::memchr;  // the implementation the IFUNC resolved to
-  located memchr_at = locate(reinterpret_cast<const void*>(chosen));
+  // libc's own memchr, as its IFUNC resolved it for this CPU: asked of libc itself, since in
+  // a sanitized build ::memchr is the sanitizer's interceptor.
+  void* libc = ::dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(libc, nullptr) << ::dlerror();
+  const void* chosen = ::dlsym(libc, "memchr");
+  ::dlclose(libc);
+  ASSERT_NE(chosen, nullptr);
+  located memchr_at = locate(chosen);
   auto cfi = object_cfi::open(memchr_at.file);
   ASSERT_TRUE(cfi) << memchr_at.file;
   frame_rule entry = cfi->rule_at(memchr_at.vaddr);
