@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "async/readiness.hpp"
-
 namespace arec::record {
 
 data_stream::data_stream(const async::executor& executor,
@@ -96,7 +94,13 @@ std::size_t data_stream::reap() {
     publish_durable_offset();
     slot_freed_.set();
   }
+  release_pump_if_idle();
   return n;
+}
+
+void data_stream::release_pump_if_idle() {
+  if (pump_awaits_completions_ && (writer_->in_flight() == 0 || !completion_awaited()))
+    completions_->cancel();  // the pump looks again at what it waits for
 }
 
 // Completed writes join the durable prefix in file order: a write finished early waits for the
@@ -137,7 +141,7 @@ void data_stream::throw_if_failed() const {
 async::task<void> data_stream::pump() {
   int fd = writer_->completion_fd();
   if (fd < 0) co_return;
-  async::readiness completions(executor_, fd);
+  completions_.emplace(executor_, fd);
   while (!failure_ && (!closed_ || writer_->in_flight() > 0)) {
     if (writer_->in_flight() == 0 || !completion_awaited()) {
       // Nothing in flight, or nobody waiting for what is: completions wake nobody until a
@@ -152,7 +156,9 @@ async::task<void> data_stream::pump() {
       reap();  // what completed while nothing was signalled
       continue;
     }
-    co_await completions.readable();
+    pump_awaits_completions_ = true;
+    co_await completions_->readable();  // false when release_pump_if_idle() cancelled it
+    pump_awaits_completions_ = false;
     reap();  // reap() also clears the eventfd
   }
 }
@@ -166,6 +172,7 @@ void data_stream::set_signalling(bool on) {
 void data_stream::close() {
   closed_ = true;
   wake_pump_.set();
+  release_pump_if_idle();
 }
 
 void data_stream::expedite() {

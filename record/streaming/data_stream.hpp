@@ -14,9 +14,11 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "async/event.hpp"
+#include "async/readiness.hpp"
 #include "async/spawn.hpp"
 #include "async/task.hpp"
 #include "io/append_writer.hpp"
@@ -89,6 +91,10 @@ class data_stream {
   bool completion_awaited() const;
   void set_signalling(bool on);
   std::size_t reap();
+  // The pump waits on the completion eventfd only while a waited-for write is in flight;
+  // another coroutine's reap (poll(), a write's own) may take that completion and clear the
+  // eventfd, and nothing would then wake the pump to see the stream closed.
+  void release_pump_if_idle();
   void fail(std::exception_ptr failure);
   void publish_durable_offset();
 
@@ -97,6 +103,8 @@ class data_stream {
   std::function<void()> on_failure_;
   async::event slot_freed_;
   async::event wake_pump_;
+  std::optional<async::readiness> completions_;  // the pump's wait on completion_fd()
+  bool pump_awaits_completions_ = false;
   bool closed_ = false;
   bool expedited_ = false;
   bool signalling_ = true;          // the writer's completion_fd() is signalled

@@ -19,7 +19,9 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <limits>
@@ -29,6 +31,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "async/executor_thread.hpp"
@@ -396,6 +399,18 @@ class test_writer final : public io::append_writer {
   void release_all() {
     release([](const submitted_write&) { return true; });
   }
+  // Finishes the held requests that match `which` with no signal on the eventfd: another
+  // coroutine's reap took the completion and cleared the eventfd before the pump saw it.
+  void release_unsignalled(const condition& which) {
+    std::lock_guard lock(mutex_);
+    bool was_signalling = std::exchange(signalling_, false);
+    std::erase_if(held_, [&](const held_write& held) {
+      if (!which(submitted_[held.index])) return false;
+      finish(held.slot);
+      return true;
+    });
+    signalling_ = was_signalling;
+  }
 
   std::vector<submitted_write> submitted() const {
     std::lock_guard lock(mutex_);
@@ -664,6 +679,41 @@ TEST(StreamerRounds, RecordsAfterAMarkerAreNewerThanAllBeforeThePreviousMarker) 
   }
   for (std::size_t k = 0; k + 1 < newest_before.size(); ++k)
     EXPECT_LT(newest_before[k], oldest_after[k + 1]) << "markers " << k << " and " << k + 1;
+}
+
+// The pump waits on the completion eventfd while a write someone waits for is in flight. When a
+// drain's poll() reaps that completion first (and clears the eventfd), the pump must still see
+// the stream close: arec hung at exit, its streaming thread in epoll_wait, about one TSan run of
+// this suite in a thousand.
+TEST(StreamerRounds, ACompletionReapedByADrainStillLetsTheStreamEnd) {
+  test::temp_file file;
+  fake_rings rings(2);
+  streaming_thread t(config_with(true, 1ms));
+  rings.add_to(t.stream);
+  auto owned =
+      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
+  test_writer& writer = *owned;
+  auto is_marker = [](const submitted_write& w) { return w.is_finished_round(); };
+  writer.hold_when(is_marker);
+  t.stream.start(std::move(owned));
+  t.stream.release_rounds();
+
+  rings[0].put();
+  writer.wait_for(is_marker, "the marker");  // the round waits for it, and so does the pump
+  writer.hold_when(nullptr);
+  writer.release_unsignalled(is_marker);
+  std::size_t submitted = writer.submitted().size();
+  rings[1].wake();  // an empty ring: its drain polls the stream, and writes nothing
+  ASSERT_TRUE(eventually([&] { return writer.reaped() == submitted; }));
+
+  auto finished = std::async(std::launch::async, [&] { t.finish(); });
+  if (finished.wait_for(60s) != std::future_status::ready) {
+    ADD_FAILURE() << "the streaming thread never ended: its pump still waits for a completion";
+    std::fflush(stdout);
+    std::_Exit(1);  // the thread cannot be joined; the test cannot clean up
+  }
+  finished.get();
+  EXPECT_EQ(t.stream.durable_offset(), sample_size + finished_round_size);
 }
 
 // ---- a hung-up ring -----------------------------------------------------------------------------
