@@ -154,6 +154,19 @@ std::optional<elf_symbol_table> read_elf_symbols(const char* path) {
   return table;
 }
 
+bool has_symbol_table(int fd) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return false;
+  elf_handle elf{elf_begin(fd, ELF_C_READ_MMAP, nullptr)};
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return false;
+  for (Elf_Scn* section = elf_nextscn(elf.get(), nullptr); section;
+       section = elf_nextscn(elf.get(), section)) {
+    GElf_Shdr header;
+    if (gelf_getshdr(section, &header) && header.sh_type == SHT_SYMTAB && header.sh_size > 0)
+      return true;
+  }
+  return false;
+}
+
 std::optional<elf_symbol_table> read_elf_symbols(std::span<const std::byte> image) {
   if (image.empty() || elf_version(EV_CURRENT) == EV_NONE) return std::nullopt;
   // libelf reads a memory image in place and may write to it: a private copy (the vdso is 8 KiB).

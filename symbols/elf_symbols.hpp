@@ -49,4 +49,8 @@ std::optional<elf_symbol_table> read_elf_symbols(const char* path);
 // The same for an ELF image in memory (the vdso); nullopt when it is not ELF.
 std::optional<elf_symbol_table> read_elf_symbols(std::span<const std::byte> image);
 
+// Whether the ELF file open at `fd` has a .symtab (every function named, not only the exported
+// ones): such a file needs no separate debug file. False for what is not ELF.
+bool has_symbol_table(int fd);
+
 }  // namespace arec::symbols
