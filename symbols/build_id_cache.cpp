@@ -19,6 +19,7 @@
 #include "symbols/build_id_cache_layout.hpp"
 #include "symbols/build_id_cache_store.hpp"
 #include "symbols/elf_build_id.hpp"
+#include "symbols/elf_symbols.hpp"
 #include "symbols/mini_debuginfo.hpp"
 #include "symbols/vdso_image.hpp"
 
@@ -79,7 +80,9 @@ void build_id_cache::add(const model::dso& object, int file) {
   if (failed_ || id.empty() || leaf_name(object).empty()) return;
   std::string hex = id.hex();
   try {
-    if (store(object, hex, file)) link_build_id(object.name(), hex);
+    if (!store(object, hex, file)) return;
+    link_build_id(object.name(), hex);
+    if (object.sampled() && leaf_name(object) == "elf") sampled_.push_back({object.name(), id});
   } catch (const io::untrusted_directory& refused) {
     failed_ = true;
     warn_("arec: warning: the build-id cache is not used: " + std::string(refused.what()));
@@ -198,6 +201,28 @@ void build_id_cache::store_mini_debuginfo(const model::dso& object, int dir, int
   io::write_all(to.fd(), std::span<const std::byte>(*image), shown);
   copied_ += image->size();
   unless_stored_meanwhile([&] { to.commit(); });
+}
+
+// A debug file fetched from debuginfod (in libdebuginfod's cache, which may be cleaned at any
+// time) copied in as `debug`, within the recording's copy limits; only a file of the object's
+// build-id that has the symbols is stored, as perf requires of a debug file.
+bool build_id_cache::store_debug_file(int dir, const sampled_object& object,
+                                      const std::string& fetched) {
+  io::unique_fd from = io::unique_fd::open(fetched.c_str(), O_RDONLY | O_CLOEXEC);
+  if (read_elf_build_id(from.get()) != object.id || !has_symbol_table(from.get())) return false;
+  std::string shown = build_id_object_dir(root_, object.name, object.id.hex()) + "/debug";
+  std::uint64_t room = limits_.recording_bytes - std::min(copied_, limits_.recording_bytes);
+  io::published_file to(dir, "debug", shown, io::publish_policy::new_only, 0644);
+  std::optional<std::uint64_t> copied =
+      io::copy_sparse(from.get(), fetched, to.fd(), shown, std::min(room, limits_.object_bytes));
+  if (!copied) {
+    leave_out(shown, "the " + mebibytes(limits_.recording_bytes) +
+                         " a recording copies into the cache are used up");
+    return false;
+  }
+  copied_ += *copied;
+  unless_stored_meanwhile([&] { to.commit(); });
+  return true;
 }
 
 bool build_id_cache::still_has_build_id(const model::dso& object, int file) {

@@ -5,18 +5,23 @@
 //   <root>/<path>/<build-id>/elf            the file (a hard link where safe, else a copy)
 //   <root>/[kernel.kallsyms]/<build-id>/kallsyms   a copy of /proc/kallsyms
 //   <root>/[vdso]/<build-id>/vdso           the vdso image
+//   <root>/<path>/<build-id>/debug          its symbols: MiniDebugInfo, or fetched from debuginfod
 //   <root>/.build-id/<2 hex>/<38 hex>  ->  ../../<path>/<build-id>
 // arec often runs as root while other users map files: what a recording may add is bounded
 // (build_id_cache_limits), holes stay holes, a file another user can change is copied, not
 // linked, and the cache is walked without following symlinks (docs/security.md).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "io/unique_fd.hpp"
 #include "model/dso.hpp"
+#include "symbols/debuginfod_fetcher.hpp"
 
 namespace arec::symbols {
 
@@ -25,6 +30,14 @@ struct build_id_cache_limits {
   std::uint64_t object_bytes = std::uint64_t{512} << 20;
   // The data all the copies of one recording may hold together.
   std::uint64_t recording_bytes = std::uint64_t{1} << 30;
+};
+
+// What the end of a recording fetched from debuginfod (build_id_cache::fetch_debug_files).
+struct debug_fetch_totals {
+  std::uint64_t asked = 0;    // sampled objects that no local file names
+  std::uint64_t files = 0;    // debug files fetched
+  std::uint64_t bytes = 0;    // their size
+  std::uint64_t unnamed = 0;  // asked, and left without a `debug` entry
 };
 
 class build_id_cache {
@@ -42,6 +55,12 @@ class build_id_cache {
   void add(const model::dso& object, int file = -1);
   // Says how many objects were left out beyond those named; call once, at the end.
   void finish();
+  // Once every object is added (the recording's end, never while rings are drained): the debug
+  // file of each sampled object stored that no local file names (no .symtab, no
+  // /usr/lib/debug/.build-id/xx/yyy.debug, no `debug` entry from MiniDebugInfo), fetched from
+  // the servers DEBUGINFOD_URLS names within `deadline` in all, stored as perf's `debug` entry.
+  // nullopt when DEBUGINFOD_URLS names no server. What went wrong is one warning.
+  std::optional<debug_fetch_totals> fetch_debug_files(std::chrono::seconds deadline);
 
   const std::string& root() const noexcept { return root_; }
   // The data the copies of this recording wrote.
@@ -54,6 +73,13 @@ class build_id_cache {
   void store_mini_debuginfo(const model::dso& object, int dir, int file,
                             const std::string& shown_elf);
   bool still_has_build_id(const model::dso& object, int file);
+  // A sampled object stored as `elf`, which a debug file may name (build_id_cache_debuginfod).
+  struct sampled_object {
+    std::string name;
+    perf_data::build_id id;
+  };
+  bool named_locally(int dir, const sampled_object& object);
+  bool store_debug_file(int dir, const sampled_object& object, const std::string& fetched);
   void link_build_id(const std::string& name, const std::string& hex);
   void leave_out(const std::string& name, const std::string& why);
   int root_fd();
@@ -65,6 +91,7 @@ class build_id_cache {
   bool failed_ = false;    // reported once; nothing more is tried
   std::uint64_t copied_ = 0;
   std::size_t left_out_ = 0;
+  std::vector<sampled_object> sampled_;
 };
 
 }  // namespace arec::symbols

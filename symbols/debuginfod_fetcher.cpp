@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "base/shared_library.hpp"
 #include "io/unique_fd.hpp"
@@ -97,8 +98,9 @@ std::optional<std::string> debuginfod_fetcher::debuginfo(const perf_data::build_
                    std::strerror(-result) + " (its functions stay unnamed)";
       if (spent_ > limits_.time || bytes_ > limits_.bytes) {
         failed_ = true;
-        warning_ = "debuginfod: the time or bytes an export may spend fetching are used up; "
-                   "later objects are not asked for";
+        warning_ = "debuginfod: the " + std::to_string(limits_.time.count()) + " s and " +
+                   std::to_string(limits_.bytes >> 20) +
+                   " MiB allowed for fetching are used up; later objects are not asked for";
       }
       return std::nullopt;
     }
