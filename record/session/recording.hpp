@@ -144,6 +144,7 @@ class recording {
                                   const compression_totals& compression) const;
   written_output output_written() const;
   void finalize(std::exception_ptr failure);
+  std::optional<symbols::debug_fetch_totals> fetch_debug_files();
   void remove_empty_output();
   std::string failure_note(std::exception_ptr failure, const std::string& path,
                            std::uint64_t samples_in_last) const;

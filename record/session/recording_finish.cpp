@@ -108,18 +108,28 @@ void recording::finalize(std::exception_ptr failure) {
     cut_back(*output_, lasts);
   }
   if (directory()) last.data_end = header_end_;  // the header file's own records
+  std::optional<symbols::debug_fetch_totals> fetched;
   if (failed_ && switches_ > 0 && last.stats.samples == 0) {
     remove_empty_output();
   } else {
     build_ids_.stop();  // what it has not reached is read here
     finish_file(*header_, last);
     if (timestamped()) name_final_output();
+    fetched = fetch_debug_files();
   }
   written_output written = output_written();
   if (failure) written.failure = failure_note(failure, written.path, last.stats.samples);
   print_summary(options_, written, threads_, total_, compression_, ring_pages(),
-                off_cpu_totals_of_recording());
+                off_cpu_totals_of_recording(), fetched);
   output_finished(written.path);
+}
+
+// The file is complete and every ring drained: only now may debuginfod take its (bounded) time,
+// to fill the cache's `debug` entries perf report names stripped objects from.
+std::optional<symbols::debug_fetch_totals> recording::fetch_debug_files() {
+  symbols::build_id_cache* cache = build_ids_.cache();
+  if (!cache) return std::nullopt;  // -N, -B
+  return cache->fetch_debug_files(options_.debuginfod_deadline);
 }
 
 // After a failed switch the new output may hold no sample at all (a full disk took nothing

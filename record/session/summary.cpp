@@ -134,6 +134,12 @@ std::string summary_text(const summary_facts& facts) {
                         ull(facts.off_cpu->incomplete));
     text += "\n";
   }
+  if (facts.debuginfod && facts.debuginfod->asked > 0)
+    text += formatted(
+        "arec: debuginfod: fetched %llu debug files (%.1f MB) for %llu objects; %llu sampled "
+        "objects still unnamed\n",
+        ull(facts.debuginfod->files), facts.debuginfod->bytes / 1e6, ull(facts.debuginfod->asked),
+        ull(facts.debuginfod->unnamed));
   if (facts.compression.bytes_in > 0)
     text += formatted("arec: compressed %llu bytes to %llu (ratio %.1f)\n",
                       ull(facts.compression.bytes_in), ull(facts.compression.bytes_out),
@@ -154,12 +160,14 @@ std::string summary_text(const summary_facts& facts) {
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
-                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu) {
+                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu,
+                   std::optional<symbols::debug_fetch_totals> debuginfod) {
   if (options.quiet) return;
   std::string text = summary_text([&] {
     summary_facts facts =
         summary_facts_of(options, output, threads, total, compression, ring_pages);
     facts.off_cpu = off_cpu;
+    facts.debuginfod = debuginfod;
     return facts;
   }());
   std::fputs(text.c_str(), stderr);

@@ -13,6 +13,7 @@
 #include "record/record_options.hpp"
 #include "record/session/streaming_thread.hpp"
 #include "record/streaming/stream_stats.hpp"
+#include "symbols/build_id_cache.hpp"
 
 namespace arec::record {
 
@@ -65,6 +66,7 @@ struct summary_facts {
   compression_totals compression;
   std::vector<std::string> remedies;      // what to try against the losses (loss_advice)
   std::optional<off_cpu_totals> off_cpu;  // --off-cpu
+  std::optional<symbols::debug_fetch_totals> debuginfod;  // DEBUGINFOD_URLS set, a cache
 };
 
 summary_facts summary_facts_of(const record_options& options, const written_output& output,
@@ -79,6 +81,7 @@ std::string summary_text(const summary_facts& facts);
 void print_summary(const record_options& options, const written_output& output,
                    const std::vector<std::unique_ptr<streaming_thread>>& threads,
                    const stream_stats& total, const compression_totals& compression,
-                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu = {});
+                   std::uint64_t ring_pages, std::optional<off_cpu_totals> off_cpu = {},
+                   std::optional<symbols::debug_fetch_totals> debuginfod = {});
 
 }  // namespace arec::record

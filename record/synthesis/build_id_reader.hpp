@@ -86,6 +86,8 @@ class build_id_reader {
   // in the last moments, usually nothing) is read and cached first, so the cache holds every
   // dso of the recording. Idempotent.
   void stop() AREC_EXCLUDES(mutex_);
+  // The cache it filled, nullptr without one: only after stop(), the thread adds to it until then.
+  symbols::build_id_cache* cache() const noexcept { return cache_.get(); }
 
  private:
   enum class task { read_build_id, capture_perf_map, late_perf_map, read_container };

@@ -107,5 +107,20 @@ TEST(Summary, OffCpuTimeHasItsLineAndSaysWhatWasNotCounted) {
   EXPECT_EQ(summary_text(one_file()).find("off-CPU"), std::string::npos);
 }
 
+// DEBUGINFOD_URLS set: what the recording's end fetched, and what stays unnamed; nothing asked
+// (every sampled object named locally) and no server configured say nothing.
+TEST(Summary, DebuginfodSaysWhatItFetchedAndWhatStaysUnnamed) {
+  summary_facts facts = one_file();
+  facts.debuginfod =
+      symbols::debug_fetch_totals{.asked = 3, .files = 1, .bytes = 2'450'000, .unnamed = 2};
+  EXPECT_NE(summary_text(facts).find("arec: debuginfod: fetched 1 debug files (2.5 MB) for 3 "
+                                     "objects; 2 sampled objects still unnamed\n"),
+            std::string::npos)
+      << summary_text(facts);
+  facts.debuginfod = symbols::debug_fetch_totals{};
+  EXPECT_EQ(summary_text(facts).find("debuginfod"), std::string::npos);
+  EXPECT_EQ(summary_text(one_file()).find("debuginfod"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace arec::record
