@@ -2,10 +2,7 @@
 // symbols grouped per function, MiniDebugInfo, inlined functions, debuginfod. Each test records a
 // real program and checks `arec export` (and --push, perf report) against perf's own reading of the
 // same file.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "debuginfod_server.hpp"
 #include "perf_script.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
@@ -152,13 +150,6 @@ std::vector<std::string> sorted_lines(const std::string& text) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::sort(lines.begin(), lines.end());
   return lines;
-}
-
-std::string build_id_of(const std::string& binary) {
-  test::command_result notes = test::run_command({"readelf", "-n", binary});
-  auto at = notes.out.find("Build ID: ");
-  EXPECT_NE(at, std::string::npos) << notes.describe();
-  return at == std::string::npos ? std::string{} : notes.out.substr(at + 10, 40);
 }
 
 // A stripped binary (strip --strip-all: .symtab gone, .eh_frame kept) is named one frame per
@@ -388,53 +379,21 @@ TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
   EXPECT_NEAR(std::stod(row[1]), 100.0 * leaves.named / leaves.total, 0.006);
 }
 
-// A TCP port free on 127.0.0.1 now (bound, read and closed: the server binds it next).
-std::string free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof address;
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), size), 0);
-  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size), 0);
-  ::close(fd);
-  return std::to_string(ntohs(address.sin_port));
-}
-
 // A stripped binary whose debug file only a local debuginfod server (elfutils', on 127.0.0.1,
 // over a directory of debug files this test makes) holds is named by arec export as from the
 // file itself, the server being asked about that build-id only; stopped, it costs the export
 // one warning and the names, nothing else.
 TEST(ExportNativeNames, DebuginfodNamesAStrippedBinaryThatNoLocalFileNames) {
   if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
-  if (!std::filesystem::exists("/usr/bin/debuginfod"))
-    GTEST_SKIP() << "no debuginfod server (Debian: debuginfod; scripts/install-deps.sh)";
+  if (auto why = missing_debuginfod()) GTEST_SKIP() << *why;
   test::temp_dir dir;
-  const std::string full = dir.file("hot_pair.full"), stripped = dir.file("hot_pair");
-  const std::string served = dir.file("served"), home = dir.file("home");
-  std::filesystem::create_directory(served);
+  const std::string home = dir.file("home");
   std::filesystem::create_directory(home);
-  std::filesystem::copy_file(test_program("hot_pair"), full);
-  ASSERT_EQ(test::run_command({"objcopy", "--only-keep-debug", full, served + "/hot_pair.debug"})
-                .exit_code,
-            0);
-  ASSERT_EQ(test::run_command({"strip", "--strip-all", "-o", stripped, full}).exit_code, 0);
-  const std::string id = build_id_of(stripped);
-
-  const std::string port = free_port(), url = "http://127.0.0.1:" + port;
-  test::child_process server =
-      test::child_process::spawn({"debuginfod", "-v", "-p", port, "-d", dir.file("db.sqlite"), "-F",
-                                  served, "-t", "0", "-g", "0"});
-  // Ready once it serves the file it indexes at start (a condition, bounded by a minute).
-  bool serving = false;
-  for (auto until = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-       !serving && std::chrono::steady_clock::now() < until;) {
-    serving =
-        test::run_command({"curl", "-sf", "-o", "/dev/null", url + "/buildid/" + id + "/debuginfo"})
-            .exit_code == 0;
-    if (!serving) ::usleep(50'000);  // between polls of the condition, not a wait for it
-  }
-  ASSERT_TRUE(serving) << "debuginfod never served " << id;
+  const stripped_program program = make_stripped_program(dir);
+  const std::string &stripped = program.stripped, &full = program.full, &id = program.build_id;
+  debuginfod_server server(dir, program.served, id);
+  const std::string url = server.url();
+  ASSERT_FALSE(url.empty()) << "debuginfod never served " << id;
 
   const std::string data = dir.file("stripped.data");
   test::command_result recorded =
@@ -452,15 +411,10 @@ TEST(ExportNativeNames, DebuginfodNamesAStrippedBinaryThatNoLocalFileNames) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("client-cache") + "/" + id + "/debuginfo"))
       << "fetched into DEBUGINFOD_CACHE_PATH, as every elfutils client keeps it";
 
-  server.send_signal(SIGTERM);
-  test::command_result log = server.wait(std::chrono::minutes(1));
-  std::smatch asked;
-  const std::regex buildid_request("/buildid/([0-9a-f]+)/");
-  int requests = 0;
-  for (auto it = log.err.cbegin(); std::regex_search(it, log.err.cend(), asked, buildid_request);
-       it = asked[0].second, ++requests)
-    EXPECT_EQ(asked[1], id) << "asked only about the sampled object no local file names";
-  EXPECT_GE(requests, 2) << "the readiness poll and the export asked\n" << excerpt(log.err);
+  std::vector<std::string> asked = server.stop_and_list_asked();
+  for (const std::string& asked_id : asked)
+    EXPECT_EQ(asked_id, id) << "asked only about the sampled object no local file names";
+  EXPECT_GE(asked.size(), 2u) << "the readiness poll and the export asked";
 
   test::command_result down = export_with(url, dir.file("cold-cache"));
   ASSERT_EQ(down.exit_code, 0) << down.describe();
