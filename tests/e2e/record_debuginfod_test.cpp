@@ -110,7 +110,7 @@ class RecordDebuginfod : public ::testing::Test {
 
 // (a) The sampled stripped program's debug file is fetched, once, into the cache as `debug`;
 // perf report names hot_major from arec's own file; the server was asked about sampled
-// build-ids only; the summary counts it.
+// build-ids only; the summary counts it; arec archive carries it.
 TEST_F(RecordDebuginfod, TheDebugFileOfASampledStrippedObjectIsCachedForPerfReport) {
   debuginfod_server server(dir_, program_.served, program_.build_id);
   ASSERT_FALSE(server.url().empty()) << "debuginfod never served " << program_.build_id;
@@ -134,6 +134,14 @@ TEST_F(RecordDebuginfod, TheDebugFileOfASampledStrippedObjectIsCachedForPerfRepo
   perf_report report = report_of(dir_, end.data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
   EXPECT_GT(share_of(report, "hot_pair", "hot_major"), 0) << report.run.out;
+
+  // arec archive packs the build-id's directory: the debug entry goes to the other machine.
+  const std::string archive = dir_.file("fetched.tar.bz2");
+  test::command_result archived = test::run_command(
+      {"env", "HOME=" + dir_.file("home"), arec_binary(), "archive", "-i", end.data, "-o", archive});
+  ASSERT_EQ(archived.exit_code, 0) << archived.describe();
+  test::command_result listed = test::run_command({"tar", "tjf", archive});
+  EXPECT_NE(listed.out.find("/" + program_.build_id + "/debug\n"), std::string::npos) << listed.out;
 }
 
 // (b) No server at the URL (a port nothing listens on): the recording completes, perf reads
