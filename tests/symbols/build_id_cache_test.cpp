@@ -305,5 +305,41 @@ TEST_F(BuildIdCache, AFifoAtTheMappedPathIsLeftOutWithoutHanging) {
       program + " not added to the build-id cache: the mapped file can no longer be opened"));
 }
 
+// debuginfod at the recording's end asks only about sampled objects stored that no local file
+// names: not one with .symtab, not one never sampled, and nothing at all without DEBUGINFOD_URLS.
+// The server is a closed port: the one object asked stays unnamed, said in one warning.
+TEST_F(BuildIdCache, DebuginfodIsAskedOnlyAboutSampledObjectsNothingLocalNames) {
+  const std::string full = dir_.file("full"), stripped = dir_.file("stripped"),
+                    unsampled = dir_.file("unsampled");
+  if (!build(full, 1) || !build(stripped, 2) || !build(unsampled, 3)) GTEST_SKIP() << "cc failed";
+  for (const std::string& path : {stripped, unsampled})
+    ASSERT_EQ(test::run_command({"strip", "--strip-all", path}).exit_code, 0);
+  std::optional<std::string> urls, client_cache;
+  if (const char* value = std::getenv("DEBUGINFOD_URLS")) urls = value;
+  if (const char* value = std::getenv("DEBUGINFOD_CACHE_PATH")) client_cache = value;
+  ::unsetenv("DEBUGINFOD_URLS");
+  ::setenv("DEBUGINFOD_CACHE_PATH", dir_.file("client-cache").c_str(), 1);
+  build_id_cache filled = cache();
+  for (const std::string& path : {full, stripped, unsampled}) {
+    auto object = dso_of(path);
+    if (path != unsampled) object->mark_sampled();
+    filled.add(*object);
+  }
+  EXPECT_FALSE(filled.fetch_debug_files(std::chrono::seconds(5))) << "no server, nothing asked";
+  ::setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);  // nothing listens on port 1
+  std::optional<debug_fetch_totals> totals = filled.fetch_debug_files(std::chrono::seconds(5));
+  urls ? ::setenv("DEBUGINFOD_URLS", urls->c_str(), 1) : ::unsetenv("DEBUGINFOD_URLS");
+  client_cache ? ::setenv("DEBUGINFOD_CACHE_PATH", client_cache->c_str(), 1)
+               : ::unsetenv("DEBUGINFOD_CACHE_PATH");
+  ASSERT_TRUE(totals);
+  EXPECT_EQ(totals->asked, 1u) << "only the sampled stripped object";
+  EXPECT_EQ(totals->files, 0u);
+  EXPECT_EQ(totals->unnamed, 1u);
+  ASSERT_EQ(warnings_.size(), 1u);
+  EXPECT_TRUE(mentions(warnings_, "arec: warning: debuginfod: debug file of build-id " +
+                                      dso_of(stripped)->build_id().hex() + " not fetched"))
+      << warnings_.front();
+}
+
 }  // namespace
 }  // namespace arec::symbols
