@@ -128,7 +128,7 @@ void recording::finalize(std::exception_ptr failure) {
 // to fill the cache's `debug` entries perf report names stripped objects from.
 std::optional<symbols::debug_fetch_totals> recording::fetch_debug_files() {
   symbols::build_id_cache* cache = build_ids_.cache();
-  if (!cache) return std::nullopt;  // -N, -B
+  if (!cache || failed_) return std::nullopt;  // -N, -B; a failed write: the disk may be full
   return cache->fetch_debug_files(options_.debuginfod_deadline);
 }
 
