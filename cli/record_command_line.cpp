@@ -208,6 +208,11 @@ constexpr std::array record_table{
                 "records the build-id of every mapped file either way)",
                 "", output,
                 [](record_state& s, const option_use&) { s.options.buildid_all = true; }},
+    record_spec{"debuginfod-deadline", 0, required, "SECONDS",
+                "with DEBUGINFOD_URLS set, what the end may spend in all fetching the debug "
+                "files of sampled objects no local file names into the build-id cache, for perf "
+                "report (0: none fetched)",
+                "5", output, apply_debuginfod_deadline},
     record_spec{"quiet", 'q', none, "", "print no warnings or messages", "", output,
                 [](record_state& s, const option_use&) { s.options.quiet = true; }},
     record_spec{"verbose", 'v', none, "", "print more details; repeat for more (-vv)", "", output,

@@ -75,12 +75,14 @@ inline constexpr std::uint64_t sample_weight_field = PERF_SAMPLE_WEIGHT_STRUCT;
 inline constexpr std::uint64_t sample_weight_field = PERF_SAMPLE_WEIGHT;
 #endif
 
-// Output and rotation (cli/record_options_output): -o, -z, --switch-output, --max-size.
+// Output and rotation (cli/record_options_output): -o, -z, --switch-output, --max-size,
+// --debuginfod-deadline.
 void apply_output(record_state& state, const option_use& use);
 void apply_compression(record_state& state, const option_use& use);
 void apply_switch_output(record_state& state, const option_use& use);
 void apply_switch_max_files(record_state& state, const option_use& use);
 void apply_max_size(record_state& state, const option_use& use);
+void apply_debuginfod_deadline(record_state& state, const option_use& use);
 
 // Buffers and threads (cli/record_options_buffers): -m, --mmap-flush, --threads, -r, --synth.
 void apply_mmap_pages(record_state& state, const option_use& use);

@@ -75,4 +75,11 @@ void apply_max_size(record_state& state, const option_use& use) {
   state.options.max_size = *bytes;
 }
 
+void apply_debuginfod_deadline(record_state& state, const option_use& use) {
+  std::optional<std::uint64_t> seconds = parse_unsigned(use.value);
+  // A day is far more than any end should wait: past it the number is a mistake.
+  if (!seconds || *seconds > 86'400) reject(use, "expected whole seconds from 0 to 86400");
+  state.options.debuginfod_deadline = std::chrono::seconds(*seconds);
+}
+
 }  // namespace arec::cli

@@ -9,7 +9,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   -P --period -d --data --phys-data --data-page-size --code-page-size -W --weight -R --raw-samples
   --user-regs -I --intr-regs --sample-identifier -b --branch-any -j --branch-filter -s --stat --switch-events --off-cpu --off-cpu-thresh --latency --namespaces --all-cgroups --filter --exclude-perf -c --count -g --call-graph
   -o --output --switch-output --switch-max-files --timestamp-filename --max-size
-  -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all
+  -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all --debuginfod-deadline
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run
   --push --push-format --push-interval --push-label --push-tenant --push-token-file --push-password-file --push-spool -h --help

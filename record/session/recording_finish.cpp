@@ -128,7 +128,8 @@ void recording::finalize(std::exception_ptr failure) {
 // to fill the cache's `debug` entries perf report names stripped objects from.
 std::optional<symbols::debug_fetch_totals> recording::fetch_debug_files() {
   symbols::build_id_cache* cache = build_ids_.cache();
-  if (!cache || failed_) return std::nullopt;  // -N, -B; a failed write: the disk may be full
+  // -N, -B, --debuginfod-deadline 0; after a failed write the disk may be full.
+  if (!cache || failed_ || options_.debuginfod_deadline.count() == 0) return std::nullopt;
   return cache->fetch_debug_files(options_.debuginfod_deadline);
 }
 

@@ -490,6 +490,17 @@ TEST(RecordOptions, SwitchOutputTakesSignalSizeOrTime) {
             "--switch-output=0K: the size or time must be more than 0");
 }
 
+// Whole seconds, 5 by default; 0 fetches nothing (a recording's end that must not wait).
+TEST(RecordOptions, DebuginfodDeadline) {
+  EXPECT_EQ(parse({}).debuginfod_deadline, std::chrono::seconds(5));
+  EXPECT_EQ(parse({"--debuginfod-deadline=30"}).debuginfod_deadline, std::chrono::seconds(30));
+  EXPECT_EQ(parse({"--debuginfod-deadline", "0"}).debuginfod_deadline, std::chrono::seconds(0));
+  for (const char* bad : {"1.5", "-1", "5s", "86401"})
+    EXPECT_EQ(error_of({(std::string("--debuginfod-deadline=") + bad).c_str()}),
+              std::string("--debuginfod-deadline=") + bad +
+                  ": expected whole seconds from 0 to 86400");
+}
+
 TEST(RecordOptions, SwitchMaxFilesTimestampFilenameAndMaxSize) {
   EXPECT_EQ(parse({"--switch-output", "--switch-max-files=3"}).switch_max_files, 3u);
   EXPECT_EQ(parse({}).switch_max_files, 0u);

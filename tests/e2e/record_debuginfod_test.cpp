@@ -30,15 +30,25 @@ struct recording_end {
   std::string data;
 };
 
-// `arec -e cpu-clock -g -o DATA -- PROGRAM 600` with HOME and the client cache in `dir`, and
-// DEBUGINFOD_URLS `url`: not quiet, its summary and warnings are what is checked.
+// `arec -e cpu-clock -g -o DATA [OPTIONS] -- PROGRAM 600` with HOME and the client cache in
+// `dir`, and DEBUGINFOD_URLS `url`: not quiet, its summary and warnings are what is checked.
 recording_end record_with(const test::temp_dir& dir, const std::string& program,
-                          const std::string& url, const std::string& name) {
+                          const std::string& url, const std::string& name,
+                          const std::vector<std::string>& options = {}) {
   recording_end end{{}, dir.file(name + ".data")};
-  end.run = test::run_command({"env", "HOME=" + dir.file("home"), "DEBUGINFOD_URLS=" + url,
-                               "DEBUGINFOD_CACHE_PATH=" + dir.file(name + "-client-cache"),
-                               arec_binary(), "-e", "cpu-clock", "-g", "-o", end.data, "--",
-                               program, "600"});
+  std::vector<std::string> command{"env",
+                                   "HOME=" + dir.file("home"),
+                                   "DEBUGINFOD_URLS=" + url,
+                                   "DEBUGINFOD_CACHE_PATH=" + dir.file(name + "-client-cache"),
+                                   arec_binary(),
+                                   "-e",
+                                   "cpu-clock",
+                                   "-g",
+                                   "-o",
+                                   end.data};
+  command.insert(command.end(), options.begin(), options.end());
+  command.insert(command.end(), {"--", program, "600"});
+  end.run = test::run_command(command);
   return end;
 }
 
@@ -163,8 +173,9 @@ TEST_F(RecordDebuginfod, AServerThatIsDownCostsOneWarning) {
 }
 
 // (c) A server that accepts the connection and never answers (a socket listening, never
-// accepting: the kernel completes the handshake): the end waits no longer than the deadline,
-// which the one warning names, and the file is complete.
+// accepting: the kernel completes the handshake): the end waits no longer than the deadline
+// (--debuginfod-deadline; 0 asks nothing at all), which the one warning names, and the file is
+// complete.
 TEST_F(RecordDebuginfod, AServerThatNeverAnswersCostsTheDeadlineAndOneWarning) {
   io::unique_fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
@@ -176,9 +187,15 @@ TEST_F(RecordDebuginfod, AServerThatNeverAnswersCostsTheDeadlineAndOneWarning) {
   ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &size), 0);
   const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
 
+  recording_end none = record_with(dir_, program_.stripped, url, "none",
+                                   {"--debuginfod-deadline", "0"});
+  ASSERT_EQ(none.run.exit_code, 0) << none.run.describe();
+  EXPECT_EQ(none.run.err.find("debuginfod"), std::string::npos) << none.run.err;
+
   recording_end end = record_with(dir_, program_.stripped, url, "slow");
   ASSERT_EQ(end.run.exit_code, 0) << end.run.describe();
   EXPECT_EQ(debuginfod_warnings(end.run.err), 1) << end.run.err;
+  EXPECT_NE(end.run.err.find("debuginfod: the 5 s and "), std::string::npos) << end.run.err;
   EXPECT_NE(end.run.err.find("allowed for fetching are used up"), std::string::npos)
       << end.run.err;
   EXPECT_EQ(fetch_line_of(end.run.err).files, 0) << end.run.err;
