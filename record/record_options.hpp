@@ -137,7 +137,7 @@ struct record_options {
   bool buildid_all = false;                    // --buildid-all: cache every mapped dso
   // At the end, what debuginfod may take in all to fetch the debug files of the sampled objects
   // no local file names (only with DEBUGINFOD_URLS set, and a cache): docs/symbols.md.
-  std::chrono::seconds debuginfod_deadline{5};
+  std::chrono::seconds debuginfod_deadline{5};  // --debuginfod-deadline; 0: no fetch
   std::optional<unsigned> synthesize_threads;  // --num-thread-synthesize N, >= 1
   std::optional<int> realtime_priority;        // -r/--realtime PRIO: streaming threads FIFO
   synth_options synth;                         // --synth=no|all|task|mmap|cgroup[,...]
