@@ -1,8 +1,6 @@
 // build_id_cache::fetch_debug_files: the recording side of debuginfod. perf 6.1 names a stripped
 // object's functions from the `debug` entry beside its `elf` in the build-id cache; this fills
 // that entry, at the recording's end, for the sampled objects that nothing on this machine names.
-#include "symbols/build_id_cache.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -11,6 +9,7 @@
 
 #include "io/file_status.hpp"
 #include "io/trusted_dir.hpp"
+#include "symbols/build_id_cache.hpp"
 #include "symbols/build_id_cache_layout.hpp"
 #include "symbols/elf_symbols.hpp"
 
@@ -19,7 +18,8 @@ namespace {
 
 // Where a distribution's debug package puts the object's symbols; perf looks there itself.
 bool has_system_debug_file(const std::string& hex) {
-  std::string path = "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
+  std::string path =
+      "/usr/lib/debug/.build-id/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".debug";
   try {
     std::optional<struct stat> status = io::status_at(AT_FDCWD, path, true);
     return status && S_ISREG(status->st_mode);

@@ -496,9 +496,9 @@ TEST(RecordOptions, DebuginfodDeadline) {
   EXPECT_EQ(parse({"--debuginfod-deadline=30"}).debuginfod_deadline, std::chrono::seconds(30));
   EXPECT_EQ(parse({"--debuginfod-deadline", "0"}).debuginfod_deadline, std::chrono::seconds(0));
   for (const char* bad : {"1.5", "-1", "5s", "86401"})
-    EXPECT_EQ(error_of({(std::string("--debuginfod-deadline=") + bad).c_str()}),
-              std::string("--debuginfod-deadline=") + bad +
-                  ": expected whole seconds from 0 to 86400");
+    EXPECT_EQ(
+        error_of({(std::string("--debuginfod-deadline=") + bad).c_str()}),
+        std::string("--debuginfod-deadline=") + bad + ": expected whole seconds from 0 to 86400");
 }
 
 TEST(RecordOptions, SwitchMaxFilesTimestampFilenameAndMaxSize) {

@@ -43,8 +43,8 @@ stripped_program make_stripped_program(const test::temp_dir& dir) {
   stripped_program made{dir.file("hot_pair"), dir.file("hot_pair.full"), dir.file("served"), ""};
   std::filesystem::create_directory(made.served);
   std::filesystem::copy_file(test_program("hot_pair"), made.full);
-  test::command_result debug =
-      test::run_command({"objcopy", "--only-keep-debug", made.full, made.served + "/hot_pair.debug"});
+  test::command_result debug = test::run_command(
+      {"objcopy", "--only-keep-debug", made.full, made.served + "/hot_pair.debug"});
   EXPECT_EQ(debug.exit_code, 0) << debug.describe();
   test::command_result strip =
       test::run_command({"strip", "--strip-all", "-o", made.stripped, made.full});
@@ -60,9 +60,9 @@ debuginfod_server::debuginfod_server(const test::temp_dir& dir, const std::strin
 debuginfod_server::debuginfod_server(const test::temp_dir& dir, const std::string& served,
                                      const std::string& build_id, const std::string& port)
     : url_("http://127.0.0.1:" + port),
-      process_(test::child_process::spawn({"debuginfod", "-v", "-p", port, "-d",
-                                           dir.file("db.sqlite"), "-F", served, "-t", "0", "-g",
-                                           "0"})) {
+      process_(
+          test::child_process::spawn({"debuginfod", "-v", "-p", port, "-d", dir.file("db.sqlite"),
+                                      "-F", served, "-t", "0", "-g", "0"})) {
   // Ready once it serves the file it indexes at start (a condition, bounded by a minute).
   const std::string probe = url_ + "/buildid/" + build_id + "/debuginfo";
   bool serving = false;

@@ -147,8 +147,9 @@ TEST_F(RecordDebuginfod, TheDebugFileOfASampledStrippedObjectIsCachedForPerfRepo
 
   // arec archive packs the build-id's directory: the debug entry goes to the other machine.
   const std::string archive = dir_.file("fetched.tar.bz2");
-  test::command_result archived = test::run_command(
-      {"env", "HOME=" + dir_.file("home"), arec_binary(), "archive", "-i", end.data, "-o", archive});
+  test::command_result archived =
+      test::run_command({"env", "HOME=" + dir_.file("home"), arec_binary(), "archive", "-i",
+                         end.data, "-o", archive});
   ASSERT_EQ(archived.exit_code, 0) << archived.describe();
   test::command_result listed = test::run_command({"tar", "tjf", archive});
   EXPECT_NE(listed.out.find("/" + program_.build_id + "/debug\n"), std::string::npos) << listed.out;
@@ -187,8 +188,8 @@ TEST_F(RecordDebuginfod, AServerThatNeverAnswersCostsTheDeadlineAndOneWarning) {
   ASSERT_EQ(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&address), &size), 0);
   const std::string url = "http://127.0.0.1:" + std::to_string(ntohs(address.sin_port));
 
-  recording_end none = record_with(dir_, program_.stripped, url, "none",
-                                   {"--debuginfod-deadline", "0"});
+  recording_end none =
+      record_with(dir_, program_.stripped, url, "none", {"--debuginfod-deadline", "0"});
   ASSERT_EQ(none.run.exit_code, 0) << none.run.describe();
   EXPECT_EQ(none.run.err.find("debuginfod"), std::string::npos) << none.run.err;
 
@@ -196,8 +197,7 @@ TEST_F(RecordDebuginfod, AServerThatNeverAnswersCostsTheDeadlineAndOneWarning) {
   ASSERT_EQ(end.run.exit_code, 0) << end.run.describe();
   EXPECT_EQ(debuginfod_warnings(end.run.err), 1) << end.run.err;
   EXPECT_NE(end.run.err.find("debuginfod: the 5 s and "), std::string::npos) << end.run.err;
-  EXPECT_NE(end.run.err.find("allowed for fetching are used up"), std::string::npos)
-      << end.run.err;
+  EXPECT_NE(end.run.err.find("allowed for fetching are used up"), std::string::npos) << end.run.err;
   EXPECT_EQ(fetch_line_of(end.run.err).files, 0) << end.run.err;
   perf_report report = report_of(dir_, end.data);
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
