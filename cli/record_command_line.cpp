@@ -296,6 +296,11 @@ constexpr std::array record_table{
                 "where windows wait on disk while the server cannot take them, and are kept for "
                 "the next run at exit",
                 "/var/tmp/arec-push", push, apply_push},
+    record_spec{"push-no-inline", 0, none, "",
+                "push profiles without the functions inlined at a location (DWARF's, where a "
+                "debug file is at hand): each location shows the function it is in, as "
+                "arec export --no-inline",
+                "", push, apply_push},
     record_spec{"dry-run", 0, none, "", "check the options, then exit without recording", "",
                 control, [](record_state& s, const option_use&) { s.options.dry_run = true; }},
     record_spec{

@@ -12,7 +12,7 @@ _arec_record_options='-a --all-cpus -C --cpu -t --tid -i --no-inherit -p --pid -
   -z --compression-level --buildid-mmap -B --no-buildid -N --no-buildid-cache --buildid-all --debuginfod-deadline
   -q --quiet -v --verbose -m --mmap-pages --no-buffering --mmap-flush --overwrite --threads
   -r --realtime --synth --num-thread-synthesize -D --delay --control --timestamp-boundary --duration --dry-run
-  --push --push-format --push-interval --push-label --push-tenant --push-token-file --push-password-file --push-spool -h --help
+  --push --push-format --push-interval --push-label --push-tenant --push-token-file --push-password-file --push-spool --push-no-inline -h --help
   --version'
 _arec_convert_options='-i --input -o --output --keep-compressed -z --compress
   --compression-level --salvage --no-off-cpu-switches -q --quiet -v --verbose -h --help'

@@ -64,6 +64,7 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   convert::convert_input input = convert::open_convert_input(path, true);
   if (!builder_) {
     builder_settings settings = settings_from(input.features);
+    settings.inline_frames = inline_frames_;
     for (const perf_data::captured_perf_map& map : settings.recorded_perf_maps)
       last_pids_.push_back(map.pid);
     builder_.emplace(input.events, std::move(settings));

@@ -50,6 +50,9 @@ struct window_export {
 
 class window_exporter {
  public:
+  // `inline_frames` false: a location shows its function alone, not what was inlined into it.
+  explicit window_exporter(bool inline_frames = true) : inline_frames_(inline_frames) {}
+
   // Reads `path` (a file or a --threads directory; an unfinished one is salvaged) and returns
   // its samples as the profiles of the window [start_ns, end_ns), within `limits`. Throws as
   // export_recording does; a failed window leaves the next ones unaffected.
@@ -60,6 +63,7 @@ class window_exporter {
  private:
   void add_new_perf_maps(const perf_data::feature_set& features);
 
+  bool inline_frames_;
   std::optional<profile_builder> builder_;  // from the first window on
   // The last window's perf-map feature: a window that brings the same bytes (no code compiled
   // since) is not decoded and parsed again.

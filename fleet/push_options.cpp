@@ -235,6 +235,8 @@ void apply_push_option(push_options& options, std::string_view option, std::stri
   } else if (option == "--push-spool") {
     if (value.empty()) bad_value(option, value, "expected a directory");
     options.spool_dir = std::string(value);
+  } else if (option == "--push-no-inline") {
+    options.inline_frames = false;
   } else {
     throw base::usage_error("unknown push option " + std::string(option));
   }

@@ -32,6 +32,7 @@ struct push_options {
   // --push-label ones), set by settle_push_destination.
   std::vector<label> resource_attributes;
   std::string spool_dir;  // empty: windows wait in memory only
+  bool inline_frames = true;  // --push-no-inline: no functions inlined at a location
   std::uint64_t memory_bound_bytes = 8 << 20;
   std::uint64_t disk_bound_bytes = 256 << 20;
   std::chrono::milliseconds connect_timeout{5'000};
@@ -43,7 +44,8 @@ struct push_options {
 };
 
 // Applies one option ("--push", "--push-format", "--push-interval", "--push-label",
-// "--push-tenant", "--push-token-file", "--push-password-file" or "--push-spool") with its value.
+// "--push-tenant", "--push-token-file", "--push-password-file", "--push-spool", or the flag
+// "--push-no-inline", whose value is ignored) with its value.
 // The token and password files are read as ssh reads a key (the running user's alone).
 // Throws base::usage_error naming the option for a bad value.
 void apply_push_option(push_options& options, std::string_view option, std::string_view value);

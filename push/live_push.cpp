@@ -34,6 +34,7 @@ live_push::live_push(fleet::push_options options, bool keep_outputs, fleet::repo
       encoding_(encoding_of(options)),
       payload_(fleet::payload_of(options.format)),
       sender_(std::move(options), report_),
+      exporter_(options.inline_frames),  // a bool: the move above left it as it was
       thread_([this] { run(); }) {}
 
 live_push::~live_push() {

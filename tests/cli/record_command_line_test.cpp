@@ -854,6 +854,16 @@ TEST(RecordPushOptions, TenantSpoolAndTokenFromAFile) {
   EXPECT_EQ(request.push->spool_dir, "/var/spool/x");
 }
 
+TEST(RecordPushOptions, NoInlineTurnsOffInlinedFramesOfPushedProfilesOnly) {
+  record_request inlined = parse_request({"--push", "http://h"});
+  ASSERT_TRUE(inlined.push.has_value());
+  EXPECT_TRUE(inlined.push->inline_frames);
+  record_request plain = parse_request({"--push", "http://h", "--push-no-inline"});
+  ASSERT_TRUE(plain.push.has_value());
+  EXPECT_FALSE(plain.push->inline_frames);
+  EXPECT_EQ(error_of({"--push-no-inline"}), "--push-* options need --push URL");
+}
+
 TEST(RecordPushOptions, ConflictsAndBadValuesAreUsageErrors) {
   EXPECT_EQ(error_of({"--push-label", "a=b"}), "--push-* options need --push URL");
   EXPECT_EQ(error_of({"--push", "http://h", "-o", "-"}),

@@ -379,6 +379,31 @@ TEST(ExportNativeNames, AnInlinedFunctionIsShownUnderItsCaller) {
   EXPECT_NEAR(std::stod(row[1]), 100.0 * leaves.named / leaves.total, 0.006);
 }
 
+// The windows --push sends show the inlined function as the innermost line of its caller's
+// location; --push-no-inline leaves the caller's line alone.
+TEST(ExportNativeNames, InlinedFunctionsArePushedUnlessTurnedOff) {
+  if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  auto leaves_pushed = [&](std::vector<std::string> more, const std::string& leaf) {
+    test::stand_in_server server;
+    more.insert(more.end(), {"--", test_program("inlined_leaf"), "500"});
+    test::command_result run = test::run_command(push_command("pyroscope", server.url(), more));
+    EXPECT_EQ(run.exit_code, 0) << run.describe();
+    long long leaves = 0;
+    for (const test::received_push& push : server.received()) {
+      EXPECT_EQ(push.profiles.size(), 1u);
+      std::ofstream(dir.file("window.pb.gz"), std::ios::binary) << push.profiles.front();
+      test::command_result decoded = npm_pprof_summary(dir.file("window.pb.gz"), leaf);
+      EXPECT_EQ(decoded.exit_code, 0) << decoded.describe();
+      leaves += json_number(decoded.out, "innermostMatches");
+    }
+    return leaves;
+  };
+  EXPECT_GT(leaves_pushed({}, "inlined_work"), 0);
+  EXPECT_EQ(leaves_pushed({"--push-no-inline"}, "inlined_work"), 0);
+  EXPECT_GT(leaves_pushed({"--push-no-inline"}, "outer_function"), 0);
+}
+
 // A stripped binary whose debug file only a local debuginfod server (elfutils', on 127.0.0.1,
 // over a directory of debug files this test makes) holds is named by arec export as from the
 // file itself, the server being asked about that build-id only; stopped, it costs the export

@@ -3,7 +3,8 @@
 // compare: the sample types, the total of the "*_samples" values, and those totals per comm and
 // per tid label, and the profile's window (timeNanos, durationNanos: strings, as 64-bit values
 // do not fit a JSON number), as one JSON object. With LEAF, also the samples whose leaf frame's
-// function name contains it (leafMatches) and, per sample type, the sum of their values
+// function name contains it (leafMatches: the leaf location's last line, the function the others
+// are inlined into; innermostMatches: its first line, the innermost inlined function) and, per sample type, the sum of their values
 // (leafTotals: "offcpu-time/nanoseconds" -> N), and their counts by the function right above
 // the leaf (leafCallers: "stage" -> N); and buildIds, the mapped files' build-ids.
 'use strict';
@@ -18,21 +19,24 @@ const counted = types.map((t) => t.split('/')[0].endsWith('_samples'));
 const summary = {
   types, samples: 0, byComm: {}, byTid: {}, locations: profile.location.length,
   timeNanos: String(profile.timeNanos), durationNanos: String(profile.durationNanos),
-  leafMatches: 0, leafTotals: {}, leafCallers: {},
+  leafMatches: 0, innermostMatches: 0, leafTotals: {}, leafCallers: {},
 };
 const leaf = process.argv[3];
 const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
 const functions = new Map(profile.function.map((f) => [Number(f.id), f]));
-function leafName(sample, depth = 0) {
+function leafName(sample, depth = 0, innermost = false) {
   const location = locations.get(Number(sample.locationId[depth]));
   if (!location || location.line.length === 0) return '';
-  const fn = functions.get(Number(location.line[location.line.length - 1].functionId));
+  const line = location.line[innermost ? 0 : location.line.length - 1];
+  const fn = functions.get(Number(line.functionId));
   return fn ? strings[Number(fn.name)] : '';
 }
 for (const sample of profile.sample) {
   let count = 0;
   sample.value.forEach((v, i) => { if (counted[i]) count += Number(v); });
   summary.samples += count;
+  if (leaf && sample.locationId.length > 0 && leafName(sample, 0, true).includes(leaf))
+    summary.innermostMatches += count;
   if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) {
     summary.leafMatches += count;
     if (sample.locationId.length > 1) {
