@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -17,8 +18,11 @@
 #include "debuginfod_server.hpp"
 #include "io/unique_fd.hpp"
 #include "perf_report.hpp"
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
+#include "pushed_windows.hpp"
 #include "recorder.hpp"
+#include "stand_in/stand_in_server.hpp"
 #include "support/child_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -145,6 +149,18 @@ TEST_F(RecordDebuginfod, TheDebugFileOfASampledStrippedObjectIsCachedForPerfRepo
   ASSERT_EQ(report.run.exit_code, 0) << report.run.describe();
   EXPECT_GT(share_of(report, "hot_pair", "hot_major"), 0) << report.run.out;
 
+  // arec convert's one perf.data, read by perf with the same cache: the same names.
+  const std::string converted = dir_.file("converted.data");
+  test::command_result convert =
+      test::run_command({"env", "HOME=" + dir_.file("home"), arec_binary(), "convert", "-q", "-i",
+                         end.data, "-o", converted});
+  ASSERT_EQ(convert.exit_code, 0) << convert.describe();
+  perf_report converted_report = report_of(dir_, converted);
+  ASSERT_EQ(converted_report.run.exit_code, 0) << converted_report.run.describe();
+  EXPECT_DOUBLE_EQ(share_of(converted_report, "hot_pair", "hot_major"),
+                   share_of(report, "hot_pair", "hot_major"))
+      << converted_report.run.out;
+
   // arec archive packs the build-id's directory: the debug entry goes to the other machine.
   const std::string archive = dir_.file("fetched.tar.bz2");
   test::command_result archived =
@@ -153,6 +169,30 @@ TEST_F(RecordDebuginfod, TheDebugFileOfASampledStrippedObjectIsCachedForPerfRepo
   ASSERT_EQ(archived.exit_code, 0) << archived.describe();
   test::command_result listed = test::run_command({"tar", "tjf", archive});
   EXPECT_NE(listed.out.find("/" + program_.build_id + "/debug\n"), std::string::npos) << listed.out;
+}
+
+// --push: each window's export asks the server too, so the pushed profiles name the program.
+TEST_F(RecordDebuginfod, PushedWindowsNameTheStrippedProgram) {
+  debuginfod_server server(dir_, program_.served, program_.build_id);
+  ASSERT_FALSE(server.url().empty()) << "debuginfod never served " << program_.build_id;
+  test::stand_in_server store;
+  std::vector<std::string> command{"env", "HOME=" + dir_.file("home"),
+                                   "DEBUGINFOD_URLS=" + server.url(),
+                                   "DEBUGINFOD_CACHE_PATH=" + dir_.file("push-client-cache")};
+  for (const std::string& part :
+       push_command("pyroscope", store.url(), {"-q", "--", program_.stripped, "600"}))
+    command.push_back(part);
+  test::command_result run = test::run_command(command);
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  long long named = 0;
+  for (const test::received_push& push : store.received()) {
+    ASSERT_EQ(push.profiles.size(), 1u);
+    std::ofstream(dir_.file("window.pb.gz"), std::ios::binary) << push.profiles.front();
+    test::command_result decoded = npm_pprof_summary(dir_.file("window.pb.gz"), "hot_major");
+    ASSERT_EQ(decoded.exit_code, 0) << decoded.describe();
+    named += json_number(decoded.out, "leafMatches");
+  }
+  EXPECT_GT(named, 0) << run.describe();
 }
 
 // (b) No server at the URL (a port nothing listens on): the recording completes, perf reads
