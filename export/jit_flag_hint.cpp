@@ -32,16 +32,9 @@ std::optional<jit_runtime> jit_runtime_of_object(std::string_view path) {
   return std::nullopt;
 }
 
-bool is_jitdump(std::string_view path) {
-  std::string_view name = basename_of(path);
-  if (!name.starts_with("jit-") || !name.ends_with(".dump")) return false;
-  std::string_view digits = name.substr(4, name.size() - 4 - 5);
-  return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 std::string missing_jit_flag(jit_runtime runtime, std::string_view example) {
-  std::string said = "the JIT frames of " + std::string(example) +
-                     " stay unnamed: it wrote no perf map. ";
+  std::string said =
+      "the JIT frames of " + std::string(example) + " stay unnamed: it wrote no perf map. ";
   switch (runtime) {
     case jit_runtime::node:
       return said +
