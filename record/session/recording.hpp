@@ -39,6 +39,7 @@
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
 #include "record/synthesis/build_id_table.hpp"
+#include "record/synthesis/jitdump_capture.hpp"
 #include "record/synthesis/kernel_map.hpp"
 #include "symbols/build_id_cache.hpp"
 
@@ -170,6 +171,8 @@ class recording {
   std::uint64_t header_end_ = 0;
   async::event_loop control_;
   std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
+  // The jitdumps of the recorded processes, opened on build_ids_'s thread: it outlives it.
+  jitdump_capture jitdumps_{[this](const std::string& line) { say(options_, line); }};
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
   build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_),
                              options_.buildid_all ? cache_scope::mapped : cache_scope::sampled,

@@ -57,7 +57,14 @@ recording::recording(const record_options& options, std::span<const std::string>
     machine_.objects().on_sampled(
         [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
   machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
-  machine_.on_jit_process_exit([this](pid_t pid) { build_ids_.enqueue_late_perf_map(pid); });
+  machine_.on_jit_process_exit([this](pid_t pid) {
+    build_ids_.enqueue_late_perf_map(pid);
+    build_ids_.enqueue_call([this, pid] { jitdumps_.read_new(pid); });
+  });
+  machine_.on_jitdump_mapped([this](const host::mapping_place& place, std::string_view name) {
+    build_ids_.enqueue_call(
+        [this, place, path = std::string(name)] { jitdumps_.open(place, path); });
+  });
   machine_.on_process_sampled([this](pid_t pid) { build_ids_.enqueue_container_of(pid); });
 }
 
