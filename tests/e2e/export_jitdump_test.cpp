@@ -1,0 +1,67 @@
+// JIT code named from a jitdump: a real `node --perf-prof` (no perf map) writes jit-PID.dump in
+// its working directory and maps it executable; the recording captures the dump through that
+// mapping while node runs, and `arec export` names node's JIT frames from the captured dump,
+// after node is gone and its dump file removed (as a user's cleanup would), plain or with -g.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "folded_stacks.hpp"
+#include "hot_javascript.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ExportJitdump : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+    std::ofstream{dir_.file("hot.js")} << hot_javascript("3e8");
+  }
+  // Records node --perf-prof, run in the test's dir (where it writes its dump); its pid.
+  std::string record(bool call_graph) {
+    std::vector<std::string> args{"-q", "-e", "cpu-clock", "-o", dir_.file("node.data")};
+    if (call_graph) args.push_back("-g");
+    std::string node = "cd " + dir_.path() + " && exec node --perf-prof --logfile=/dev/null hot.js";
+    args.insert(args.end(), {"--", "sh", "-c", node});
+    test::command_result recorded =
+        test::run_command(recorder::from_environment().command(args), 120s);
+    EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
+    return recorded.out.substr(0, recorded.out.find('\n'));
+  }
+
+  test::temp_dir dir_;
+};
+
+TEST_P(ExportJitdump, NodesFramesAreNamedFromItsCapturedDumpAfterItAndItsFileAreGone) {
+  std::string pid = record(GetParam());
+  ASSERT_FALSE(pid.empty());
+  std::string dump = dir_.file("jit-" + pid + ".dump");
+  ASSERT_TRUE(std::filesystem::exists(dump)) << "node --perf-prof wrote no " << dump;
+  ASSERT_FALSE(std::filesystem::exists("/tmp/perf-" + pid + ".map")) << "no perf map names it";
+  ASSERT_EQ(::unlink(dump.c_str()), 0);
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-i", dir_.file("node.data"), "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  // V8 names optimized code "JS:*jsHotFunction /dir/hot.js:2:23" in its dump.
+  EXPECT_GT(leaf_share(exported.out, "JS:*jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
+  EXPECT_EQ(exported.err.find("--perf-basic-prof"), std::string::npos)
+      << "a node that wrote a dump is told no flag:\n"
+      << exported.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndCallGraph, ExportJitdump, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "CallGraph" : "Plain"; });
+
+}  // namespace
+}  // namespace arec::e2e
