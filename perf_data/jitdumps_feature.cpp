@@ -11,7 +11,7 @@ constexpr std::uint32_t payload_version = 1;
 
 }  // namespace
 
-std::vector<std::byte> jitdumps_payload(const clock_pair& clocks,
+std::vector<std::byte> jitdumps_payload(const file_clocks& clocks,
                                         std::span<const stored_jitdump> dumps) {
   std::vector<const stored_jitdump*> fitting;
   perf_maps_room room;
@@ -20,8 +20,10 @@ std::vector<std::byte> jitdumps_payload(const clock_pair& clocks,
   feature_encoder out;
   out.u32(payload_version);
   out.u32(static_cast<std::uint32_t>(fitting.size()));
-  out.u64(clocks.monotonic_ns);
-  out.u64(clocks.recording_ns);
+  for (const clock_pair& pair : {clocks.start, clocks.end}) {
+    out.u64(pair.monotonic_ns);
+    out.u64(pair.recording_ns);
+  }
   for (const stored_jitdump* dump : fitting) {
     out.u64(dump->left_out);
     put_stored_perf_map(out, dump->dump);
@@ -36,8 +38,10 @@ captured_jitdumps parse_jitdumps_payload(std::span<const std::byte> payload, std
     throw format_error(file, base, "the jitdump feature has an unknown version");
   auto count = in.value<std::uint32_t>();
   captured_jitdumps out;
-  out.clocks.monotonic_ns = in.value<std::uint64_t>();
-  out.clocks.recording_ns = in.value<std::uint64_t>();
+  for (clock_pair* pair : {&out.clocks.start, &out.clocks.end}) {
+    pair->monotonic_ns = in.value<std::uint64_t>();
+    pair->recording_ns = in.value<std::uint64_t>();
+  }
   std::uint64_t bytes_left = max_perf_map_bytes;
   for (std::uint32_t i = 0; i < count; ++i) {
     captured_jitdump dump;

@@ -137,6 +137,8 @@ class recording {
   void take_snapshot();
   void pause_every_ring();
   void finish_file(perf_data::perf_file_writer& header, const output_cut& cut);
+  // The pair of clocks now; zeros when perf_event_open refuses the reading.
+  perf_data::clock_pair read_clocks() const;
   void tell_unread_files(bool last);
   void name_final_output();
 
@@ -197,6 +199,8 @@ class recording {
                                [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;            // the final file's name once timestamped
   std::int64_t window_start_ns_ = 0;  // wall clock: the current output's window began
+  // CLOCK_MONOTONIC and the recording's clock as the current output began (jitdump times).
+  perf_data::clock_pair file_start_clocks_;
   stream_stats total_;
   compression_totals compression_;
 };

@@ -103,6 +103,7 @@ int recording::run() {
     events_->exclude_threads(threads_of_processes(std::array{static_cast<int>(::getpid())}));
   create_output();
   window_start_ns_ = wall_clock_now_ns();
+  file_start_clocks_ = read_clocks();
   start_streaming();
   wait_for_stop();
   std::exception_ptr failure = stop_streaming();

@@ -2,6 +2,7 @@
 // its working directory and maps it executable; the recording captures the dump through that
 // mapping while node runs, and `arec export` names node's JIT frames from the captured dump,
 // after node is gone and its dump file removed (as a user's cleanup would), plain or with -g.
+// The recording's clock pairs bracket the dump's times, mapped onto the recording's clock.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,7 +12,10 @@
 #include <vector>
 
 #include "folded_stacks.hpp"
+#include "host/jitdump.hpp"
 #include "hot_javascript.hpp"
+#include "perf_data/jitdumps_feature.hpp"
+#include "perf_data/perf_file_reader.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -58,6 +62,36 @@ TEST_P(ExportJitdump, NodesFramesAreNamedFromItsCapturedDumpAfterItAndItsFileAre
   EXPECT_EQ(exported.err.find("--perf-basic-prof"), std::string::npos)
       << "a node that wrote a dump is told no flag:\n"
       << exported.err;
+}
+
+// The dump kept whole, its records' times (CLOCK_MONOTONIC) within the file's two clock pairs,
+// and, mapped through the end pair onto the recording's clock, within the file there too.
+TEST_P(ExportJitdump, TheDumpIsKeptWholeWithClockPairsThatBracketItsTimes) {
+  std::string pid = record(GetParam());
+  ASSERT_FALSE(pid.empty());
+  std::string path = dir_.file("jit-" + pid + ".dump");
+  test::command_result size = test::run_command({"stat", "-c", "%s", path});
+  auto reader = perf_data::perf_file_reader::open(dir_.file("node.data"));
+  auto payload = reader.feature(perf_data::feature_arec_jitdumps);
+  ASSERT_TRUE(payload) << "no jitdump feature";
+  perf_data::captured_jitdumps kept = perf_data::parse_jitdumps_payload(*payload, 0, "node.data");
+  ASSERT_EQ(kept.dumps.size(), 1u);
+  const perf_data::captured_jitdump& dump = kept.dumps[0];
+  EXPECT_EQ(std::to_string(dump.pid), pid);
+  EXPECT_EQ(dump.left_out, 0u);
+  EXPECT_EQ(std::to_string(dump.bytes.size()) + "\n", size.out) << "node's dump, all of it";
+  const perf_data::file_clocks& clocks = kept.clocks;
+  ASSERT_NE(clocks.start.monotonic_ns, 0u);
+  ASSERT_NE(clocks.end.recording_ns, 0u);
+  auto bytes = std::as_bytes(std::span{dump.bytes});
+  // node's header holds the wall-clock time in microseconds; its records, CLOCK_MONOTONIC.
+  auto first_record = host::jitdump_value<std::uint64_t>(bytes, 40 + 8, false);
+  EXPECT_LE(clocks.start.monotonic_ns, first_record);
+  EXPECT_LE(first_record, clocks.end.monotonic_ns);
+  std::uint64_t on_recording_clock =
+      first_record - clocks.end.monotonic_ns + clocks.end.recording_ns;
+  EXPECT_LE(clocks.start.recording_ns, on_recording_clock);
+  EXPECT_LE(on_recording_clock, clocks.end.recording_ns);
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndCallGraph, ExportJitdump, ::testing::Bool(),

@@ -50,7 +50,7 @@ TEST(RecordingInfo, ACapturedJitdumpNamesItsProcesssCodeAfterItsPerfMap) {
       {perf_data::store_perf_map(
            9, test::jitdump_header() + test::jitdump_code_load("JS:*alone", 8, false, 0x2000)),
        0}};
-  features.set(perf_data::feature_arec_jitdumps, perf_data::jitdumps_payload({1, 2}, dumps));
+  features.set(perf_data::feature_arec_jitdumps, perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps));
   std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
   ASSERT_EQ(maps.size(), 2u);
   EXPECT_EQ(maps[0].pid, 7);

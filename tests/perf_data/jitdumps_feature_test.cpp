@@ -12,7 +12,7 @@ namespace arec::perf_data {
 namespace {
 
 std::vector<std::byte> payload_of(const std::vector<captured_jitdump>& dumps,
-                                  clock_pair clocks = {5, 7}) {
+                                  file_clocks clocks = {{5, 7}, {9, 11}}) {
   std::vector<stored_jitdump> stored;
   for (const captured_jitdump& dump : dumps)
     stored.push_back({store_perf_map(dump.pid, dump.bytes), dump.left_out});
@@ -23,8 +23,9 @@ TEST(JitdumpsFeature, DumpsAndTheClockPairComeBackAsTheyWereCaptured) {
   std::string binary("JiTD\0\x01\xff", 7);
   for (int i = 0; i < 1000; ++i) binary += "code " + std::to_string(i);
   std::vector<captured_jitdump> dumps{{41, binary, 0}, {42, "x", 12345}};
-  captured_jitdumps back = parse_jitdumps_payload(payload_of(dumps, {111, 222}), 0, "test");
-  EXPECT_EQ(back.clocks, (clock_pair{111, 222}));
+  captured_jitdumps back =
+      parse_jitdumps_payload(payload_of(dumps, {{111, 222}, {333, 444}}), 0, "test");
+  EXPECT_EQ(back.clocks, (file_clocks{{111, 222}, {333, 444}}));
   ASSERT_EQ(back.dumps.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(back.dumps[i].pid, dumps[i].pid);
@@ -52,7 +53,7 @@ TEST(JitdumpsFeature, ACutSectionOrAnUnknownVersionIsRefused) {
 TEST(JitdumpsFeature, AnOversizedDumpIsRefusedBeforeAnyMemoryIsSizedFromIt) {
   std::vector<std::byte> payload = payload_of({{7, "JiTD", 0}});
   std::uint64_t huge = max_perf_map_bytes + 1;
-  std::memcpy(payload.data() + 24 + 8 + 8, &huge, sizeof huge);  // head, left out, pid+0
+  std::memcpy(payload.data() + 40 + 8 + 8, &huge, sizeof huge);  // head, left out, pid+0
   EXPECT_THROW(parse_jitdumps_payload(payload, 0, "rec.data"), format_error);
 }
 

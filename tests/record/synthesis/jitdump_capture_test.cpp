@@ -35,7 +35,7 @@ class JitdumpCapture : public ::testing::Test {
   // The bytes of the dumps the next finished file would hold, decoded as a reader sees them.
   perf_data::captured_jitdumps stored(jitdump_capture& capture) const {
     std::vector<perf_data::stored_jitdump> dumps = capture.dumps();
-    return perf_data::parse_jitdumps_payload(perf_data::jitdumps_payload({1, 2}, dumps), 0, "test");
+    return perf_data::parse_jitdumps_payload(perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps), 0, "test");
   }
 
   test::temp_dir dir_;
