@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "io/mmap_region.hpp"
 #include "support/jitdump_bytes.hpp"
@@ -35,7 +39,8 @@ class JitdumpCapture : public ::testing::Test {
   // The bytes of the dumps the next finished file would hold, decoded as a reader sees them.
   perf_data::captured_jitdumps stored(jitdump_capture& capture) const {
     std::vector<perf_data::stored_jitdump> dumps = capture.dumps();
-    return perf_data::parse_jitdumps_payload(perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps), 0, "test");
+    return perf_data::parse_jitdumps_payload(perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps),
+                                             0, "test");
   }
 
   test::temp_dir dir_;
@@ -100,6 +105,44 @@ TEST_F(JitdumpCapture, ADumpWithoutAWholeHeaderYetIsNotInTheFile) {
   EXPECT_TRUE(capture.dumps().empty());
   append(test::jitdump_header().substr(12));
   EXPECT_EQ(stored(capture).dumps.at(0).bytes, test::jitdump_header());
+}
+
+// Two processes of a /proc the test builds: the bound of all dumps together leaves out the
+// second one's records beyond it, and its process is said; a process gone by then is forgotten.
+TEST(JitdumpCaptures, TheBoundOfAllDumpsLeavesOutWhatIsBeyondIt) {
+  test::temp_dir dir;
+  std::string dump = test::jitdump_header() + test::jitdump_code_load("JS:*a");
+  std::string uid = std::to_string(::getuid());
+  for (int pid : {1234, 1235}) {
+    std::string task = dir.file("proc/" + std::to_string(pid));
+    std::filesystem::create_directories(task + "/map_files");
+    std::ofstream{task + "/status"} << "Uid:\t" << uid << "\t" << uid << "\t" << uid << "\t" << uid
+                                    << "\n";
+    std::ofstream{task + "/stat"} << pid << " (node) S";
+    for (int field = 4; field <= 21; ++field) std::ofstream{task + "/stat", std::ios::app} << " 0";
+    std::ofstream{task + "/stat", std::ios::app} << " 777 0\n";  // field 22: its start time
+    std::string file = dir.file("jit-" + std::to_string(pid) + ".dump");
+    std::ofstream{file, std::ios::binary} << dump;
+    ::chmod(file.c_str(), 0644);
+    ASSERT_EQ(::symlink(file.c_str(), (task + "/map_files/7000-8000").c_str()), 0);
+  }
+  std::vector<std::string> said;
+  jitdump_capture capture{[&](const std::string& line) { said.push_back(line); },
+                          {.per_process = 1 << 20, .total = dump.size() + 40},
+                          {dir.file("proc")}};
+  capture.open({1234, 0x7000, 0x8000}, "/app/jit-1234.dump");
+  capture.open({1235, 0x7000, 0x8000}, "/app/jit-1235.dump");
+  std::vector<perf_data::stored_jitdump> dumps = capture.dumps();
+  ASSERT_EQ(dumps.size(), 2u);
+  EXPECT_EQ(dumps[0].dump.text_size, dump.size());
+  EXPECT_EQ(dumps[0].left_out, 0u);
+  EXPECT_EQ(dumps[1].dump.text_size, 40u) << "its header fits, its record does not";
+  EXPECT_EQ(dumps[1].left_out, dump.size() - 40);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("pid 1235's /app/jit-1235.dump: "), std::string::npos) << said[0];
+  std::filesystem::remove_all(dir.file("proc/1234"));
+  capture.forget_gone_processes();
+  EXPECT_EQ(capture.dumps().size(), 1u);
 }
 
 }  // namespace
