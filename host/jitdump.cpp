@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 #include "base/system_error.hpp"
@@ -100,6 +101,12 @@ process_jitdump open_process_jitdump(const mapping_place& place, const proc_root
   std::string path = proc.path + "/" + std::to_string(place.pid) + "/map_files" + range.data();
   // O_NONBLOCK: a FIFO (which no mapping can be, but a test's /proc may name) never blocks.
   io::unique_fd file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)};
+  if (!file && (errno == EACCES || errno == EPERM)) {
+    // map_files asks for CAP_SYS_ADMIN (CAP_CHECKPOINT_RESTORE since Linux 5.9): an arec
+    // without it keeps no dump, and says so rather than leave the frames unnamed unexplained.
+    dump.problem = "cannot be opened through " + path + ": " + std::strerror(errno);
+    return dump;
+  }
   if (!file) return dump;  // the process or its mapping is gone
   struct stat about {};
   base::check_syscall(::fstat(file.get(), &about), "fstat", path);

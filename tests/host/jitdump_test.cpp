@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include "io/mmap_region.hpp"
+#include "support/forked.hpp"
 #include "support/jitdump_bytes.hpp"
 #include "support/temp_dir.hpp"
 
@@ -200,6 +202,30 @@ TEST_F(Jitdump, TheMappedFileIsReadWhateverItsPathLeadsToNow) {
     read_jitdump_records(opened.fd.get(), cursor, kept, 1 << 20, "the dump");
     EXPECT_EQ(kept, dump) << replaced;
   }
+}
+
+// Without the capability map_files asks for (a user's own arec), the dump is not kept, and the
+// reason is said rather than left to unnamed frames. The child drops root, maps a dump of its
+// own and asks for it as such an arec would.
+TEST_F(Jitdump, AnArecThatMayNotOpenMapFilesSaysSo) {
+  write(header());
+  test::forked_result result = test::run_forked([&](std::string& report) {
+    io::unique_fd fd{::open(dir_.file("jit-1234.dump").c_str(), O_RDONLY | O_CLOEXEC)};
+    io::mmap_region marker =
+        io::mmap_region::map(fd.get(), 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, "the dump");
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) {
+      report = std::string("setuid: ") + std::strerror(errno);
+      return test::cannot_run_here;
+    }
+    auto start = reinterpret_cast<std::uint64_t>(marker.data());
+    process_jitdump dump = open_process_jitdump({::getpid(), start, start + 4096});
+    report = dump.problem;
+    return dump.fd ? 1 : 0;
+  });
+  if (result.status == test::cannot_run_here) GTEST_SKIP() << result.text;
+  EXPECT_EQ(result.status, 0) << "opened without the capability";
+  EXPECT_NE(result.text.find("cannot be opened through /proc/"), std::string::npos) << result.text;
+  EXPECT_NE(result.text.find("Operation not permitted"), std::string::npos) << result.text;
 }
 
 }  // namespace
