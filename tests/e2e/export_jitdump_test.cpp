@@ -94,6 +94,28 @@ TEST_P(ExportJitdump, TheDumpIsKeptWholeWithClockPairsThatBracketItsTimes) {
   EXPECT_LE(on_recording_clock, clocks.end.recording_ns);
 }
 
+// node as pid 1 of its own pid and mount namespaces, its dump in its own /tmp (a tmpfs the host
+// never sees, gone with the namespace): the dump is captured through the mapping all the same.
+TEST(ExportJitdumpInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  std::ofstream{dir.file("hot.js")} << hot_javascript("3e8");
+  std::string inside = "mount --bind " + dir.path() + " /mnt && mount -t tmpfs arec-test /tmp " +
+                       "&& cd /tmp && exec node --perf-prof --logfile=/dev/null /mnt/hot.js";
+  test::command_result recorded =
+      test::run_command(recorder::from_environment().command(
+                            {"-q", "-e", "cpu-clock", "-o", dir.file("node.data"), "--", "unshare",
+                             "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", inside}),
+                        120s);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  ASSERT_EQ(recorded.out.substr(0, 2), "1\n") << "node is pid 1 of its namespace";
+  ASSERT_FALSE(std::filesystem::exists("/tmp/jit-1.dump")) << "its dump was in its own /tmp";
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-i", dir.file("node.data"), "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_GT(leaf_share(exported.out, "JS:*jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
+}
+
 INSTANTIATE_TEST_SUITE_P(PlainAndCallGraph, ExportJitdump, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "CallGraph" : "Plain"; });
 
