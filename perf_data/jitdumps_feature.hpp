@@ -6,8 +6,9 @@
 // started and as it was finished, which map them onto the samples' times (the two clocks drift
 // apart slowly: a reader interpolates). docs/perf-data-format.md, "arec's own features".
 // Layout: u32 version (1), u32 count, the start pair and the end pair, each u64 monotonic ns and
-// u64 recording-clock ns (both 0 when unknown), then per dump: u64 bytes left out (the bound), then the dump as a perf-map entry
-// (put_stored_perf_map: u32 pid, u32 0, u64 bytes, u64 stored bytes, one zstd frame, padding).
+// u64 recording-clock ns (both 0 when unknown), then per dump: u64 bytes left out (the bound),
+// then the dump as a perf-map entry (put_stored_perf_map: u32 pid, u32 0, u64 bytes, u64 stored
+// bytes, one zstd frame, padding).
 #pragma once
 
 #include <sys/types.h>
