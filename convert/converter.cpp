@@ -391,7 +391,7 @@ convert_report convert(const convert_options& options, const convert_settings& s
       continue;
     // perf 6.1 skips the features it does not know (arec's own, far above, it skips quietly);
     // other readers may not: the converted file is one perf 6.1 reads as written.
-    if (bit >= perf_data::feature_last_known && bit < perf_data::feature_arec_container_ids) {
+    if (bit >= perf_data::feature_last_known && bit < perf_data::feature_arec_jitdumps) {
       report.dropped_features.push_back(feature_name(bit) + ", newer than perf 6.1");
       continue;
     }

@@ -32,21 +32,14 @@ std::optional<jit_runtime> jit_runtime_of_object(std::string_view path) {
   return std::nullopt;
 }
 
-bool is_jitdump(std::string_view path) {
-  std::string_view name = basename_of(path);
-  if (!name.starts_with("jit-") || !name.ends_with(".dump")) return false;
-  std::string_view digits = name.substr(4, name.size() - 4 - 5);
-  return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 std::string missing_jit_flag(jit_runtime runtime, std::string_view example) {
   std::string said = "the JIT frames of " + std::string(example) +
-                     " stay unnamed: it wrote no perf map. ";
+                     " stay unnamed: it wrote no perf map or jitdump. ";
   switch (runtime) {
     case jit_runtime::node:
       return said +
              "Run node with --perf-basic-prof (or NODE_OPTIONS=--perf-basic-prof); --perf-prof "
-             "writes a jitdump instead, which arec does not read yet";
+             "(a jitdump) names them too";
     case jit_runtime::java:
       return said +
              "Run java with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit (the map is "
@@ -54,7 +47,7 @@ std::string missing_jit_flag(jit_runtime runtime, std::string_view example) {
     case jit_runtime::python:
       return said +
              "Run python (3.12 or later) with -X perf (or PYTHONPERFSUPPORT=1); -X perf_jit "
-             "(3.13) writes a jitdump instead, which arec does not read yet";
+             "(3.13, a jitdump) names them too";
     case jit_runtime::dotnet:
       return said + "Run it with DOTNET_PerfMapEnabled=1 (or 3: the perf map alone)";
   }

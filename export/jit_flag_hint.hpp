@@ -17,10 +17,6 @@ enum class jit_runtime { node, java, python, dotnet };
 // for any other object.
 std::optional<jit_runtime> jit_runtime_of_object(std::string_view path);
 
-// True for a jitdump's marker mapping (a file named jit-<digits>.dump): the runtime wrote a
-// dump, which names its code without a perf map.
-bool is_jitdump(std::string_view path);
-
 // The line saying which flag would have named `runtime`'s JIT frames; `example` is one process
 // whose frames stayed unnamed ("node (pid 1234)").
 std::string missing_jit_flag(jit_runtime runtime, std::string_view example);

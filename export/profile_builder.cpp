@@ -13,6 +13,7 @@
 #include "export/profile_subset.hpp"
 #include "export/recording_info.hpp"
 #include "host/container_id.hpp"
+#include "host/jitdump.hpp"
 #include "model/side_band.hpp"
 #include "perf_data/per_process.hpp"
 #include "perf_data/perf_abi.hpp"
@@ -287,7 +288,7 @@ std::vector<std::string> profile_builder::missing_jit_flags() const {
     bool dumped = false;
     for (const model::map& entry : task->address_space()->entries()) {
       if (!entry.object) continue;
-      dumped = dumped || is_jitdump(entry.object->name());
+      dumped = dumped || host::is_jitdump(entry.object->name());
       if (!runtime) runtime = jit_runtime_of_object(entry.object->name());
     }
     if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end())

@@ -7,10 +7,10 @@
 #include "base/unaligned.hpp"
 #include "perf_data/build_id_feature.hpp"
 #include "perf_data/format_error.hpp"
+#include "perf_data/jitdumps_feature.hpp"
+#include "symbols/jitdump_symbols.hpp"
 
 namespace arec::exporting {
-namespace {}  // namespace
-
 std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
     const perf_data::feature_set& features) {
   std::unordered_map<std::string, perf_data::build_id> ids;
@@ -27,7 +27,9 @@ std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
   return ids;
 }
 
-std::vector<perf_data::captured_perf_map> recorded_perf_maps(
+namespace {
+
+std::vector<perf_data::captured_perf_map> captured_perf_maps(
     const perf_data::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_perf_maps);
   if (!payload) return {};
@@ -36,6 +38,29 @@ std::vector<perf_data::captured_perf_map> recorded_perf_maps(
   } catch (const perf_data::format_error&) {
     return {};  // as for a damaged BUILD_ID: only names are lost, from /tmp's maps on
   }
+}
+
+std::vector<perf_data::captured_jitdump> captured_jitdumps(const perf_data::feature_set& features) {
+  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_jitdumps);
+  if (!payload) return {};
+  try {
+    return perf_data::parse_jitdumps_payload(*payload, 0, "the jitdump feature").dumps;
+  } catch (const perf_data::format_error&) {
+    return {};  // only names are lost
+  }
+}
+
+}  // namespace
+
+std::vector<perf_data::captured_perf_map> recorded_perf_maps(
+    const perf_data::feature_set& features) {
+  std::vector<perf_data::captured_perf_map> maps = captured_perf_maps(features);
+  for (const perf_data::captured_jitdump& dump : captured_jitdumps(features)) {
+    auto same = std::ranges::find(maps, dump.pid, &perf_data::captured_perf_map::pid);
+    if (same == maps.end()) same = maps.insert(maps.end(), {dump.pid, {}});
+    same->text += symbols::jitdump_as_perf_map(std::as_bytes(std::span{dump.bytes}));
+  }
+  return maps;
 }
 
 std::vector<perf_data::process_container> recorded_containers(

@@ -22,8 +22,10 @@ namespace arec::exporting {
 std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
     const perf_data::feature_set& features);
 
-// The perf maps arec captured while recording (perf_data/perf_maps_feature); none for a
-// recording of perf's or a damaged feature.
+// The perf maps arec captured while recording (perf_data/perf_maps_feature), with the functions
+// of each captured jitdump (perf_data/jitdumps_feature) as lines of its process's map, after
+// the map's own: where both name code, the dump does. None for a recording of perf's or a
+// damaged feature.
 std::vector<perf_data::captured_perf_map> recorded_perf_maps(
     const perf_data::feature_set& features);
 

@@ -39,13 +39,27 @@ void encode_parts(profile p, const profile_limits& limits, const window_encoding
     encode_within(std::move(part), limits.max_bytes, encoding, labels, out);
 }
 
+// The features JIT names come from (the perf maps', then the jitdumps'), one after the other:
+// a window whose bytes are those of the last one names nothing new.
+std::vector<std::byte> jit_name_features(const perf_data::feature_set& features) {
+  std::vector<std::byte> both;
+  for (perf_data::feature bit :
+       {perf_data::feature_arec_perf_maps, perf_data::feature_arec_jitdumps}) {
+    const std::vector<std::byte>* payload = features.find(bit);
+    std::uint64_t size = payload ? payload->size() : 0;
+    const auto* size_bytes = reinterpret_cast<const std::byte*>(&size);
+    both.insert(both.end(), size_bytes, size_bytes + sizeof size);
+    if (payload) both.insert(both.end(), payload->begin(), payload->end());
+  }
+  return both;
+}
+
 }  // namespace
 
 // Each window's feature lists the live processes' maps: the others are forgotten.
 void window_exporter::add_new_perf_maps(const perf_data::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_perf_maps);
-  std::span<const std::byte> now = payload ? std::span{*payload} : std::span<const std::byte>{};
-  if (std::ranges::equal(now, last_perf_maps_)) {
+  std::vector<std::byte> now = jit_name_features(features);
+  if (now == last_perf_maps_) {
     builder_->forget_perf_maps_but(last_pids_);
     return;
   }
@@ -54,7 +68,7 @@ void window_exporter::add_new_perf_maps(const perf_data::feature_set& features) 
   for (const perf_data::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
   builder_->forget_perf_maps_but(last_pids_);
   builder_->add_recorded_perf_maps(maps);
-  last_perf_maps_.assign(now.begin(), now.end());
+  last_perf_maps_ = std::move(now);
 }
 
 window_export window_exporter::export_window(const std::string& path, std::int64_t start_ns,
@@ -68,8 +82,7 @@ window_export window_exporter::export_window(const std::string& path, std::int64
     for (const perf_data::captured_perf_map& map : settings.recorded_perf_maps)
       last_pids_.push_back(map.pid);
     builder_.emplace(input.events, std::move(settings));
-    if (const auto* maps = input.features.find(perf_data::feature_arec_perf_maps))
-      last_perf_maps_ = *maps;
+    last_perf_maps_ = jit_name_features(input.features);
   } else {
     builder_->use_events(input.events);
     builder_->add_recorded_build_ids(recorded_build_ids(input.features));

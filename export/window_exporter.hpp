@@ -65,8 +65,8 @@ class window_exporter {
 
   bool inline_frames_;
   std::optional<profile_builder> builder_;  // from the first window on
-  // The last window's perf-map feature: a window that brings the same bytes (no code compiled
-  // since) is not decoded and parsed again.
+  // The last window's perf-map feature, then its jitdump feature: a window that brings the same
+  // bytes (no code compiled since) is not decoded and parsed again.
   std::vector<std::byte> last_perf_maps_;
   std::vector<pid_t> last_pids_;  // the processes it lists
 };

@@ -88,18 +88,40 @@ std::string perf_map_problem(const struct stat& status, std::span<const uid_t> o
   return {};
 }
 
+namespace {
+
+std::optional<std::string_view> read_status(const std::string& task, std::span<char> buffer) {
+  return io::read_small_file(AT_FDCWD, (task + "/status").c_str(), buffer);
+}
+
+std::optional<std::array<uid_t, 4>> uids_of(std::string_view status) {
+  std::array<uid_t, 4> uids{};
+  for (std::size_t i = 0; i < uids.size(); ++i) {
+    std::optional<long> user = status_number(status, "Uid:", i);
+    if (!user) return std::nullopt;
+    uids[i] = static_cast<uid_t>(*user);
+  }
+  return uids;
+}
+
+}  // namespace
+
+std::optional<std::array<uid_t, 4>> process_uids(pid_t pid, const proc_root& proc) {
+  std::array<char, 4096> buffer;
+  std::optional<std::string_view> status =
+      read_status(proc.path + "/" + std::to_string(pid), buffer);
+  return status ? uids_of(*status) : std::nullopt;
+}
+
 std::optional<perf_map_place> find_perf_map_place(pid_t pid, const proc_root& proc) {
   std::string task = proc.path + "/" + std::to_string(pid);
   std::array<char, 4096> buffer;
-  std::optional<std::string_view> status =
-      io::read_small_file(AT_FDCWD, (task + "/status").c_str(), buffer);
+  std::optional<std::string_view> status = read_status(task, buffer);
   if (!status) return std::nullopt;
   perf_map_place place;
-  for (std::size_t i = 0; i < place.owners.size(); ++i) {
-    std::optional<long> user = status_number(*status, "Uid:", i);
-    if (!user) return std::nullopt;
-    place.owners[i] = static_cast<uid_t>(*user);
-  }
+  std::optional<std::array<uid_t, 4>> uids = uids_of(*status);
+  if (!uids) return std::nullopt;
+  place.owners = *uids;
   std::optional<long> own_pid = status_number(*status, "NSpid:");
   if (!own_pid) return std::nullopt;
   place.name = "perf-" + std::to_string(*own_pid) + ".map";

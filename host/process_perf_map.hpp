@@ -40,11 +40,15 @@ struct process_perf_map {
 // there at the process's exit or after it, even once its container is gone; the map's name
 // there, and the uids that may own it.
 struct perf_map_place {
-  io::unique_fd tmp;           // O_PATH
-  std::string name;            // "perf-7.map"
+  io::unique_fd tmp;              // O_PATH
+  std::string name;               // "perf-7.map"
   std::array<uid_t, 4> owners{};  // real, effective, saved, filesystem
   std::string path() const { return "/tmp/" + name; }
 };
+
+// The uids of process `pid` (real, effective, saved, filesystem): the owners a file it wrote
+// for arec to read may have. nullopt when it is gone.
+std::optional<std::array<uid_t, 4>> process_uids(pid_t pid, const proc_root& proc = {});
 
 // The place of process `pid`'s perf map; nullopt when the process is gone, has no /tmp, or the
 // kernel has no openat2.

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "host/jitdump.hpp"
+
 namespace arec::model {
 namespace {
 
@@ -94,6 +96,8 @@ void machine::on_mmap(const mapping_event& event) {
   }
   entry.object = on_mapped_file(event);
   find_or_add_thread(event.pid, event.pid)->address_space()->insert(entry);
+  if (on_jitdump_mapped_ && host::is_jitdump(event.name))
+    on_jitdump_mapped_({event.pid, entry.start, entry.end}, event.name);
 }
 
 std::shared_ptr<dso> machine::on_mapped_file(const mapping_event& event) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/annotated_mutex.hpp"
+#include "host/mapped_file.hpp"
 #include "model/dsos.hpp"
 #include "model/maps.hpp"
 #include "model/threads.hpp"
@@ -90,6 +91,10 @@ class machine {
   void on_jit_process_exit(std::function<void(pid_t)> notify) {
     on_jit_process_exit_ = std::move(notify);
   }
+  // Called on the thread that sees it with each mapping of a jitdump's marker (a file named
+  // jit-<digits>.dump: host::is_jitdump) by a process, and the name it maps it as.
+  using jitdump_notice = std::function<void(const host::mapping_place&, std::string_view)>;
+  void on_jitdump_mapped(jitdump_notice notify) { on_jitdump_mapped_ = std::move(notify); }
   // Likewise with the pid of each process at its first user-space sample.
   void on_process_sampled(std::function<void(pid_t)> notify) {
     on_process_sampled_ = std::move(notify);
@@ -102,9 +107,10 @@ class machine {
   threads threads_;
   dsos dsos_;
   maps kernel_maps_;
-  std::function<void(pid_t)> on_jit_sampled_;      // set before any concurrent use, constant after
-  std::function<void(pid_t)> on_process_sampled_;  // likewise
+  std::function<void(pid_t)> on_jit_sampled_;       // set before any concurrent use, constant after
+  std::function<void(pid_t)> on_process_sampled_;   // likewise
   std::function<void(pid_t)> on_jit_process_exit_;  // likewise
+  jitdump_notice on_jitdump_mapped_;                // likewise
 };
 
 }  // namespace arec::model

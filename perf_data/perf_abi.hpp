@@ -90,6 +90,7 @@ enum feature : unsigned {
   feature_clock_data = 29,
   feature_last_known = 32,  // HEADER_LAST_FEATURE of perf 6.1
   // arec's own, far above perf's numbering: what it captured of processes while they lived.
+  feature_arec_jitdumps = 253,       // perf_data/jitdumps_feature
   feature_arec_container_ids = 254,  // perf_data/container_ids_feature
   feature_arec_perf_maps = 255,      // perf_data/perf_maps_feature
 };

@@ -46,6 +46,44 @@ bool perf_maps_room::take(const stored_perf_map& map) {
   return true;
 }
 
+void put_stored_perf_map(feature_encoder& out, const stored_perf_map& map) {
+  out.u32(static_cast<std::uint32_t>(map.pid));
+  out.u32(0);
+  out.u64(map.text_size);
+  out.u64(map.frame.size());
+  out.bytes(map.frame);
+  std::vector<std::byte> zeros(padding(map.frame.size()));
+  out.bytes(zeros);
+}
+
+captured_perf_map take_stored_perf_map(byte_cursor& in, std::uint64_t& text_left,
+                                       std::string_view item, std::string_view feature,
+                                       std::string_view file) {
+  captured_perf_map map;
+  std::uint64_t at = in.offset();
+  map.pid = static_cast<pid_t>(in.value<std::uint32_t>());
+  in.value<std::uint32_t>();
+  auto text_size = in.value<std::uint64_t>();
+  auto stored_size = in.value<std::uint64_t>();
+  std::span<const std::byte> stored = in.take(stored_size);
+  in.take(padding(static_cast<std::size_t>(stored_size)));
+  std::string where = std::string(item) + " of the " + std::string(feature);
+  if (text_size > text_left)
+    throw format_error(file, at,
+                       "the " + std::string(item) + "s of the " + std::string(feature) +
+                           " hold more than " + std::to_string(max_perf_map_bytes) +
+                           " bytes of text together");
+  text_left -= text_size;
+  // The writer's frames state their size: memory is sized only from a size the frame agrees on.
+  if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != text_size)
+    throw format_error(file, at, "a " + where + " does not decompress");
+  map.text.resize(static_cast<std::size_t>(text_size));
+  std::size_t got = ZSTD_decompress(map.text.data(), map.text.size(), stored.data(), stored.size());
+  if (ZSTD_isError(got) || got != text_size)
+    throw format_error(file, at, "a " + where + " does not decompress");
+  return map;
+}
+
 std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps) {
   std::vector<const stored_perf_map*> fitting;
   perf_maps_room room;
@@ -54,16 +92,7 @@ std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps) 
   feature_encoder out;
   out.u32(payload_version);
   out.u32(static_cast<std::uint32_t>(fitting.size()));
-  for (const stored_perf_map* kept : fitting) {
-    const stored_perf_map& map = *kept;
-    out.u32(static_cast<std::uint32_t>(map.pid));
-    out.u32(0);
-    out.u64(map.text_size);
-    out.u64(map.frame.size());
-    out.bytes(map.frame);
-    std::vector<std::byte> zeros(padding(map.frame.size()));
-    out.bytes(zeros);
-  }
+  for (const stored_perf_map* kept : fitting) put_stored_perf_map(out, *kept);
   return out.take();
 }
 
@@ -81,30 +110,8 @@ std::vector<captured_perf_map> parse_perf_maps_payload(std::span<const std::byte
   auto count = in.value<std::uint32_t>();
   std::vector<captured_perf_map> maps;
   std::uint64_t text_left = max_perf_map_bytes;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    captured_perf_map map;
-    std::uint64_t at = in.offset();
-    map.pid = static_cast<pid_t>(in.value<std::uint32_t>());
-    in.value<std::uint32_t>();
-    auto text_size = in.value<std::uint64_t>();
-    auto stored_size = in.value<std::uint64_t>();
-    std::span<const std::byte> stored = in.take(stored_size);
-    in.take(padding(static_cast<std::size_t>(stored_size)));
-    if (text_size > text_left)
-      throw format_error(file, at,
-                         "the perf maps of the perf-map feature hold more than " +
-                             std::to_string(max_perf_map_bytes) + " bytes of text together");
-    text_left -= text_size;
-    // The writer's frames state their size: memory is sized only from a size the frame agrees on.
-    if (ZSTD_getFrameContentSize(stored.data(), stored.size()) != text_size)
-      throw format_error(file, at, "a perf map of the perf-map feature does not decompress");
-    map.text.resize(static_cast<std::size_t>(text_size));
-    std::size_t got =
-        ZSTD_decompress(map.text.data(), map.text.size(), stored.data(), stored.size());
-    if (ZSTD_isError(got) || got != text_size)
-      throw format_error(file, at, "a perf map of the perf-map feature does not decompress");
-    maps.push_back(std::move(map));
-  }
+  for (std::uint32_t i = 0; i < count; ++i)
+    maps.push_back(take_stored_perf_map(in, text_left, "perf map", "perf-map feature", file));
   return maps;
 }
 

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "perf_data/byte_cursor.hpp"
+#include "perf_data/feature_encoder.hpp"
 #include "perf_data/feature_limits.hpp"
 
 namespace arec::perf_data {
@@ -57,6 +59,16 @@ class perf_maps_room {
 // callers that must say what they left out pick with perf_maps_room first.
 std::vector<std::byte> perf_maps_payload(std::span<const stored_perf_map> maps);
 std::vector<std::byte> perf_maps_payload(std::span<const captured_perf_map> maps);
+
+// One stored map as an entry of the feature (u32 pid, u32 0, u64 text bytes, u64 stored bytes,
+// the frame, zeros up to a multiple of 8); also the entry of each dump in the jitdump feature.
+void put_stored_perf_map(feature_encoder& out, const stored_perf_map& map);
+// The entry at `in`, decompressed; its text counted against `text_left`. Throws format_error
+// naming the `item` ("perf map") of the `feature` ("perf-map feature") when it is malformed or
+// its text is more than `text_left`.
+captured_perf_map take_stored_perf_map(byte_cursor& in, std::uint64_t& text_left,
+                                       std::string_view item, std::string_view feature,
+                                       std::string_view file);
 
 // The maps of a payload; throws format_error (naming `file` and the offset from `base`) when
 // it is malformed or its maps hold more than max_perf_map_bytes of text together.

@@ -6,10 +6,12 @@
 #include <future>
 
 #include "base/system_error.hpp"
+#include "host/clock_pair.hpp"
 #include "host/host_features.hpp"
 #include "io/append_writer.hpp"
 #include "io/output_path.hpp"
 #include "perf_data/container_ids_feature.hpp"
+#include "perf_data/jitdumps_feature.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "perf_data/sample_layout.hpp"
 #include "record/session/flight_recorder.hpp"
@@ -212,6 +214,10 @@ void recording::pause_every_ring() {
   }
 }
 
+perf_data::clock_pair recording::read_clocks() const {
+  return host::read_clock_pair(options_.attrs.clockid).value_or(perf_data::clock_pair{});
+}
+
 // The features of a file that is finished: its own samples' times, the build-ids seen so far.
 // After a failed write only what is on the file counts: the data size is its durable end
 // even when the features no longer fit (a directory's header file keeps the features it got
@@ -223,9 +229,16 @@ void recording::finish_file(perf_data::perf_file_writer& header, const output_cu
     set.set(perf_data::feature_build_id, perf_data::build_id_payload(collect_build_ids(machine_)));
   if (auto maps = build_ids_.perf_maps(); !maps.empty())
     set.set(perf_data::feature_arec_perf_maps, perf_data::perf_maps_payload(maps));
+  // Read for every file, as the start of the next one, whether this one holds a dump or not.
+  perf_data::clock_pair file_end = read_clocks();
+  if (auto dumps = jitdumps_.dumps(); !dumps.empty())
+    set.set(perf_data::feature_arec_jitdumps,
+            perf_data::jitdumps_payload({file_start_clocks_, file_end}, dumps));
+  file_start_clocks_ = file_end;
   if (auto containers = build_ids_.containers(); !containers.empty())
     set.set(perf_data::feature_arec_container_ids, perf_data::container_ids_payload(containers));
-  build_ids_.forget_gone_processes();       // this file holds theirs; the next ones need not
+  build_ids_.forget_gone_processes();  // this file holds theirs; the next ones need not
+  jitdumps_.forget_gone_processes();
   tell_unread_files(&header == &*header_);  // the last file is the one header_ still holds
   try {
     header.write_epilogue(cut.data_end - data_offset_, set);

@@ -39,6 +39,7 @@
 #include "record/streaming/streamer.hpp"
 #include "record/synthesis/build_id_reader.hpp"
 #include "record/synthesis/build_id_table.hpp"
+#include "record/synthesis/jitdump_capture.hpp"
 #include "record/synthesis/kernel_map.hpp"
 #include "symbols/build_id_cache.hpp"
 
@@ -136,6 +137,8 @@ class recording {
   void take_snapshot();
   void pause_every_ring();
   void finish_file(perf_data::perf_file_writer& header, const output_cut& cut);
+  // The pair of clocks now; zeros when perf_event_open refuses the reading.
+  perf_data::clock_pair read_clocks() const;
   void tell_unread_files(bool last);
   void name_final_output();
 
@@ -171,6 +174,8 @@ class recording {
   std::uint64_t header_end_ = 0;
   async::event_loop control_;
   std::optional<control_channel> commands_;  // --control; after control_: its wait goes first
+  // The jitdumps of the recorded processes, opened on build_ids_'s thread: it outlives it.
+  jitdump_capture jitdumps_{[this](const std::string& line) { say(options_, line); }};
   // Reads the build-id of each dso machine_ creates; outlives machine_ and the streaming threads.
   build_id_reader build_ids_{build_id_sources{}, build_id_cache_for(options_),
                              options_.buildid_all ? cache_scope::mapped : cache_scope::sampled,
@@ -195,6 +200,8 @@ class recording {
                                [this](const std::string& line) { say(options_, line); }};
   std::string final_path_;            // the final file's name once timestamped
   std::int64_t window_start_ns_ = 0;  // wall clock: the current output's window began
+  // CLOCK_MONOTONIC and the recording's clock as the current output began (jitdump times).
+  perf_data::clock_pair file_start_clocks_;
   stream_stats total_;
   compression_totals compression_;
 };

@@ -57,7 +57,14 @@ recording::recording(const record_options& options, std::span<const std::string>
     machine_.objects().on_sampled(
         [this](const std::shared_ptr<model::dso>& object) { build_ids_.enqueue_sampled(object); });
   machine_.on_jit_sampled([this](pid_t pid) { build_ids_.enqueue_perf_map(pid); });
-  machine_.on_jit_process_exit([this](pid_t pid) { build_ids_.enqueue_late_perf_map(pid); });
+  machine_.on_jit_process_exit([this](pid_t pid) {
+    build_ids_.enqueue_late_perf_map(pid);
+    build_ids_.enqueue_call([this, pid] { jitdumps_.read_new(pid); });
+  });
+  machine_.on_jitdump_mapped([this](const host::mapping_place& place, std::string_view name) {
+    build_ids_.enqueue_call(
+        [this, place, path = std::string(name)] { jitdumps_.open(place, path); });
+  });
   machine_.on_process_sampled([this](pid_t pid) { build_ids_.enqueue_container_of(pid); });
 }
 
@@ -96,6 +103,7 @@ int recording::run() {
     events_->exclude_threads(threads_of_processes(std::array{static_cast<int>(::getpid())}));
   create_output();
   window_start_ns_ = wall_clock_now_ns();
+  file_start_clocks_ = read_clocks();
   start_streaming();
   wait_for_stop();
   std::exception_ptr failure = stop_streaming();

@@ -49,6 +49,10 @@ void build_id_reader::enqueue_container_of(pid_t pid) {
   push({nullptr, false, pid, task::read_container});
 }
 
+void build_id_reader::enqueue_call(std::function<void()> call) {
+  push({nullptr, false, 0, task::call, std::move(call)});
+}
+
 void build_id_reader::push(job next) {
   {
     base::exclusive_lock lock{mutex_};
@@ -107,6 +111,7 @@ void build_id_reader::handle(const job& next) {
   if (next.what == task::capture_perf_map) return capture_perf_map(next.pid);
   if (next.what == task::late_perf_map) return look_for_late_perf_map(next.pid);
   if (next.what == task::read_container) return read_container(next.pid);
+  if (next.what == task::call) return next.call();
   io::unique_fd file = read_build_id_once(*next.object, sources_);
   // A process that mapped the file while that read ran, and failed, may still be there.
   if (next.object->take_read_again()) enqueue_again(next.object);

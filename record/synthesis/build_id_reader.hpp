@@ -67,13 +67,17 @@ class build_id_reader {
   // Every captured map as it is now, compressed: the maps grow while their runtimes run, so
   // each finished file of the recording gets the state at its end. A map unchanged since the
   // last call (same size and modification time) is not read again. A map not there at the
-  // first JIT sample is looked for again here (and at the process's exit). A refused map is an empty
-  // one (no reader then reads the process's /tmp map instead); maps beyond the feature's room
+  // first JIT sample is looked for again here (and at the process's exit). A refused map is an
+  // empty one (no reader then reads the process's /tmp map instead); maps beyond the feature's room
   // (perf_data::perf_maps_room) are left out and said. Safe from any thread.
   std::vector<perf_data::stored_perf_map> perf_maps() AREC_EXCLUDES(maps_mutex_);
   // Queues reading the container of process `pid`, which just got its first sample (while it
   // lives: a process gone by then gets no container label). Safe from any thread.
   void enqueue_container_of(pid_t pid) AREC_EXCLUDES(mutex_);
+  // Queues `call` to run on the reader's thread, in turn with the rest: work on a process's
+  // files that must not hold up the streaming threads (opening a jitdump, jitdump_capture).
+  // Run even after a stop without a cache, as the processes' jobs are. Safe from any thread.
+  void enqueue_call(std::function<void()> call) AREC_EXCLUDES(mutex_);
   // The sampled processes found in a container so far. Safe from any thread.
   std::vector<perf_data::process_container> containers() const AREC_EXCLUDES(maps_mutex_);
   // Forgets the perf maps and containers of processes that are gone (or whose pid another
@@ -90,12 +94,13 @@ class build_id_reader {
   symbols::build_id_cache* cache() const noexcept { return cache_.get(); }
 
  private:
-  enum class task { read_build_id, capture_perf_map, late_perf_map, read_container };
+  enum class task { read_build_id, capture_perf_map, late_perf_map, read_container, call };
   struct job {
     std::shared_ptr<model::dso> object;  // for read_build_id
     bool store = false;                  // into the cache
     pid_t pid = 0;                       // for the others
     task what = task::read_build_id;
+    std::function<void()> call;  // for call
   };
   void push(job next) AREC_EXCLUDES(mutex_);
   void run() AREC_EXCLUDES(mutex_);

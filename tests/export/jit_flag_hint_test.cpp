@@ -27,14 +27,6 @@ TEST(JitFlagHint, RuntimesWithoutPerfSupportAndOtherObjectsAreNone) {
   EXPECT_EQ(jit_runtime_of_object(""), std::nullopt);
 }
 
-TEST(JitFlagHint, AJitdumpIsKnownByItsMarkersName) {
-  EXPECT_TRUE(is_jitdump("/work/app/jit-1234.dump"));
-  EXPECT_TRUE(is_jitdump("jit-7.dump"));
-  EXPECT_FALSE(is_jitdump("/tmp/jit-.dump"));
-  EXPECT_FALSE(is_jitdump("/tmp/jit-12x.dump"));
-  EXPECT_FALSE(is_jitdump("/tmp/perf-12.map"));
-}
-
 TEST(JitFlagHint, EachRuntimeIsToldItsOwnFlag) {
   EXPECT_NE(missing_jit_flag(jit_runtime::node, "node (pid 5)").find("--perf-basic-prof"),
             std::string::npos);

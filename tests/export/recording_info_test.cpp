@@ -1,4 +1,5 @@
-// recording_info: the wall-clock window of the samples, also from corrupt sample times, which
+// recording_info: a captured jitdump names its process's code after the process's perf map;
+// the wall-clock window of the samples, also from corrupt sample times, which
 // must give a window without signed overflow (UBSan aborts on one in the ASan build).
 #include "export/recording_info.hpp"
 
@@ -9,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "perf_data/jitdumps_feature.hpp"
+#include "support/jitdump_bytes.hpp"
 
 namespace arec::exporting {
 namespace {
@@ -33,6 +36,37 @@ TEST(RecordingInfo, WallWindowOfCorruptTimesDoesNotOverflow) {
             (std::pair<std::int64_t, std::int64_t>{0, 1000}));
   EXPECT_EQ(sample_wall_window(1, std::numeric_limits<std::uint64_t>::max(), -5, 1000),
             (std::pair<std::int64_t, std::int64_t>{0, 1000}));
+}
+
+TEST(RecordingInfo, ACapturedJitdumpNamesItsProcesssCodeAfterItsPerfMap) {
+  perf_data::feature_set features;
+  features.set(perf_data::feature_arec_perf_maps,
+               perf_data::perf_maps_payload({{{7, "1000 10 fromTheMap\n"}}}));
+  std::vector<perf_data::stored_jitdump> dumps{
+      {perf_data::store_perf_map(
+           7,
+           test::jitdump_header() + test::jitdump_code_load("JS:*fromTheDump", 8, false, 0x1000)),
+       0},
+      {perf_data::store_perf_map(
+           9, test::jitdump_header() + test::jitdump_code_load("JS:*alone", 8, false, 0x2000)),
+       0}};
+  features.set(perf_data::feature_arec_jitdumps, perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps));
+  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_EQ(maps[0].pid, 7);
+  EXPECT_EQ(maps[0].text, "1000 10 fromTheMap\n1000 8 JS:*fromTheDump\n");
+  EXPECT_EQ(maps[1].pid, 9);
+  EXPECT_EQ(maps[1].text, "2000 8 JS:*alone\n");
+}
+
+TEST(RecordingInfo, ADamagedJitdumpFeatureCostsOnlyItsNames) {
+  perf_data::feature_set features;
+  features.set(perf_data::feature_arec_perf_maps,
+               perf_data::perf_maps_payload({{{7, "1000 10 fromTheMap\n"}}}));
+  features.set(perf_data::feature_arec_jitdumps, std::vector<std::byte>(12));
+  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0].text, "1000 10 fromTheMap\n");
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 //   spool    the bytes as a push spool's window file, read back by push_spool::load
 //   features the bytes as one header feature of a valid recording (the first byte picks which
 //            of perf 6.1's, and strict or --salvage), converted: feature_check's reading
-//   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it)
-//            and as arec's perf-map feature (perf_data/perf_maps_feature)
+//   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it),
+//            as arec's perf-map feature (perf_data/perf_maps_feature), as a jitdump (its whole
+//            records, host/jitdump, and the lines they name, symbols/jitdump_symbols) and as
+//            arec's jitdump feature (perf_data/jitdumps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
 #include <fcntl.h>
@@ -32,13 +34,16 @@
 #include "convert/converter.hpp"
 #include "export/exporter.hpp"
 #include "fleet/push_spool.hpp"
+#include "host/jitdump.hpp"
 #include "io/unique_fd.hpp"
 #include "perf_data/build_id_feature.hpp"
 #include "perf_data/format_error.hpp"
+#include "perf_data/jitdumps_feature.hpp"
 #include "perf_data/perf_file_writer.hpp"
 #include "perf_data/perf_header.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "symbols/jit_elf.hpp"
+#include "symbols/jitdump_symbols.hpp"
 #include "symbols/perf_map_symbols.hpp"
 
 namespace {
@@ -179,6 +184,18 @@ void check_table(std::string_view text, std::size_t max) {
   }
 }
 
+// A jitdump's promises: its whole records lie inside the bytes and within the room, and the
+// lines they name make a table that keeps the table's promises. A broken one traps.
+void check_jitdump(std::span<const std::byte> bytes) {
+  for (std::size_t room : {bytes.size(), bytes.size() / 2}) {
+    arec::host::jitdump_cursor cursor;
+    arec::host::jitdump_span span = arec::host::whole_jitdump_records(bytes, cursor, room);
+    if (span.whole > room || cursor.offset != span.whole) __builtin_trap();
+  }
+  check_table(arec::symbols::jitdump_as_perf_map(bytes),
+              arec::symbols::perf_map_table::max_symbols);
+}
+
 void perf_map_once(const std::uint8_t* data, std::size_t size) {
   std::string_view text{reinterpret_cast<const char*>(data), size};
   check_table(text, 8);
@@ -188,6 +205,12 @@ void perf_map_once(const std::uint8_t* data, std::size_t size) {
     auto payload = std::as_bytes(std::span{data, size});
     for (const auto& map : arec::perf_data::parse_perf_maps_payload(payload, 0, "fuzz"))
       check_table(map.text, arec::symbols::perf_map_table::max_symbols);
+  });
+  auto bytes = std::as_bytes(std::span{data, size});
+  check_jitdump(bytes);
+  refused_or_read([&] {
+    for (const auto& dump : arec::perf_data::parse_jitdumps_payload(bytes, 0, "fuzz").dumps)
+      check_jitdump(std::as_bytes(std::span{dump.bytes}));
   });
 }
 

@@ -157,6 +157,24 @@ TEST(Machine, TheExitOfAProcessWithSampledJitCodeIsReported) {
   EXPECT_EQ(exited, (std::vector<pid_t>{100}));
 }
 
+// A runtime marks its jitdump by mapping it: each such mapping is reported with its process
+// and range (the capture opens the dump through it), no other file's.
+TEST(Machine, AJitdumpsMarkerMappingIsReportedWithItsRange) {
+  machine world;
+  std::vector<std::pair<host::mapping_place, std::string>> marked;
+  world.on_jitdump_mapped([&](const host::mapping_place& place, std::string_view name) {
+    marked.emplace_back(place, std::string(name));
+  });
+  world.on_mmap(mmap_of(100, 0x30000, 0x1000, "/usr/bin/node"));
+  world.on_mmap(mmap_of(100, 0x40000, 0x1000, "/tmp/jit-100.dump.old"));
+  world.on_mmap(mmap_of(100, 0x50000, 0x1000, "/work/jit-100.dump"));
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_EQ(marked[0].first.pid, 100);
+  EXPECT_EQ(marked[0].first.start, 0x50000u);
+  EXPECT_EQ(marked[0].first.end, 0x51000u);
+  EXPECT_EQ(marked[0].second, "/work/jit-100.dump");
+}
+
 // Each process's first user-space sample is reported once (its container is noted then).
 TEST(Machine, TheFirstSampleOfEachProcessIsReported) {
   machine world;

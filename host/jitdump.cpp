@@ -1,0 +1,148 @@
+#include "host/jitdump.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "base/system_error.hpp"
+#include "host/process_perf_map.hpp"
+
+namespace arec::host {
+namespace {
+
+constexpr std::uint32_t jitdump_version = 1;
+// A header that states more than this is not one a runtime wrote (version 1's is 40 bytes;
+// later versions may add fields, which are kept as they are).
+constexpr std::uint32_t jitdump_header_max = 4096;
+// Bytes read with one pread: a busy runtime appends many small records between two looks.
+constexpr std::size_t read_chunk = std::size_t{1} << 20;
+
+std::uint32_t u32_at(std::span<const std::byte> bytes, std::size_t at, bool swapped) {
+  return jitdump_value<std::uint32_t>(bytes, at, swapped);
+}
+
+// Reads the header's fixed part; sets cursor.problem when it is not a jitdump's. The whole
+// header's size, or 0 when more bytes are needed first.
+std::size_t header_size(std::span<const std::byte> bytes, jitdump_cursor& cursor) {
+  if (bytes.size() < jitdump_header_min) return 0;
+  auto magic = base::load<std::uint32_t>(bytes, 0);
+  if (magic != jitdump_magic && magic != __builtin_bswap32(jitdump_magic)) {
+    cursor.problem = "is not a jitdump (its magic is not JiTD)";
+    return 0;
+  }
+  cursor.swapped = magic != jitdump_magic;
+  std::uint32_t version = u32_at(bytes, 4, cursor.swapped);
+  std::uint32_t size = u32_at(bytes, 8, cursor.swapped);
+  if (version != jitdump_version)
+    cursor.problem = "is a jitdump of version " + std::to_string(version) + ", not 1";
+  else if (size < jitdump_header_min || size > jitdump_header_max)
+    cursor.problem = "has a header of " + std::to_string(size) + " bytes";
+  return cursor.problem.empty() ? size : 0;
+}
+
+std::string record_problem(std::uint32_t size, std::uint64_t at) {
+  return "has a record of " + std::to_string(size) + " bytes at offset " + std::to_string(at);
+}
+
+}  // namespace
+
+bool is_jitdump(std::string_view path) {
+  std::size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (!name.starts_with("jit-") || !name.ends_with(".dump")) return false;
+  std::string_view digits = name.substr(4, name.size() - 4 - 5);
+  return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+jitdump_span whole_jitdump_records(std::span<const std::byte> bytes, jitdump_cursor& cursor,
+                                   std::size_t room) {
+  jitdump_span span;
+  if (!cursor.problem.empty()) return span;
+  if (cursor.offset == 0) {
+    std::size_t header = header_size(bytes, cursor);
+    if (header == 0 || header > bytes.size()) return span;
+    if (header > room) {
+      span.cut = true;
+      return span;
+    }
+    span.whole = header;
+  }
+  while (bytes.size() - span.whole >= jitdump_record_header) {
+    std::uint32_t size = u32_at(bytes, span.whole + 4, cursor.swapped);
+    if (size < jitdump_record_header || size > jitdump_max_record) {
+      cursor.problem = record_problem(size, cursor.offset + span.whole);
+      break;
+    }
+    if (size > bytes.size() - span.whole) break;  // not all there yet
+    if (size > room - span.whole) {
+      span.cut = true;
+      break;
+    }
+    span.whole += size;
+  }
+  cursor.offset += span.whole;
+  return span;
+}
+
+process_jitdump open_process_jitdump(const mapping_place& place, const proc_root& proc) {
+  process_jitdump dump;
+  std::optional<std::array<uid_t, 4>> owners = process_uids(place.pid, proc);
+  if (!owners) return dump;  // gone
+  std::array<char, 64> range{};
+  std::snprintf(range.data(), range.size(), "/%llx-%llx",
+                static_cast<unsigned long long>(place.start),
+                static_cast<unsigned long long>(place.end));
+  std::string path = proc.path + "/" + std::to_string(place.pid) + "/map_files" + range.data();
+  // O_NONBLOCK: a FIFO (which no mapping can be, but a test's /proc may name) never blocks.
+  io::unique_fd file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)};
+  if (!file && (errno == EACCES || errno == EPERM)) {
+    // map_files asks for CAP_SYS_ADMIN (CAP_CHECKPOINT_RESTORE since Linux 5.9): an arec
+    // without it keeps no dump, and says so rather than leave the frames unnamed unexplained.
+    dump.problem = "cannot be opened through " + path + ": " + std::strerror(errno);
+    return dump;
+  }
+  if (!file) return dump;  // the process or its mapping is gone
+  struct stat about {};
+  base::check_syscall(::fstat(file.get(), &about), "fstat", path);
+  dump.problem = perf_map_problem(about, *owners, "the process's user");
+  if (dump.problem.empty()) dump.fd = std::move(file);
+  return dump;
+}
+
+jitdump_span read_jitdump_records(int fd, jitdump_cursor& cursor, std::string& into,
+                                  std::size_t room, const std::string& name) {
+  jitdump_span total;
+  std::string chunk;
+  std::size_t chunk_size = read_chunk;
+  for (;;) {
+    struct stat now {};
+    base::check_syscall(::fstat(fd, &now), "fstat", name);
+    auto size = static_cast<std::uint64_t>(now.st_size);
+    if (!cursor.problem.empty() || size <= cursor.offset) return total;
+    std::uint64_t left = size - cursor.offset;
+    std::size_t want = left < chunk_size ? static_cast<std::size_t>(left) : chunk_size;
+    chunk.resize(want);
+    ssize_t got = ::pread(fd, chunk.data(), want, static_cast<off_t>(cursor.offset));
+    base::check_syscall(got, "pread", name);
+    auto bytes = std::as_bytes(std::span(chunk.data(), static_cast<std::size_t>(got)));
+    jitdump_span span = whole_jitdump_records(bytes, cursor, room - total.whole);
+    into.append(chunk.data(), span.whole);
+    total.whole += span.whole;
+    total.cut = span.cut;
+    if (span.cut || !cursor.problem.empty()) return total;
+    if (span.whole == 0) {
+      // The next record is larger than a chunk: read it whole (at most jitdump_max_record).
+      if (static_cast<std::size_t>(got) < want || want == left || chunk_size > read_chunk)
+        return total;
+      chunk_size = jitdump_max_record + jitdump_header_max;
+    }
+  }
+}
+
+}  // namespace arec::host

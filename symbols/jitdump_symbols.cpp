@@ -1,0 +1,82 @@
+#include "symbols/jitdump_symbols.hpp"
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+#include <unordered_map>
+
+#include "host/jitdump.hpp"
+
+namespace arec::symbols {
+namespace {
+
+enum : std::uint32_t { code_load = 0, code_move = 1 };
+
+// The fixed part of each record's payload, after its 16-byte prefix.
+constexpr std::size_t load_fixed = 40;  // pid, tid, vma, code_addr, code_size, code_index
+constexpr std::size_t move_fixed = 48;  // pid, tid, vma, old, new, code_size, code_index
+
+// The fields of one record, in the dump's byte order.
+class record_reader {
+ public:
+  record_reader(std::span<const std::byte> bytes, bool swapped)
+      : bytes_(bytes), swapped_(swapped) {}
+  template <typename T>
+  T at(std::size_t offset) const {
+    return host::jitdump_value<T>(bytes_, offset, swapped_);
+  }
+
+ private:
+  std::span<const std::byte> bytes_;
+  bool swapped_;
+};
+
+void add_line(std::string& text, std::uint64_t start, std::uint64_t size, std::string_view name) {
+  if (size == 0) return;
+  std::array<char, 48> numbers{};
+  int length =
+      std::snprintf(numbers.data(), numbers.size(), "%llx %llx ",
+                    static_cast<unsigned long long>(start), static_cast<unsigned long long>(size));
+  text.append(numbers.data(), static_cast<std::size_t>(length));
+  std::size_t at = text.size();
+  text += name;
+  for (std::size_t i = at; i < text.size(); ++i)
+    if (text[i] == '\n' || text[i] == '\r') text[i] = ' ';  // one line per function
+  text += '\n';
+}
+
+}  // namespace
+
+std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
+  host::jitdump_cursor cursor;
+  host::jitdump_span whole = host::whole_jitdump_records(dump, cursor, dump.size());
+  std::span<const std::byte> records = dump.first(whole.whole);
+  // The records start after the header, whose size it states (whole: so it is all there).
+  std::size_t at =
+      records.empty() ? 0 : record_reader(records, cursor.swapped).at<std::uint32_t>(8);
+  std::string text;
+  std::unordered_map<std::uint64_t, std::string_view> names;  // by code_index
+  while (at + host::jitdump_record_header <= records.size()) {
+    record_reader in(records.subspan(at), cursor.swapped);
+    auto id = in.at<std::uint32_t>(0);
+    auto size = in.at<std::uint32_t>(4);
+    std::span<const std::byte> body = records.subspan(at, size);
+    std::size_t fixed = host::jitdump_record_header + (id == code_load ? load_fixed : move_fixed);
+    if ((id == code_load || id == code_move) && body.size() >= fixed) {
+      if (id == code_load) {
+        auto chars = reinterpret_cast<const char*>(body.data() + fixed);
+        std::string_view rest(chars, body.size() - fixed);
+        std::string_view name = rest.substr(0, rest.find('\0'));
+        names[in.at<std::uint64_t>(48)] = name;
+        add_line(text, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), name);
+      } else if (auto named = names.find(in.at<std::uint64_t>(56)); named != names.end()) {
+        add_line(text, in.at<std::uint64_t>(40), in.at<std::uint64_t>(48), named->second);
+      }
+    }
+    at += size;
+  }
+  return text;
+}
+
+}  // namespace arec::symbols

@@ -1,0 +1,123 @@
+// JIT code named from a jitdump: a real `node --perf-prof` (no perf map) writes jit-PID.dump in
+// its working directory and maps it executable; the recording captures the dump through that
+// mapping while node runs, and `arec export` names node's JIT frames from the captured dump,
+// after node is gone and its dump file removed (as a user's cleanup would), plain or with -g.
+// The recording's clock pairs bracket the dump's times, mapped onto the recording's clock.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "folded_stacks.hpp"
+#include "host/jitdump.hpp"
+#include "hot_javascript.hpp"
+#include "perf_data/jitdumps_feature.hpp"
+#include "perf_data/perf_file_reader.hpp"
+#include "prerequisites.hpp"
+#include "recorder.hpp"
+#include "support/child_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace arec::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ExportJitdump : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+    std::ofstream{dir_.file("hot.js")} << hot_javascript("3e8");
+  }
+  // Records node --perf-prof, run in the test's dir (where it writes its dump); its pid.
+  std::string record(bool call_graph) {
+    std::vector<std::string> args{"-q", "-e", "cpu-clock", "-o", dir_.file("node.data")};
+    if (call_graph) args.push_back("-g");
+    std::string node = "cd " + dir_.path() + " && exec node --perf-prof --logfile=/dev/null hot.js";
+    args.insert(args.end(), {"--", "sh", "-c", node});
+    test::command_result recorded =
+        test::run_command(recorder::from_environment().command(args), 120s);
+    EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
+    return recorded.out.substr(0, recorded.out.find('\n'));
+  }
+
+  test::temp_dir dir_;
+};
+
+TEST_P(ExportJitdump, NodesFramesAreNamedFromItsCapturedDumpAfterItAndItsFileAreGone) {
+  std::string pid = record(GetParam());
+  ASSERT_FALSE(pid.empty());
+  std::string dump = dir_.file("jit-" + pid + ".dump");
+  ASSERT_TRUE(std::filesystem::exists(dump)) << "node --perf-prof wrote no " << dump;
+  ASSERT_FALSE(std::filesystem::exists("/tmp/perf-" + pid + ".map")) << "no perf map names it";
+  ASSERT_EQ(::unlink(dump.c_str()), 0);
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-i", dir_.file("node.data"), "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  // V8 names optimized code "JS:*jsHotFunction /dir/hot.js:2:23" in its dump.
+  EXPECT_GT(leaf_share(exported.out, "JS:*jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
+  EXPECT_EQ(exported.err.find("--perf-basic-prof"), std::string::npos)
+      << "a node that wrote a dump is told no flag:\n"
+      << exported.err;
+}
+
+// The dump kept whole, its records' times (CLOCK_MONOTONIC) within the file's two clock pairs,
+// and, mapped through the end pair onto the recording's clock, within the file there too.
+TEST_P(ExportJitdump, TheDumpIsKeptWholeWithClockPairsThatBracketItsTimes) {
+  std::string pid = record(GetParam());
+  ASSERT_FALSE(pid.empty());
+  std::string path = dir_.file("jit-" + pid + ".dump");
+  test::command_result size = test::run_command({"stat", "-c", "%s", path});
+  auto reader = perf_data::perf_file_reader::open(dir_.file("node.data"));
+  auto payload = reader.feature(perf_data::feature_arec_jitdumps);
+  ASSERT_TRUE(payload) << "no jitdump feature";
+  perf_data::captured_jitdumps kept = perf_data::parse_jitdumps_payload(*payload, 0, "node.data");
+  ASSERT_EQ(kept.dumps.size(), 1u);
+  const perf_data::captured_jitdump& dump = kept.dumps[0];
+  EXPECT_EQ(std::to_string(dump.pid), pid);
+  EXPECT_EQ(dump.left_out, 0u);
+  EXPECT_EQ(std::to_string(dump.bytes.size()) + "\n", size.out) << "node's dump, all of it";
+  const perf_data::file_clocks& clocks = kept.clocks;
+  ASSERT_NE(clocks.start.monotonic_ns, 0u);
+  ASSERT_NE(clocks.end.recording_ns, 0u);
+  auto bytes = std::as_bytes(std::span{dump.bytes});
+  // node's header holds the wall-clock time in microseconds; its records, CLOCK_MONOTONIC.
+  auto first_record = host::jitdump_value<std::uint64_t>(bytes, 40 + 8, false);
+  EXPECT_LE(clocks.start.monotonic_ns, first_record);
+  EXPECT_LE(first_record, clocks.end.monotonic_ns);
+  std::uint64_t on_recording_clock =
+      first_record - clocks.end.monotonic_ns + clocks.end.recording_ns;
+  EXPECT_LE(clocks.start.recording_ns, on_recording_clock);
+  EXPECT_LE(on_recording_clock, clocks.end.recording_ns);
+}
+
+// node as pid 1 of its own pid and mount namespaces, its dump in its own /tmp (a tmpfs the host
+// never sees, gone with the namespace): the dump is captured through the mapping all the same.
+TEST(ExportJitdumpInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
+  if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
+  test::temp_dir dir;
+  std::ofstream{dir.file("hot.js")} << hot_javascript("3e8");
+  std::string inside = "mount --bind " + dir.path() + " /mnt && mount -t tmpfs arec-test /tmp " +
+                       "&& cd /tmp && exec node --perf-prof --logfile=/dev/null /mnt/hot.js";
+  test::command_result recorded =
+      test::run_command(recorder::from_environment().command(
+                            {"-q", "-e", "cpu-clock", "-o", dir.file("node.data"), "--", "unshare",
+                             "--pid", "--fork", "--mount", "--mount-proc", "sh", "-c", inside}),
+                        120s);
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.describe();
+  ASSERT_EQ(recorded.out.substr(0, 2), "1\n") << "node is pid 1 of its namespace";
+  ASSERT_FALSE(std::filesystem::exists("/tmp/jit-1.dump")) << "its dump was in its own /tmp";
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "--format=folded", "-i", dir.file("node.data"), "-o", "-"}, 120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  EXPECT_GT(leaf_share(exported.out, "JS:*jsHotFunction"), 0.5) << exported.out.substr(0, 3000);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndCallGraph, ExportJitdump, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "CallGraph" : "Plain"; });
+
+}  // namespace
+}  // namespace arec::e2e
