@@ -297,9 +297,9 @@ class output_sink final : public io::record_sink {
 
  private:
   convert_output& output_;
-  completed_chains* chains_;
   jit_mappings& jit_;
   mmap_build_ids& ids_;
+  completed_chains* chains_;
 };
 
 // The perf maps the recording captured; a damaged feature costs only the JIT names, said so.
