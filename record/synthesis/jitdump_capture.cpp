@@ -98,11 +98,12 @@ std::vector<perf_data::stored_jitdump> jitdump_capture::dumps() {
 
 void jitdump_capture::forget_gone_processes() {
   base::exclusive_lock lock{mutex_};
-  std::erase_if(dumps_, [&](const kept_dump& dump) {
-    if (host::process_start_time(dump.pid, proc_) == dump.started) return false;
-    total_bytes_ -= dump.bytes.size();
-    return true;
+  // Partitioned, then counted here: the analysis cannot see the lock inside a lambda.
+  auto gone = std::stable_partition(dumps_.begin(), dumps_.end(), [&](const kept_dump& dump) {
+    return host::process_start_time(dump.pid, proc_) == dump.started;
   });
+  for (auto dump = gone; dump != dumps_.end(); ++dump) total_bytes_ -= dump->bytes.size();
+  dumps_.erase(gone, dumps_.end());
 }
 
 }  // namespace arec::record
