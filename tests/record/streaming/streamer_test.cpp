@@ -525,6 +525,27 @@ streamer_config config_with(bool write_rounds, std::chrono::milliseconds round_i
 
 // ---- rounds -------------------------------------------------------------------------------------
 
+// Rounds every millisecond over `ring_count` fake rings, written through a test_writer that holds
+// each round's marker until the test releases it.
+struct held_marker_stream {
+  explicit held_marker_stream(std::size_t ring_count)
+      : rings(ring_count), t(config_with(true, 1ms)) {
+    rings.add_to(t.stream);
+    auto owned =
+        std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
+    owned->hold_when(is_marker);
+    test_writer& held = *owned;
+    t.stream.start(std::move(owned));
+    writer = &held;
+  }
+  static bool is_marker(const submitted_write& w) { return w.is_finished_round(); }
+
+  test::temp_file file;
+  fake_rings rings;
+  streaming_thread t;  // stops before the rings it drains go
+  test_writer* writer = nullptr;
+};
+
 // Synthesized records still come while rounds are held: rounds drain the rings but write no
 // marker until release_rounds(), and then one marker covers all that was held.
 TEST(StreamerRounds, FinishedRoundIsHeldBackUntilReleaseRounds) {
@@ -563,16 +584,10 @@ TEST(StreamerRounds, FinishedRoundIsHeldBackUntilReleaseRounds) {
 // long; records of every ring put in before the round come before its marker. The test holds
 // each marker's write to stop the rounds, so it knows which round asked when.
 TEST(StreamerRounds, FinishedRoundWaitsForEveryRingOfTheRound) {
-  test::temp_file file;
-  fake_rings rings(3);
-  streaming_thread t(config_with(true, 1ms));
-  rings.add_to(t.stream);
-  auto owned =
-      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
-  test_writer& writer = *owned;
-  auto is_marker = [](const submitted_write& w) { return w.is_finished_round(); };
-  writer.hold_when(is_marker);  // the round coroutine waits for its marker's write
-  t.stream.start(std::move(owned));
+  held_marker_stream held(3);  // the round coroutine waits for its marker's write
+  auto& [file, rings, t, held_writer] = held;
+  test_writer& writer = *held_writer;
+  auto is_marker = held_marker_stream::is_marker;
   t.stream.release_rounds();
 
   // Round a drains what the rings hold, writes its marker and waits for it.
@@ -686,16 +701,10 @@ TEST(StreamerRounds, RecordsAfterAMarkerAreNewerThanAllBeforeThePreviousMarker) 
 // the stream close: arec hung at exit, its streaming thread in epoll_wait, about one TSan run of
 // this suite in a thousand.
 TEST(StreamerRounds, ACompletionReapedByADrainStillLetsTheStreamEnd) {
-  test::temp_file file;
-  fake_rings rings(2);
-  streaming_thread t(config_with(true, 1ms));
-  rings.add_to(t.stream);
-  auto owned =
-      std::make_unique<test_writer>(file.fd(), file.path(), test_writer::completions::on_eventfd);
-  test_writer& writer = *owned;
-  auto is_marker = [](const submitted_write& w) { return w.is_finished_round(); };
-  writer.hold_when(is_marker);
-  t.stream.start(std::move(owned));
+  held_marker_stream held(2);
+  auto& [file, rings, t, held_writer] = held;
+  test_writer& writer = *held_writer;
+  auto is_marker = held_marker_stream::is_marker;
   t.stream.release_rounds();
 
   rings[0].put();
