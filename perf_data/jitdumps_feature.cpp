@@ -1,5 +1,9 @@
 #include "perf_data/jitdumps_feature.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
 #include "perf_data/byte_cursor.hpp"
 #include "perf_data/feature_encoder.hpp"
 #include "perf_data/format_error.hpp"
@@ -53,6 +57,41 @@ captured_jitdumps parse_jitdumps_payload(std::span<const std::byte> payload, std
     out.dumps.push_back(std::move(dump));
   }
   return out;
+}
+
+std::optional<std::uint64_t> recording_time(const file_clocks& clocks, std::uint64_t monotonic_ns) {
+  constexpr std::uint64_t signed_max = std::numeric_limits<std::int64_t>::max();
+  // A pair is of use when both its times are known and no larger than any clock reaches.
+  auto usable = [](const clock_pair& pair) {
+    return pair.monotonic_ns != 0 && pair.recording_ns != 0 && pair.monotonic_ns <= signed_max &&
+           pair.recording_ns <= signed_max;
+  };
+  auto offset = [](const clock_pair& pair) {  // recording - monotonic
+    return static_cast<std::int64_t>(pair.recording_ns) -
+           static_cast<std::int64_t>(pair.monotonic_ns);
+  };
+  const clock_pair& start = clocks.start;
+  const clock_pair& end = clocks.end;
+  if (monotonic_ns > signed_max) return std::nullopt;
+  std::int64_t shift = 0;
+  if (usable(start) && usable(end) && start.monotonic_ns < monotonic_ns &&
+      monotonic_ns < end.monotonic_ns) {
+    // The drift is small, the span long: the product is taken in long double (64-bit mantissa).
+    long double part = static_cast<long double>(monotonic_ns - start.monotonic_ns) /
+                       static_cast<long double>(end.monotonic_ns - start.monotonic_ns);
+    shift =
+        offset(start) + std::llround(static_cast<long double>(offset(end) - offset(start)) * part);
+  } else if (usable(start) && (!usable(end) || monotonic_ns <= start.monotonic_ns)) {
+    shift = offset(start);
+  } else if (usable(end)) {
+    shift = offset(end);
+  } else {
+    return std::nullopt;
+  }
+  std::int64_t time = 0;
+  if (__builtin_add_overflow(static_cast<std::int64_t>(monotonic_ns), shift, &time) || time < 0)
+    return std::nullopt;
+  return static_cast<std::uint64_t>(time);
 }
 
 }  // namespace arec::perf_data

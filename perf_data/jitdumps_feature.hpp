@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,12 @@ struct file_clocks {
   clock_pair end;
   bool operator==(const file_clocks&) const = default;
 };
+
+// `monotonic_ns` (a dump's record time) on the recording's clock: between the two pairs by
+// linear interpolation (the clocks drift apart slowly), outside them by the offset of the
+// nearer pair (a slope measured over a short file would carry its error far), by the one pair
+// known when the other is not. nullopt when neither is known.
+std::optional<std::uint64_t> recording_time(const file_clocks& clocks, std::uint64_t monotonic_ns);
 
 struct captured_jitdumps {
   file_clocks clocks;

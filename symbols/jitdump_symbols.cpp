@@ -48,14 +48,14 @@ void add_line(std::string& text, std::uint64_t start, std::uint64_t size, std::s
 
 }  // namespace
 
-std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
+std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump) {
   host::jitdump_cursor cursor;
   host::jitdump_span whole = host::whole_jitdump_records(dump, cursor, dump.size());
   std::span<const std::byte> records = dump.first(whole.whole);
   // The records start after the header, whose size it states (whole: so it is all there).
   std::size_t at =
       records.empty() ? 0 : record_reader(records, cursor.swapped).at<std::uint32_t>(8);
-  std::string text;
+  std::vector<jitdump_code> code;
   std::unordered_map<std::uint64_t, std::string_view> names;  // by code_index
   while (at + host::jitdump_record_header <= records.size()) {
     record_reader in(records.subspan(at), cursor.swapped);
@@ -64,18 +64,35 @@ std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
     std::span<const std::byte> body = records.subspan(at, size);
     std::size_t fixed = host::jitdump_record_header + (id == code_load ? load_fixed : move_fixed);
     if ((id == code_load || id == code_move) && body.size() >= fixed) {
+      auto time = in.at<std::uint64_t>(8);
       if (id == code_load) {
         auto chars = reinterpret_cast<const char*>(body.data() + fixed);
         std::string_view rest(chars, body.size() - fixed);
         std::string_view name = rest.substr(0, rest.find('\0'));
         names[in.at<std::uint64_t>(48)] = name;
-        add_line(text, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), name);
+        code.push_back({time, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), {}, name});
       } else if (auto named = names.find(in.at<std::uint64_t>(56)); named != names.end()) {
-        add_line(text, in.at<std::uint64_t>(40), in.at<std::uint64_t>(48), named->second);
+        code.push_back({time, in.at<std::uint64_t>(40), in.at<std::uint64_t>(48),
+                        in.at<std::uint64_t>(32), named->second});
       }
     }
     at += size;
   }
+  return code;
+}
+
+bool jitdump_times_are_arch(std::span<const std::byte> dump) {
+  host::jitdump_cursor cursor;
+  host::jitdump_span whole = host::whole_jitdump_records(dump, cursor, dump.size());
+  if (whole.whole < host::jitdump_header_min) return false;  // no header: no times either
+  constexpr std::size_t flags = 32;  // after magic, version, size, elf_mach, pad, pid, timestamp
+  return (host::jitdump_value<std::uint64_t>(dump, flags, cursor.swapped) & 1) != 0;
+}
+
+std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
+  std::string text;
+  for (const jitdump_code& code : jitdump_code_records(dump))
+    add_line(text, code.start, code.size, code.name);
   return text;
 }
 

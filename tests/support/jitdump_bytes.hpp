@@ -46,19 +46,36 @@ inline std::string jitdump_record_prefix(std::uint32_t id, std::uint32_t size,
 // A CODE_LOAD of `name` at `address` with `code` bytes of code, at `timestamp`.
 inline std::string jitdump_code_load(const std::string& name, std::uint64_t code = 8,
                                      bool swapped = false, std::uint64_t address = 0x1000,
-                                     std::uint64_t timestamp = 100, std::uint32_t pid = 1234) {
+                                     std::uint64_t timestamp = 100, std::uint32_t pid = 1234,
+                                     std::uint64_t index = 1) {
   std::string payload;
   put_u32(payload, pid, swapped);
   put_u32(payload, pid, swapped);
   put_u64(payload, address, swapped);  // vma
   put_u64(payload, address, swapped);  // code_addr
   put_u64(payload, code, swapped);
-  put_u64(payload, 1, swapped);  // code_index
+  put_u64(payload, index, swapped);  // code_index
   payload += name;
   payload.push_back('\0');
   payload.append(code, '\xcc');
   return jitdump_record_prefix(0, static_cast<std::uint32_t>(16 + payload.size()), timestamp,
                                swapped) +
+         payload;
+}
+
+// A CODE_MOVE of the code loaded with `index` from `from` to `to`, at `timestamp`.
+inline std::string jitdump_code_move(std::uint64_t from, std::uint64_t to, std::uint64_t code,
+                                     std::uint64_t timestamp, std::uint64_t index = 1,
+                                     std::uint32_t pid = 1234) {
+  std::string payload;
+  put_u32(payload, pid);
+  put_u32(payload, pid);
+  put_u64(payload, to);  // vma
+  put_u64(payload, from);
+  put_u64(payload, to);
+  put_u64(payload, code);
+  put_u64(payload, index);
+  return jitdump_record_prefix(1, static_cast<std::uint32_t>(16 + payload.size()), timestamp) +
          payload;
 }
 
