@@ -128,8 +128,10 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
   for (const convert::convert_input& input : opened) {
     builder.add_recorded_build_ids(recorded_build_ids(input.features));
     // The first file's maps came with its settings: decoded and parsed once.
-    if (&input != &opened.front())
+    if (&input != &opened.front()) {
       builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
+      builder.add_recorded_jit_code(recorded_jit_code(input.features));
+    }
     builder.add_recorded_containers(recorded_containers(input.features));
   }
   builder_sink to_builder(builder);

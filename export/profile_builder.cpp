@@ -50,6 +50,7 @@ builder_settings settings_from(const perf_data::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
   settings.recorded_perf_maps = recorded_perf_maps(features);
+  settings.recorded_jit_code = recorded_jit_code(features);
   settings.recorded_containers = recorded_containers(features);
   settings.symbols.build_id_dir = symbols::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");
@@ -79,6 +80,7 @@ profile_builder::profile_builder(std::span<const perf_data::event_entry> events,
   label_cgroup_ = intern("cgroup");
   label_container_ = intern("container_id");
   add_recorded_perf_maps(std::exchange(settings_.recorded_perf_maps, {}));
+  add_recorded_jit_code(std::exchange(settings_.recorded_jit_code, {}));
   add_recorded_containers(std::exchange(settings_.recorded_containers, {}));
 }
 
@@ -185,7 +187,7 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
       first_of_context = true;
       continue;
     }
-    stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context));
+    stack_.push_back(location_of(task.get(), kernel, entry, !first_of_context, sample->time));
     user_frames = user_frames || !kernel;
     first_of_context = false;
   }
@@ -194,7 +196,8 @@ void profile_builder::add_sample(std::span<const std::byte> record) {
   // A sample whose stack the kernel could not copy still has its user registers: its IP.
   if (!user_frames && sample->has_stack_user) add_unwound_frames(*sample, task.get());
   if (stack_.empty())
-    stack_.push_back(location_of(task.get(), kernel_mode(sample->misc), sample->ip, false));
+    stack_.push_back(
+        location_of(task.get(), kernel_mode(sample->misc), sample->ip, false, sample->time));
 
   std::string comm = task ? task->comm() : std::string{};  // at most 15 bytes: no allocation
   std::int64_t comm_id =
@@ -268,6 +271,8 @@ std::span<const std::uint64_t> profile_builder::completed_chain(const decoded_sa
 
 std::vector<std::string> profile_builder::take_perf_map_warnings() {
   std::vector<std::string> warnings = jit_symbols_.take_warnings();
+  for (std::string& warning : std::exchange(jit_code_warnings_, {}))
+    warnings.push_back(std::move(warning));
   for (std::string& warning : symbols_.take_warnings()) warnings.push_back(std::move(warning));
   if (!completion_warning_.empty())
     warnings.push_back("frame-pointer stacks are not completed: " +
@@ -291,11 +296,10 @@ std::vector<std::string> profile_builder::missing_jit_flags() const {
       dumped = dumped || host::is_jitdump(entry.object->name());
       if (!runtime) runtime = jit_runtime_of_object(entry.object->name());
     }
-    if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end())
-      continue;
+    if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end()) continue;
     said.push_back(*runtime);
-    lines.push_back(missing_jit_flag(*runtime, task->comm() + " (pid " +
-                                                   std::to_string(jit.pid) + ")"));
+    lines.push_back(
+        missing_jit_flag(*runtime, task->comm() + " (pid " + std::to_string(jit.pid) + ")"));
   }
   return lines;
 }
@@ -305,11 +309,11 @@ void profile_builder::add_unwound_frames(const decoded_sample& sample, const mod
   unwinder_.unwind(sample.pid, sample.tid, task->address_space(), sample.regs_user,
                    sample.stack_user, unwound_);
   for (const unwound_frame& frame : unwound_)
-    stack_.push_back(location_of(task, false, frame.pc, frame.caller));
+    stack_.push_back(location_of(task, false, frame.pc, frame.caller, sample.time));
 }
 
 std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,
-                                           std::uint64_t address, bool caller) {
+                                           std::uint64_t address, bool caller, std::uint64_t time) {
   if (caller && address > 0) --address;
   std::optional<model::map> where;
   if (kernel)
@@ -318,7 +322,9 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     where = task->address_space()->find(address);
   pid_t jit_pid = where && !where->object && task ? task->pid() : 0;
   std::uint64_t mapping_id = where ? mapping_of(*where, jit_pid) : 0;
-  auto [found, added] = location_ids_.try_emplace({mapping_id, address}, 0);
+  std::string_view timed = jit_pid != 0 ? jit_code_at(jit_pid, address, time) : std::string_view{};
+  std::int64_t timed_id = timed.empty() ? 0 : intern(timed);
+  auto [found, added] = location_ids_.try_emplace({mapping_id, address, timed_id}, 0);
   if (!added) return found->second;
 
   profile_location location;
@@ -336,7 +342,11 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     if (!name.empty() && settings_.inline_frames)
       for (const std::string& inlined : symbols_.inlined_at(*where, address, id))
         location.inlined_ids.push_back(function_of(inlined, filename));
+  } else if (timed_id != 0) {
+    location.function_id = function_of(timed, filename);
   } else if (jit_pid != 0) {
+    // No jitdump code there then: the perf map's name, which has no time (a dump whose times
+    // cannot be placed is part of it).
     std::string_view name = jit_symbols_.function_at(jit_pid, address);
     if (!name.empty())
       location.function_id = function_of(name, filename);
@@ -405,8 +415,37 @@ void profile_builder::add_recorded_perf_maps(
   });
 }
 
+void profile_builder::add_recorded_jit_code(jit_code_by_time code) {
+  auto by_pid = perf_data::unambiguous_by_pid(code.processes);
+  for (process_jit_code& process : code.processes) {
+    const process_jit_code* one = by_pid.at(process.pid);
+    if (one == &process)
+      jit_code_[process.pid] = std::move(process.code);
+    else if (!one)
+      jit_code_.erase(process.pid);
+  }
+  // Each file lists all its dumps: a count grown since is new dumps to tell of.
+  if (code.untimed_dumps > said_untimed_jitdumps_) {
+    said_untimed_jitdumps_ = code.untimed_dumps;
+    jit_code_warnings_.push_back(
+        std::to_string(code.untimed_dumps) +
+        " captured jitdump(s) cannot be placed on the samples' clock (their times are the CPU's "
+        "counter, or the recording read no clock pair): where their runtime reused an address, "
+        "the function loaded last names all its samples");
+  }
+}
+
+std::string_view profile_builder::jit_code_at(pid_t pid, std::uint64_t address,
+                                              std::uint64_t time) const {
+  auto found = jit_code_.find(pid);
+  return found == jit_code_.end() ? std::string_view{} : found->second.name_at(address, time);
+}
+
 void profile_builder::forget_perf_maps_but(std::span<const pid_t> listed) {
   jit_symbols_.forget_all_but(listed);
+  std::erase_if(jit_code_, [&](const auto& entry) {
+    return std::find(listed.begin(), listed.end(), entry.first) == listed.end();
+  });
   std::erase_if(unnamed_jit_, [&](const unnamed_jit_location& jit) {
     return std::find(listed.begin(), listed.end(), jit.pid) == listed.end();
   });

@@ -18,6 +18,7 @@
 #include "export/dwarf_unwinder.hpp"
 #include "export/perf_map.hpp"
 #include "export/profile.hpp"
+#include "export/recording_info.hpp"
 #include "export/sample_decoder.hpp"
 #include "export/symbolizer.hpp"
 #include "io/record_sink.hpp"
@@ -40,6 +41,9 @@ struct builder_settings {
   // The maps the recording captured (its perf-map feature): they name the JIT code of their
   // processes, before and instead of perf_map_dir's.
   std::vector<perf_data::captured_perf_map> recorded_perf_maps;
+  // The code of its jitdumps by time (its jitdump feature): it names a JIT frame by the code
+  // there at the sample's time, before the perf maps.
+  jit_code_by_time recorded_jit_code;
   // The containers of sampled processes the recording noted (its container-id feature): a
   // container_id label without PERF_SAMPLE_CGROUP (--all-cgroups).
   std::vector<perf_data::process_container> recorded_containers;
@@ -82,6 +86,9 @@ class profile_builder {
   // The perf maps a later file of the recording captured: each replaces its process's earlier
   // state (the maps only grow while their runtimes run).
   void add_recorded_perf_maps(const std::vector<perf_data::captured_perf_map>& maps);
+  // The jitdumps' code by time a later file of the recording captured: each replaces its
+  // process's earlier code (the dumps only grow while their runtimes run).
+  void add_recorded_jit_code(jit_code_by_time code);
   // A live recording's next window, whose perf maps are those of `listed`: the maps of
   // processes it no longer lists are forgotten (they are gone), and so are those read from
   // perf_map_dir (read again when a new frame asks), so a recording that runs for weeks holds
@@ -127,6 +134,11 @@ class profile_builder {
     std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& key) const noexcept {
       return std::hash<std::uint64_t>{}(key.first * 0x9e3779b97f4a7c15ull ^ key.second);
     }
+    std::size_t operator()(
+        const std::tuple<std::uint64_t, std::uint64_t, std::int64_t>& key) const noexcept {
+      auto [mapping, address, name] = key;
+      return (*this)({mapping * 0x9e3779b97f4a7c15ull ^ address, static_cast<std::uint64_t>(name)});
+    }
   };
 
   void add_sample(std::span<const std::byte> record);
@@ -139,9 +151,12 @@ class profile_builder {
   std::span<const std::uint64_t> completed_chain(const decoded_sample& sample,
                                                  const model::thread* task);
   // The location id of one frame; `caller` frames hold return addresses (pprof wants an
-  // address inside the call instruction: return address - 1).
+  // address inside the call instruction: return address - 1). `time` (the sample's) chooses
+  // among the functions a jitdump loaded at one JIT address over time.
   std::uint64_t location_of(const model::thread* task, bool kernel, std::uint64_t address,
-                            bool caller);
+                            bool caller, std::uint64_t time);
+  // The name process `pid`'s jitdump gives the code at `address` at `time`; "" for none.
+  std::string_view jit_code_at(pid_t pid, std::uint64_t address, std::uint64_t time) const;
   // `pid`: the process of an anonymous mapping (JIT code), whose addresses mean something only
   // in that process; 0 for a file's.
   std::uint64_t mapping_of(const model::map& where, pid_t pid);
@@ -160,13 +175,16 @@ class profile_builder {
   sample_decoder decoder_;
   symbolizer symbols_;
   perf_maps jit_symbols_;
+  std::unordered_map<pid_t, symbols::jit_code_timeline> jit_code_;  // the jitdumps' by time
+  std::uint64_t said_untimed_jitdumps_ = 0;  // dumps named as perf maps, as last said
+  std::vector<std::string> jit_code_warnings_;
   dwarf_unwinder unwinder_;
   std::vector<unwound_frame> unwound_;  // reused per sample
   symbols::cfi_objects cfi_objects_;
   std::vector<std::uint64_t> user_chain_, chain_;  // reused per sample
   std::uint64_t chains_not_completed_ = 0, chains_unverified_ = 0;
-  bool completion_off_ = false;     // libdw cannot be loaded: chains stay as recorded
-  std::string completion_warning_;  // why, until said once
+  bool completion_off_ = false;         // libdw cannot be loaded: chains stay as recorded
+  std::string completion_warning_;      // why, until said once
   std::vector<event_columns> columns_;  // per event
 
   std::vector<std::string> strings_{""};
@@ -200,8 +218,11 @@ class profile_builder {
     unnamed_location where;
   };
   std::vector<unnamed_jit_location> unnamed_jit_;
-  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
-      location_ids_;  // (mapping id, address)
+  // (mapping id, address, the name string a jitdump gave it at the sample's time or 0): one JIT
+  // address holds different functions over time, each its own location.
+  std::unordered_map<std::tuple<std::uint64_t, std::uint64_t, std::int64_t>, std::uint64_t,
+                     location_key_hash>
+      location_ids_;
   std::vector<profile_function> functions_;
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, std::uint64_t, location_key_hash>
       function_ids_;  // (name string, file name string)

@@ -40,11 +40,11 @@ std::vector<perf_data::captured_perf_map> captured_perf_maps(
   }
 }
 
-std::vector<perf_data::captured_jitdump> captured_jitdumps(const perf_data::feature_set& features) {
+perf_data::captured_jitdumps captured_jitdumps(const perf_data::feature_set& features) {
   const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_jitdumps);
   if (!payload) return {};
   try {
-    return perf_data::parse_jitdumps_payload(*payload, 0, "the jitdump feature").dumps;
+    return perf_data::parse_jitdumps_payload(*payload, 0, "the jitdump feature");
   } catch (const perf_data::format_error&) {
     return {};  // only names are lost
   }
@@ -55,12 +55,30 @@ std::vector<perf_data::captured_jitdump> captured_jitdumps(const perf_data::feat
 std::vector<perf_data::captured_perf_map> recorded_perf_maps(
     const perf_data::feature_set& features) {
   std::vector<perf_data::captured_perf_map> maps = captured_perf_maps(features);
-  for (const perf_data::captured_jitdump& dump : captured_jitdumps(features)) {
+  perf_data::captured_jitdumps jitdumps = captured_jitdumps(features);
+  for (const perf_data::captured_jitdump& dump : jitdumps.dumps) {
     auto same = std::ranges::find(maps, dump.pid, &perf_data::captured_perf_map::pid);
+    // Listed even when the dump names its code by time: a live export keeps what it lists.
     if (same == maps.end()) same = maps.insert(maps.end(), {dump.pid, {}});
-    same->text += symbols::jitdump_as_perf_map(std::as_bytes(std::span{dump.bytes}));
+    std::span<const std::byte> bytes = std::as_bytes(std::span{dump.bytes});
+    if (!symbols::jitdump_times_placeable(bytes, jitdumps.clocks))
+      same->text += symbols::jitdump_as_perf_map(bytes);
   }
   return maps;
+}
+
+jit_code_by_time recorded_jit_code(const perf_data::feature_set& features) {
+  jit_code_by_time code;
+  perf_data::captured_jitdumps jitdumps = captured_jitdumps(features);
+  for (const perf_data::captured_jitdump& dump : jitdumps.dumps) {
+    std::optional<symbols::jit_code_timeline> timeline =
+        symbols::jitdump_timeline(std::as_bytes(std::span{dump.bytes}), jitdumps.clocks);
+    if (timeline)
+      code.processes.push_back({dump.pid, std::move(*timeline)});
+    else
+      ++code.untimed_dumps;
+  }
+  return code;
 }
 
 std::vector<perf_data::process_container> recorded_containers(

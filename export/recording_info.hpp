@@ -14,6 +14,7 @@
 #include "perf_data/container_ids_feature.hpp"
 #include "perf_data/feature_encoder.hpp"
 #include "perf_data/perf_maps_feature.hpp"
+#include "symbols/jit_code_timeline.hpp"
 
 namespace arec::exporting {
 
@@ -22,12 +23,26 @@ namespace arec::exporting {
 std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
     const perf_data::feature_set& features);
 
-// The perf maps arec captured while recording (perf_data/perf_maps_feature), with the functions
-// of each captured jitdump (perf_data/jitdumps_feature) as lines of its process's map, after
-// the map's own: where both name code, the dump does. None for a recording of perf's or a
-// damaged feature.
+// The perf maps arec captured while recording (perf_data/perf_maps_feature). A process with a
+// captured jitdump (perf_data/jitdumps_feature) has an entry too; the functions of a dump whose
+// times cannot be placed on the samples' clock (recorded_jit_code) are lines of its map, after
+// the map's own: where both name code, the dump does, and where code was reused, the record
+// written last. None for a recording of perf's or a damaged feature.
 std::vector<perf_data::captured_perf_map> recorded_perf_maps(
     const perf_data::feature_set& features);
+
+// The code of each captured jitdump whose times can be placed on the samples' clock, by time
+// (symbols/jit_code_timeline), and how many dumps' times cannot (the CPU's counter, or no clock
+// pair): recorded_perf_maps gives those as perf-map lines.
+struct process_jit_code {
+  pid_t pid = 0;
+  symbols::jit_code_timeline code;
+};
+struct jit_code_by_time {
+  std::vector<process_jit_code> processes;
+  std::uint64_t untimed_dumps = 0;
+};
+jit_code_by_time recorded_jit_code(const perf_data::feature_set& features);
 
 // The containers of the sampled processes arec noted while recording; none for a recording of
 // perf's or a damaged feature.

@@ -68,6 +68,7 @@ void window_exporter::add_new_perf_maps(const perf_data::feature_set& features) 
   for (const perf_data::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
   builder_->forget_perf_maps_but(last_pids_);
   builder_->add_recorded_perf_maps(maps);
+  builder_->add_recorded_jit_code(recorded_jit_code(features));
   last_perf_maps_ = std::move(now);
 }
 

@@ -5,10 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "convert/records.hpp"
+#include "perf_data/jitdumps_feature.hpp"
+#include "support/jitdump_bytes.hpp"
+#include "support/side_band_records.hpp"
 #include "support/temp_dir.hpp"
 
 namespace arec::exporting {
@@ -53,6 +58,43 @@ TEST(Exporter, WarnsOfRecordsItLeavesOut) {
             std::vector<std::string>{"dropped 1 records perf 6.1 cannot read either: record whose "
                                      "sample id no attr owns (the first at " +
                                      dir.file("perf.data") + ": offset 464)"});
+}
+
+// A runtime loaded two functions at one address in turn (its jitdump's two CODE_LOADs): each
+// sample there is named by the one loaded before it, the sample taken before both by neither.
+// The dump's times are CLOCK_MONOTONIC; the samples' clock runs 10000 ns ahead (the pairs).
+TEST(Exporter, SamplesAtOneJitAddressAreNamedByTheCodeThereAtTheirTimes) {
+  namespace side_band = exporting::test_records;
+  constexpr std::uint64_t jit = 0x7f0000000000;
+  constexpr std::uint64_t user = PERF_CONTEXT_USER;
+  test::temp_dir dir;
+  std::vector<perf_data::event_entry> events{side_band::cpu_clock_event()};
+  std::string dump = test::jitdump_header() +
+                     test::jitdump_code_load("JS:*first", 16, false, jit, 1100) +
+                     test::jitdump_code_load("JS:*second", 16, false, jit, 1500);
+  std::vector<perf_data::stored_jitdump> dumps{{perf_data::store_perf_map(7, dump), 0}};
+  perf_data::feature_set features;
+  features.set(perf_data::feature_arec_jitdumps,
+               perf_data::jitdumps_payload({{1000, 11000}, {2000, 12000}}, dumps));
+  write_recording(dir.file("perf.data"), events,
+                  {side_band::comm(7, 7, "node"), side_band::mmap2(7, jit, 0x10000, 0, "//anon"),
+                   side_band::sample(7, 7, 11050, 0, PERF_RECORD_MISC_USER, {user, jit + 4}),
+                   side_band::sample(7, 7, 11200, 0, PERF_RECORD_MISC_USER, {user, jit + 4}),
+                   side_band::sample(7, 7, 11600, 0, PERF_RECORD_MISC_USER, {user, jit + 4}),
+                   side_band::sample(7, 7, 11700, 0, PERF_RECORD_MISC_USER, {user, jit + 4})},
+                  features);
+  export_options options;
+  options.inputs = {dir.file("perf.data")};
+  options.output = dir.file("out.folded");
+  options.format = export_format::folded;
+  export_report report = export_recording(options);
+  EXPECT_EQ(report.samples, 4u);
+  std::ifstream folded(dir.file("out.folded"));
+  std::set<std::string> lines;
+  for (std::string line; std::getline(folded, line);) lines.insert(line);
+  EXPECT_TRUE(lines.contains("node;JS:*first 1")) << testing::PrintToString(lines);
+  EXPECT_TRUE(lines.contains("node;JS:*second 2")) << testing::PrintToString(lines);
+  EXPECT_EQ(lines.size(), 3u) << "the first sample unnamed: " << testing::PrintToString(lines);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "export/folded_writer.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/jitdump_bytes.hpp"
 #include "support/side_band_records.hpp"
 #include "support/temp_dir.hpp"
 
@@ -235,6 +236,44 @@ TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierO
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n"}});
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 jsHot\n7f0000001000 100 jsNew\n"}});
   EXPECT_EQ(leaf_at(jit_start + 0x1010), "jsNew");
+}
+
+// One JIT address, two functions over time (a jitdump's two CODE_LOADs there): each sample is
+// named by the one there at its time, one taken before either by none (not the later one's),
+// and the perf map's name is used only where the dump had no code then.
+TEST_F(ProfileBuilderCaptured, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
+  builder_->add_recorded_perf_maps({{100, "7f0000000000 100 fromTheMap\n"}});
+  std::string dump =
+      test::jitdump_header() + test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
+      test::jitdump_code_load("JS:*second", 16, false, jit_start, 1500);
+  std::optional<symbols::jit_code_timeline> code =
+      symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
+  ASSERT_TRUE(code);
+  jit_code_by_time timed;
+  timed.processes.push_back({100, std::move(*code)});
+  builder_->add_recorded_jit_code(std::move(timed));
+  auto leaf_at_time = [&](std::uint64_t time) {
+    builder_->add(sample(100, 100, time, 0, PERF_RECORD_MISC_USER, {user_ctx, jit_start + 4}));
+    profile out = builder_->finish(0, 1);
+    const profile_location& location = out.locations.at(out.samples.at(0).location_ids[0] - 1);
+    return location.function_id == 0 ? std::string{}
+                                     : text(out, out.functions.at(location.function_id - 1).name);
+  };
+  EXPECT_EQ(leaf_at_time(11050), "fromTheMap");
+  EXPECT_EQ(leaf_at_time(11200), "JS:*first");
+  EXPECT_EQ(leaf_at_time(11600), "JS:*second");
+  EXPECT_EQ(leaf_at_time(11300), "JS:*first") << "its location is kept apart from the second's";
+  EXPECT_TRUE(builder_->take_perf_map_warnings().empty());
+}
+
+TEST_F(ProfileBuilderCaptured, JitdumpsThatCannotBePlacedInTimeAreSaid) {
+  jit_code_by_time timed;
+  timed.untimed_dumps = 2;
+  builder_->add_recorded_jit_code(timed);
+  builder_->add_recorded_jit_code(timed);  // the next file lists the same dumps: said once
+  std::vector<std::string> warnings = builder_->take_perf_map_warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("2 captured jitdump(s) cannot be placed"), std::string::npos);
 }
 
 // `arec --push` runs for weeks: each window's feature lists the live processes' maps, and the
