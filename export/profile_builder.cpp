@@ -325,7 +325,10 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
   std::string_view timed = jit_pid != 0 ? jit_code_at(jit_pid, address, time) : std::string_view{};
   std::int64_t timed_id = timed.empty() ? 0 : intern(timed);
   auto [found, added] = location_ids_.try_emplace({mapping_id, address, timed_id}, 0);
-  if (!added) return found->second;
+  if (!added) {
+    if (jit_pid != 0 && timed_id == 0) note_unnamed_jit_time(found->second, time);
+    return found->second;
+  }
 
   profile_location location;
   location.id = locations_.size() + 1;
@@ -350,8 +353,10 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
     std::string_view name = jit_symbols_.function_at(jit_pid, address);
     if (!name.empty())
       location.function_id = function_of(name, filename);
-    else
+    else {
       unnamed_jit_.push_back({jit_pid, {address, location.id, filename}});
+      unnamed_jit_times_[location.id] = {time, time};
+    }
   }
   locations_.push_back(location);
   found->second = location.id;
@@ -411,6 +416,7 @@ void profile_builder::add_recorded_perf_maps(
     std::string_view name = jit_symbols_.function_at(jit.pid, jit.where.address);
     if (name.empty()) return false;
     locations_[jit.where.location_id - 1].function_id = function_of(name, jit.where.filename);
+    unnamed_jit_times_.erase(jit.where.location_id);
     return true;
   });
 }
@@ -424,6 +430,8 @@ void profile_builder::add_recorded_jit_code(jit_code_by_time code) {
     else if (!one)
       jit_code_.erase(process.pid);
   }
+  std::erase_if(unnamed_jit_,
+                [this](const unnamed_jit_location& jit) { return name_by_time(jit); });
   // Each file lists all its dumps: a count grown since is new dumps to tell of.
   if (code.untimed_dumps > said_untimed_jitdumps_) {
     said_untimed_jitdumps_ = code.untimed_dumps;
@@ -433,6 +441,33 @@ void profile_builder::add_recorded_jit_code(jit_code_by_time code) {
         "counter, or the recording read no clock pair): where their runtime reused an address, "
         "the function loaded last names all its samples");
   }
+}
+
+void profile_builder::note_unnamed_jit_time(std::uint64_t location_id, std::uint64_t time) {
+  auto found = unnamed_jit_times_.find(location_id);
+  if (found == unnamed_jit_times_.end()) return;  // named: by a perf map
+  found->second.first = std::min(found->second.first, time);
+  found->second.second = std::max(found->second.second, time);
+}
+
+bool profile_builder::name_by_time(const unnamed_jit_location& jit) {
+  auto times = unnamed_jit_times_.find(jit.where.location_id);
+  auto code = jit_code_.find(jit.pid);
+  if (times == unnamed_jit_times_.end() || code == jit_code_.end()) return false;
+  // One piece at the first and at the last sample's time: valid all through, for every sample
+  // the location holds.
+  const symbols::jit_code_timeline& timeline = code->second;
+  const void* piece = timeline.piece_at(jit.where.address, times->second.first);
+  if (!piece || piece != timeline.piece_at(jit.where.address, times->second.second)) return false;
+  std::string_view name = timeline.name_at(jit.where.address, times->second.first);
+  profile_location& location = locations_[jit.where.location_id - 1];
+  location.function_id = function_of(name, jit.where.filename);
+  // Its samples from now on come under the name's key; one with no code there then makes a new
+  // unnamed location.
+  location_ids_.erase({location.mapping_id, location.address, 0});
+  location_ids_.try_emplace({location.mapping_id, location.address, intern(name)}, location.id);
+  unnamed_jit_times_.erase(times);
+  return true;
 }
 
 std::string_view profile_builder::jit_code_at(pid_t pid, std::uint64_t address,
@@ -447,7 +482,9 @@ void profile_builder::forget_perf_maps_but(std::span<const pid_t> listed) {
     return std::find(listed.begin(), listed.end(), entry.first) == listed.end();
   });
   std::erase_if(unnamed_jit_, [&](const unnamed_jit_location& jit) {
-    return std::find(listed.begin(), listed.end(), jit.pid) == listed.end();
+    if (std::find(listed.begin(), listed.end(), jit.pid) != listed.end()) return false;
+    unnamed_jit_times_.erase(jit.where.location_id);
+    return true;
   });
 }
 

@@ -218,6 +218,13 @@ class profile_builder {
     unnamed_location where;
   };
   std::vector<unnamed_jit_location> unnamed_jit_;
+  // The first and last sample time of each of them, by location id: a jitdump a later file
+  // brings names one only if one function was there all through.
+  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> unnamed_jit_times_;
+  void note_unnamed_jit_time(std::uint64_t location_id, std::uint64_t time);
+  // Names an unnamed JIT location by a jitdump's code there all through its samples' times;
+  // false when none was.
+  bool name_by_time(const unnamed_jit_location& jit);
   // (mapping id, address, the name string a jitdump gave it at the sample's time or 0): one JIT
   // address holds different functions over time, each its own location.
   std::unordered_map<std::tuple<std::uint64_t, std::uint64_t, std::int64_t>, std::uint64_t,

@@ -243,9 +243,9 @@ TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierO
 // and the perf map's name is used only where the dump had no code then.
 TEST_F(ProfileBuilderCaptured, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 fromTheMap\n"}});
-  std::string dump =
-      test::jitdump_header() + test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
-      test::jitdump_code_load("JS:*second", 16, false, jit_start, 1500);
+  std::string dump = test::jitdump_header() +
+                     test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
+                     test::jitdump_code_load("JS:*second", 16, false, jit_start, 1500);
   std::optional<symbols::jit_code_timeline> code =
       symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
   ASSERT_TRUE(code);
@@ -264,6 +264,44 @@ TEST_F(ProfileBuilderCaptured, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
   EXPECT_EQ(leaf_at_time(11600), "JS:*second");
   EXPECT_EQ(leaf_at_time(11300), "JS:*first") << "its location is kept apart from the second's";
   EXPECT_TRUE(builder_->take_perf_map_warnings().empty());
+}
+
+// A runtime buffers its dump: code may run in one window before its CODE_LOAD reaches the file.
+// The next window's dump names the location if one function was there at all its samples'
+// times; a location whose samples straddle a reuse stays unnamed.
+TEST_F(ProfileBuilderCaptured, ALaterDumpNamesEarlierSamplesOnlyIfOneFunctionWasThereAllThrough) {
+  auto add_at = [&](std::uint64_t address, std::uint64_t time) {
+    builder_->add(sample(100, 100, time, 0, PERF_RECORD_MISC_USER, {user_ctx, address}));
+  };
+  add_at(jit_start + 4, 11200);
+  add_at(jit_start + 4, 11300);
+  add_at(jit_start + 0x104, 11200);
+  add_at(jit_start + 0x104, 11600);
+  builder_->finish(0, 1);
+  std::string dump = test::jitdump_header() +
+                     test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
+                     test::jitdump_code_load("JS:*old", 16, false, jit_start + 0x100, 1100) +
+                     test::jitdump_code_load("JS:*new", 16, false, jit_start + 0x100, 1500);
+  std::optional<symbols::jit_code_timeline> code =
+      symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
+  ASSERT_TRUE(code);
+  jit_code_by_time timed;
+  timed.processes.push_back({100, std::move(*code)});
+  builder_->add_recorded_jit_code(std::move(timed));
+  add_at(jit_start + 4, 11250);      // the renamed location, found by its name now
+  add_at(jit_start + 0x104, 11050);  // before any code there: the straddling location
+  profile out = builder_->finish(0, 1);
+  auto name_of = [&](std::uint64_t address) {
+    for (const profile_location& location : out.locations)
+      if (location.address == address)
+        return location.function_id == 0
+                   ? std::string{}
+                   : text(out, out.functions.at(location.function_id - 1).name);
+    return std::string{"(none)"};
+  };
+  EXPECT_EQ(name_of(jit_start + 4), "JS:*first");
+  EXPECT_EQ(name_of(jit_start + 0x104), "") << "JS:*old, then JS:*new: neither all through";
+  EXPECT_EQ(out.samples.size(), 2u);
 }
 
 TEST_F(ProfileBuilderCaptured, JitdumpsThatCannotBePlacedInTimeAreSaid) {

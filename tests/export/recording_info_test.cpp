@@ -51,7 +51,8 @@ TEST(RecordingInfo, ACapturedJitdumpTimedByTheCpusCounterNamesItsProcesssCodeAft
        0},
       {perf_data::store_perf_map(9, tsc + test::jitdump_code_load("JS:*alone", 8, false, 0x2000)),
        0}};
-  features.set(perf_data::feature_arec_jitdumps, perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps));
+  features.set(perf_data::feature_arec_jitdumps,
+               perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps));
   std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
   ASSERT_EQ(maps.size(), 2u);
   EXPECT_EQ(maps[0].pid, 7);
@@ -65,10 +66,10 @@ TEST(RecordingInfo, ACapturedJitdumpTimedByTheCpusCounterNamesItsProcesssCodeAft
 TEST(RecordingInfo, ACapturedJitdumpOfMonotonicTimesNamesItsCodeByTime) {
   perf_data::feature_set features;
   std::vector<perf_data::stored_jitdump> dumps{
-      {perf_data::store_perf_map(
-           7, test::jitdump_header() +
-                  test::jitdump_code_load("JS:*first", 8, false, 0x1000, 1100) +
-                  test::jitdump_code_load("JS:*second", 8, false, 0x1000, 1500)),
+      {perf_data::store_perf_map(7,
+                                 test::jitdump_header() +
+                                     test::jitdump_code_load("JS:*first", 8, false, 0x1000, 1100) +
+                                     test::jitdump_code_load("JS:*second", 8, false, 0x1000, 1500)),
        0}};
   features.set(perf_data::feature_arec_jitdumps,
                perf_data::jitdumps_payload({{1000, 11000}, {2000, 12000}}, dumps));
