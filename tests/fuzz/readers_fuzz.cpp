@@ -9,8 +9,9 @@
 //            of perf 6.1's, and strict or --salvage), converted: feature_check's reading
 //   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it),
 //            as arec's perf-map feature (perf_data/perf_maps_feature), as a jitdump (its whole
-//            records, host/jitdump, and the lines they name, symbols/jitdump_symbols) and as
-//            arec's jitdump feature (perf_data/jitdumps_feature)
+//            records, host/jitdump, the lines they name, symbols/jitdump_symbols, and its code
+//            by time, symbols/jit_code_timeline) and as arec's jitdump feature
+//            (perf_data/jitdumps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
 #include <fcntl.h>
@@ -43,6 +44,7 @@
 #include "perf_data/perf_header.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "symbols/jit_elf.hpp"
+#include "symbols/jit_code_timeline.hpp"
 #include "symbols/jitdump_symbols.hpp"
 #include "symbols/perf_map_symbols.hpp"
 
@@ -184,6 +186,23 @@ void check_table(std::string_view text, std::size_t max) {
   }
 }
 
+// A timeline's promises (the dump's times as the recording's, offset 0): the code loaded last
+// at a record's start and time is the code there then, and nothing is there before the earliest
+// record. A broken one traps.
+void check_timeline(std::span<const std::byte> bytes) {
+  constexpr arec::perf_data::file_clocks same{{1, 1}, {2, 2}};
+  std::optional<arec::symbols::jit_code_timeline> timeline =
+      arec::symbols::jitdump_timeline(bytes, same);
+  if (!timeline) return;
+  std::vector<arec::symbols::jitdump_code> code = arec::symbols::jitdump_code_records(bytes);
+  std::uint64_t earliest = ~0ull;
+  for (const arec::symbols::jitdump_code& each : code) earliest = std::min(earliest, each.time);
+  for (const arec::symbols::jitdump_code& each : code) {
+    (void)timeline->name_at(each.start, each.time);
+    if (earliest > 0 && !timeline->name_at(each.start, earliest - 1).empty()) __builtin_trap();
+  }
+}
+
 // A jitdump's promises: its whole records lie inside the bytes and within the room, and the
 // lines they name make a table that keeps the table's promises. A broken one traps.
 void check_jitdump(std::span<const std::byte> bytes) {
@@ -194,6 +213,7 @@ void check_jitdump(std::span<const std::byte> bytes) {
   }
   check_table(arec::symbols::jitdump_as_perf_map(bytes),
               arec::symbols::perf_map_table::max_symbols);
+  check_timeline(bytes);
 }
 
 void perf_map_once(const std::uint8_t* data, std::size_t size) {
