@@ -24,6 +24,15 @@ using namespace convert::test_records;
 constexpr std::uint64_t top_bit = std::uint64_t{1} << 63;
 constexpr std::uint64_t pid_tid = 0x0000000700000007;
 
+// Exports dir's perf.data to its out.folded.
+export_report export_folded(const test::temp_dir& dir) {
+  export_options options;
+  options.inputs = {dir.file("perf.data")};
+  options.output = dir.file("out.folded");
+  options.format = export_format::folded;
+  return export_recording(options);
+}
+
 // The second sample's time is damaged (2^63 after the first): the wall-clock window of the
 // profile overflowed (UBSan aborts on it in the ASan build).
 TEST(Exporter, ExportsASampleWithACorruptTimeWithoutOverflow) {
@@ -33,11 +42,7 @@ TEST(Exporter, ExportsASampleWithACorruptTimeWithoutOverflow) {
   write_recording(dir.file("perf.data"), events,
                   {record(PERF_RECORD_SAMPLE, 0x1000, pid_tid, 1, 1),
                    record(PERF_RECORD_SAMPLE, 0x1000, pid_tid, top_bit + 1, 1)});
-  export_options options;
-  options.inputs = {dir.file("perf.data")};
-  options.output = dir.file("out.folded");
-  options.format = export_format::folded;
-  export_report report = export_recording(options);
+  export_report report = export_folded(dir);
   EXPECT_EQ(report.samples, 2u);
 }
 
@@ -48,11 +53,7 @@ TEST(Exporter, WarnsOfRecordsItLeavesOut) {
   write_recording(dir.file("perf.data"), events,
                   {record(PERF_RECORD_SAMPLE, 1, 0x1000, pid_tid, 100, 0, 1),
                    record(PERF_RECORD_SAMPLE, 99, 0x1000, pid_tid, 110, 0, 1)});
-  export_options options;
-  options.inputs = {dir.file("perf.data")};
-  options.output = dir.file("out.folded");
-  options.format = export_format::folded;
-  export_report report = export_recording(options);
+  export_report report = export_folded(dir);
   EXPECT_EQ(report.samples, 1u);
   EXPECT_EQ(report.warnings,
             std::vector<std::string>{"dropped 1 records perf 6.1 cannot read either: record whose "
@@ -83,11 +84,7 @@ TEST(Exporter, SamplesAtOneJitAddressAreNamedByTheCodeThereAtTheirTimes) {
                    side_band::sample(7, 7, 11600, 0, PERF_RECORD_MISC_USER, {user, jit + 4}),
                    side_band::sample(7, 7, 11700, 0, PERF_RECORD_MISC_USER, {user, jit + 4})},
                   features);
-  export_options options;
-  options.inputs = {dir.file("perf.data")};
-  options.output = dir.file("out.folded");
-  options.format = export_format::folded;
-  export_report report = export_recording(options);
+  export_report report = export_folded(dir);
   EXPECT_EQ(report.samples, 4u);
   std::ifstream folded(dir.file("out.folded"));
   std::set<std::string> lines;

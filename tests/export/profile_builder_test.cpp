@@ -238,20 +238,29 @@ TEST_F(ProfileBuilderCaptured, ALaterFilesMapOfTheSameProcessReplacesTheEarlierO
   EXPECT_EQ(leaf_at(jit_start + 0x1010), "jsNew");
 }
 
+// Pid 100's jitdump `dump` as a file captured it, its times CLOCK_MONOTONIC and the samples'
+// clock 10000 ns ahead.
+class ProfileBuilderJitdump : public ProfileBuilderCaptured {
+ protected:
+  void add_jitdump(const std::string& dump) {
+    std::optional<symbols::jit_code_timeline> code =
+        symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
+    ASSERT_TRUE(code);
+    jit_code_by_time timed;
+    timed.processes.push_back({100, std::move(*code)});
+    builder_->add_recorded_jit_code(std::move(timed));
+  }
+};
+
 // One JIT address, two functions over time (a jitdump's two CODE_LOADs there): each sample is
 // named by the one there at its time, one taken before either by none (not the later one's),
 // and the perf map's name is used only where the dump had no code then.
-TEST_F(ProfileBuilderCaptured, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
+TEST_F(ProfileBuilderJitdump, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
   builder_->add_recorded_perf_maps({{100, "7f0000000000 100 fromTheMap\n"}});
   std::string dump = test::jitdump_header() +
                      test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
                      test::jitdump_code_load("JS:*second", 16, false, jit_start, 1500);
-  std::optional<symbols::jit_code_timeline> code =
-      symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
-  ASSERT_TRUE(code);
-  jit_code_by_time timed;
-  timed.processes.push_back({100, std::move(*code)});
-  builder_->add_recorded_jit_code(std::move(timed));
+  add_jitdump(dump);
   auto leaf_at_time = [&](std::uint64_t time) {
     builder_->add(sample(100, 100, time, 0, PERF_RECORD_MISC_USER, {user_ctx, jit_start + 4}));
     profile out = builder_->finish(0, 1);
@@ -269,7 +278,7 @@ TEST_F(ProfileBuilderCaptured, AJitdumpNamesEachSampleByTheCodeThereAtItsTime) {
 // A runtime buffers its dump: code may run in one window before its CODE_LOAD reaches the file.
 // The next window's dump names the location if one function was there at all its samples'
 // times; a location whose samples straddle a reuse stays unnamed.
-TEST_F(ProfileBuilderCaptured, ALaterDumpNamesEarlierSamplesOnlyIfOneFunctionWasThereAllThrough) {
+TEST_F(ProfileBuilderJitdump, ALaterDumpNamesEarlierSamplesOnlyIfOneFunctionWasThereAllThrough) {
   auto add_at = [&](std::uint64_t address, std::uint64_t time) {
     builder_->add(sample(100, 100, time, 0, PERF_RECORD_MISC_USER, {user_ctx, address}));
   };
@@ -282,12 +291,7 @@ TEST_F(ProfileBuilderCaptured, ALaterDumpNamesEarlierSamplesOnlyIfOneFunctionWas
                      test::jitdump_code_load("JS:*first", 16, false, jit_start, 1100) +
                      test::jitdump_code_load("JS:*old", 16, false, jit_start + 0x100, 1100) +
                      test::jitdump_code_load("JS:*new", 16, false, jit_start + 0x100, 1500);
-  std::optional<symbols::jit_code_timeline> code =
-      symbols::jitdump_timeline(std::as_bytes(std::span{dump}), {{1000, 11000}, {2000, 12000}});
-  ASSERT_TRUE(code);
-  jit_code_by_time timed;
-  timed.processes.push_back({100, std::move(*code)});
-  builder_->add_recorded_jit_code(std::move(timed));
+  add_jitdump(dump);
   add_at(jit_start + 4, 11250);      // the renamed location, found by its name now
   add_at(jit_start + 0x104, 11050);  // before any code there: the straddling location
   profile out = builder_->finish(0, 1);
@@ -304,7 +308,7 @@ TEST_F(ProfileBuilderCaptured, ALaterDumpNamesEarlierSamplesOnlyIfOneFunctionWas
   EXPECT_EQ(out.samples.size(), 2u);
 }
 
-TEST_F(ProfileBuilderCaptured, JitdumpsThatCannotBePlacedInTimeAreSaid) {
+TEST_F(ProfileBuilderJitdump, JitdumpsThatCannotBePlacedInTimeAreSaid) {
   jit_code_by_time timed;
   timed.untimed_dumps = 2;
   builder_->add_recorded_jit_code(timed);
