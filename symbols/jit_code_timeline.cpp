@@ -26,8 +26,8 @@ using live_map = std::map<std::uint64_t, live_code>;
 
 }  // namespace
 
-jit_code_timeline::jit_code_timeline(std::vector<timed_code> records) {
-  std::ranges::stable_sort(records, {}, &timed_code::time);
+jit_code_timeline::jit_code_timeline(std::vector<jitdump_code> records) {
+  std::ranges::stable_sort(records, {}, &jitdump_code::time);
   live_map live;
   // Ends the validity of whatever holds part of [start, end) at `time`, for that part only.
   auto cut = [&](std::uint64_t start, std::uint64_t end, std::uint64_t time) {
@@ -47,7 +47,7 @@ jit_code_timeline::jit_code_timeline(std::vector<timed_code> records) {
         live.emplace_hint(at, piece_start, live_code{start, code.from, std::move(code.name)});
     }
   };
-  for (const timed_code& code : records) {
+  for (const jitdump_code& code : records) {
     if (code.size == 0 || code.start > forever - code.size) continue;  // no range
     if (code.moved_from && *code.moved_from <= forever - code.size)
       cut(*code.moved_from, *code.moved_from + code.size, code.time);
@@ -95,13 +95,14 @@ bool jitdump_times_placeable(std::span<const std::byte> dump,
 std::optional<jit_code_timeline> jitdump_timeline(std::span<const std::byte> dump,
                                                   const perf_data::file_clocks& clocks) {
   if (!jitdump_times_placeable(dump, clocks)) return std::nullopt;
-  std::vector<timed_code> timed;
-  for (const jitdump_code& code : jitdump_code_records(dump)) {
-    // A time the pairs cannot place (before the clock's start) names nothing: unnamed, not wrong.
-    std::optional<std::uint64_t> time = perf_data::recording_time(clocks, code.time);
-    if (time) timed.push_back({*time, code.start, code.size, code.moved_from, code.name});
-  }
-  return jit_code_timeline(std::move(timed));
+  std::vector<jitdump_code> code = jitdump_code_records(dump);
+  // A time the pairs cannot place (before the clock's start) names nothing: unnamed, not wrong.
+  std::erase_if(code, [&](jitdump_code& record) {
+    std::optional<std::uint64_t> time = perf_data::recording_time(clocks, record.time);
+    record.time = time.value_or(0);
+    return !time;
+  });
+  return jit_code_timeline(std::move(code));
 }
 
 }  // namespace arec::symbols

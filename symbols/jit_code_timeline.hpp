@@ -13,25 +13,17 @@
 #include <vector>
 
 #include "perf_data/jitdumps_feature.hpp"
+#include "symbols/jitdump_symbols.hpp"
 
 namespace arec::symbols {
-
-// A dump's code record on the recording's clock.
-struct timed_code {
-  std::uint64_t time = 0;
-  std::uint64_t start = 0;
-  std::uint64_t size = 0;
-  std::optional<std::uint64_t> moved_from;  // a CODE_MOVE's old address
-  std::string_view name;
-};
 
 class jit_code_timeline {
  public:
   jit_code_timeline() = default;
   // Code loaded (or moved) at its time takes its range from then on; code there before it, and
-  // a moved function's old range, end then (for the range they share only). Records are taken
-  // in time order whatever their order in `records`.
-  explicit jit_code_timeline(std::vector<timed_code> records);
+  // a moved function's old range, end then (for the range they share only). `records`' times
+  // are on the recording's clock; they are taken in time order whatever their order.
+  explicit jit_code_timeline(std::vector<jitdump_code> records);
 
   // The name of the code at `address` at `time`; "" when no code the dump loaded was there
   // then (or, for a hostile dump whose code overlaps beyond any runtime's, when finding it
