@@ -296,10 +296,11 @@ std::vector<std::string> profile_builder::missing_jit_flags() const {
       dumped = dumped || host::is_jitdump(entry.object->name());
       if (!runtime) runtime = jit_runtime_of_object(entry.object->name());
     }
-    if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end()) continue;
+    if (!runtime || dumped || std::find(said.begin(), said.end(), *runtime) != said.end())
+      continue;
     said.push_back(*runtime);
-    lines.push_back(
-        missing_jit_flag(*runtime, task->comm() + " (pid " + std::to_string(jit.pid) + ")"));
+    lines.push_back(missing_jit_flag(*runtime, task->comm() + " (pid " +
+                                                   std::to_string(jit.pid) + ")"));
   }
   return lines;
 }
@@ -313,7 +314,8 @@ void profile_builder::add_unwound_frames(const decoded_sample& sample, const mod
 }
 
 std::uint64_t profile_builder::location_of(const model::thread* task, bool kernel,
-                                           std::uint64_t address, bool caller, std::uint64_t time) {
+                                           std::uint64_t address, bool caller,
+                                           std::uint64_t time) {
   if (caller && address > 0) --address;
   std::optional<model::map> where;
   if (kernel)

@@ -183,8 +183,8 @@ class profile_builder {
   symbols::cfi_objects cfi_objects_;
   std::vector<std::uint64_t> user_chain_, chain_;  // reused per sample
   std::uint64_t chains_not_completed_ = 0, chains_unverified_ = 0;
-  bool completion_off_ = false;         // libdw cannot be loaded: chains stay as recorded
-  std::string completion_warning_;      // why, until said once
+  bool completion_off_ = false;     // libdw cannot be loaded: chains stay as recorded
+  std::string completion_warning_;  // why, until said once
   std::vector<event_columns> columns_;  // per event
 
   std::vector<std::string> strings_{""};
