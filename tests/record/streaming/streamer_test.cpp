@@ -585,8 +585,11 @@ TEST(StreamerRounds, FinishedRoundIsHeldBackUntilReleaseRounds) {
 // each marker's write to stop the rounds, so it knows which round asked when.
 TEST(StreamerRounds, FinishedRoundWaitsForEveryRingOfTheRound) {
   held_marker_stream held(3);  // the round coroutine waits for its marker's write
-  auto& [file, rings, t, held_writer] = held;
-  test_writer& writer = *held_writer;
+  // References, not a structured binding: clang 14 lets no lambda capture one.
+  test::temp_file& file = held.file;
+  fake_rings& rings = held.rings;
+  streaming_thread& t = held.t;
+  test_writer& writer = *held.writer;
   auto is_marker = held_marker_stream::is_marker;
   t.stream.release_rounds();
 
@@ -702,8 +705,10 @@ TEST(StreamerRounds, RecordsAfterAMarkerAreNewerThanAllBeforeThePreviousMarker) 
 // this suite in a thousand.
 TEST(StreamerRounds, ACompletionReapedByADrainStillLetsTheStreamEnd) {
   held_marker_stream held(2);
-  auto& [file, rings, t, held_writer] = held;
-  test_writer& writer = *held_writer;
+  // References, not a structured binding: clang 14 lets no lambda capture one.
+  fake_rings& rings = held.rings;
+  streaming_thread& t = held.t;
+  test_writer& writer = *held.writer;
   auto is_marker = held_marker_stream::is_marker;
   t.stream.release_rounds();
 
