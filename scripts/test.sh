@@ -42,7 +42,7 @@ asan_exclude=${AREC_ASAN_EXCLUDE:-$perf_comparisons}
 # they check is the salvage, a single-threaded convert), the push formats but Pyroscope's (the
 # push thread is the same for all three; only the encoding differs, which ASan runs) and the
 # debuginfod server that never answers (5 s of waiting at the end, on the main thread alone).
-tsan_costly='^Record(Failure|OffCpu)\.KillNine|^Record/RecordPushFormat\..*/(otlp|parca)$|^RecordDebuginfod\.AServerThatNeverAnswers'
+tsan_costly='^Record(Failure|OffCpu)\.KillNine|^Record/RecordPushFormat\..*/(otlp|parca)( |$)|^RecordDebuginfod\.AServerThatNeverAnswers'
 tsan_exclude=${AREC_TSAN_EXCLUDE:-"$perf_comparisons|^RecordEvents\.|^Export|$tsan_costly|^RecordSignals\.(SwitchSignalWhileRecordingIsNamedAsIgnored|TerminationAtAnyMomentLeavesACompleteFile)\$|^RecordRotation\.(EverySigusr2SwitchesOnce|ThreadsSwitchOnEverySigusr2|JitCodeMappedBeforeASwitchResolvesInTheNextFile)\$"}
 ci=false
 [[ "${CI:-}" == true ]] && ci=true
