@@ -29,25 +29,29 @@ std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
 
 namespace {
 
-std::vector<perf_data::captured_perf_map> captured_perf_maps(
-    const perf_data::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_perf_maps);
+// An arec feature parsed by `parse`, or empty when the recording has none or a damaged one: as
+// for a damaged BUILD_ID, only the names or labels it gives are lost.
+template <typename Parse>
+auto parsed_feature(const perf_data::feature_set& features, perf_data::feature bit, Parse parse,
+                    const char* what) -> decltype(parse(std::vector<std::byte>{}, 0, what)) {
+  const std::vector<std::byte>* payload = features.find(bit);
   if (!payload) return {};
   try {
-    return perf_data::parse_perf_maps_payload(*payload, 0, "the perf-map feature");
+    return parse(*payload, 0, what);
   } catch (const perf_data::format_error&) {
-    return {};  // as for a damaged BUILD_ID: only names are lost, from /tmp's maps on
+    return {};
   }
 }
 
+std::vector<perf_data::captured_perf_map> captured_perf_maps(
+    const perf_data::feature_set& features) {
+  return parsed_feature(features, perf_data::feature_arec_perf_maps,
+                        perf_data::parse_perf_maps_payload, "the perf-map feature");
+}
+
 perf_data::captured_jitdumps captured_jitdumps(const perf_data::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_jitdumps);
-  if (!payload) return {};
-  try {
-    return perf_data::parse_jitdumps_payload(*payload, 0, "the jitdump feature");
-  } catch (const perf_data::format_error&) {
-    return {};  // only names are lost
-  }
+  return parsed_feature(features, perf_data::feature_arec_jitdumps,
+                        perf_data::parse_jitdumps_payload, "the jitdump feature");
 }
 
 }  // namespace
@@ -83,13 +87,8 @@ jit_code_by_time recorded_jit_code(const perf_data::feature_set& features) {
 
 std::vector<perf_data::process_container> recorded_containers(
     const perf_data::feature_set& features) {
-  const std::vector<std::byte>* payload = features.find(perf_data::feature_arec_container_ids);
-  if (!payload) return {};
-  try {
-    return perf_data::parse_container_ids_payload(*payload, 0, "the container-id feature");
-  } catch (const perf_data::format_error&) {
-    return {};  // only labels are lost
-  }
+  return parsed_feature(features, perf_data::feature_arec_container_ids,
+                        perf_data::parse_container_ids_payload, "the container-id feature");
 }
 
 std::optional<std::int64_t> wall_clock_offset(const perf_data::feature_set& features) {
