@@ -104,8 +104,11 @@ int run_convert_command(std::span<const char* const> args) {
                  static_cast<unsigned long long>(report.record_bytes), report.compression_level,
                  report.peak_window_bytes);
   if (options.verbose && report.jit_mappings)
-    std::fprintf(stderr, "arec: %llu JIT code mappings name their process's perf map as ELF\n",
-                 static_cast<unsigned long long>(report.jit_mappings));
+    std::fprintf(stderr,
+                 "arec: %llu JIT code mappings name an ELF of their process's perf map or "
+                 "jitdump; %llu mapped again for a later code generation\n",
+                 static_cast<unsigned long long>(report.jit_mappings),
+                 static_cast<unsigned long long>(report.jit_remapped));
   return 0;
 }
 

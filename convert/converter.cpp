@@ -21,6 +21,7 @@
 #include "io/record_sink.hpp"
 #include "perf_data/format_error.hpp"
 #include "perf_data/perf_abi.hpp"
+#include "perf_data/jitdumps_feature.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "perf_data/record_walker.hpp"
 #include "symbols/build_id_cache_layout.hpp"
@@ -288,31 +289,59 @@ class merger {
 class output_sink final : public io::record_sink {
  public:
   output_sink(convert_output& output, jit_mappings& jit, mmap_build_ids& ids,
-              completed_chains* chains)
-      : output_(output), jit_(jit), ids_(ids), chains_(chains) {}
+              completed_chains* chains, const record_clock& clock)
+      : output_(output), jit_(jit), ids_(ids), chains_(chains), clock_(clock), direct_(output) {}
   void write(std::span<const std::byte> record) override {
     ids_.note(record);
+    if (jit_.switches_pending())
+      if (std::optional<std::uint64_t> time = clock_.time_of(record))
+        jit_.switch_generations(*time, direct_);
     output_.append(jit_.rewrite(chains_ ? chains_->rewrite(record) : record));
   }
 
  private:
+  // The JIT generations' mappings, written as they are made.
+  struct direct_sink final : io::record_sink {
+    explicit direct_sink(convert_output& to) : output(to) {}
+    void write(std::span<const std::byte> record) override { output.append(record); }
+    convert_output& output;
+  };
+
   convert_output& output_;
   jit_mappings& jit_;
   mmap_build_ids& ids_;
   completed_chains* chains_;
+  const record_clock& clock_;
+  direct_sink direct_;
 };
 
-// The perf maps the recording captured; a damaged feature costs only the JIT names, said so.
-std::vector<perf_data::captured_perf_map> captured_perf_maps(const convert_input& input,
-                                                             convert_report& report) {
-  const std::vector<std::byte>* payload = input.features.find(perf_data::feature_arec_perf_maps);
+// The perf maps and jitdumps the recording captured; a damaged feature costs only the JIT
+// names, said so.
+template <typename Parsed, typename Parse>
+Parsed captured(const convert_input& input, perf_data::feature bit, Parse parse,
+                const char* what, convert_report& report) {
+  const std::vector<std::byte>* payload = input.features.find(bit);
   if (!payload) return {};
   try {
-    return perf_data::parse_perf_maps_payload(*payload, 0, input.path + ", perf-map feature");
+    return parse(*payload, 0, input.path + ", " + what);
   } catch (const perf_data::format_error& error) {
     report.warnings.push_back(std::string{error.what()} + ": JIT frames stay unnamed");
     return {};
   }
+}
+
+jit_mappings captured_jit_code(const convert_input& input, const convert_settings& settings,
+                               convert_report& report) {
+  jit_mappings jit(captured<std::vector<perf_data::captured_perf_map>>(
+                       input, perf_data::feature_arec_perf_maps,
+                       perf_data::parse_perf_maps_payload, "perf-map feature", report),
+                   settings.build_id_dir.empty() ? symbols::default_build_id_dir()
+                                                 : settings.build_id_dir);
+  jit.add_jitdumps(captured<perf_data::captured_jitdumps>(input, perf_data::feature_arec_jitdumps,
+                                                          perf_data::parse_jitdumps_payload,
+                                                          "jitdump feature", report),
+                   record_clock(input.events));
+  return jit;
 }
 
 // Where a stream read from standard input or a FIFO is kept while converting: beside the
@@ -364,12 +393,11 @@ convert_report convert(const convert_options& options, const convert_settings& s
     report.off_cpu_blocks = switches->blocks();
   }
   convert_output output(options.output, events, report.compression_level);
-  jit_mappings jit(captured_perf_maps(input, report), settings.build_id_dir.empty()
-                                                          ? symbols::default_build_id_dir()
-                                                          : settings.build_id_dir);
+  jit_mappings jit = captured_jit_code(input, settings, report);
   mmap_build_ids mmap_ids;
   std::optional<completed_chains> chains = completed_chains::for_events(input.events);
-  output_sink sink(output, jit, mmap_ids, chains ? &*chains : nullptr);
+  record_clock clock(input.events);
+  output_sink sink(output, jit, mmap_ids, chains ? &*chains : nullptr, clock);
   merger merge(input, options.salvage, sink, settings, report, switches ? &*switches : nullptr,
                deferred ? &*deferred : nullptr);
   try {
@@ -410,6 +438,7 @@ convert_report convert(const convert_options& options, const convert_settings& s
     features.set(perf_data::feature_event_desc,
                  perf_data::event_desc_payload(std::span{events}.first(described)));
   report.jit_mappings = jit.rewritten();
+  report.jit_remapped = jit.remapped();
   report.warnings.insert(report.warnings.end(), jit.warnings().begin(), jit.warnings().end());
   const std::vector<std::byte>* own = features.find(perf_data::feature_build_id);
   std::span<const std::byte> own_entries =

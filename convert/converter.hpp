@@ -58,7 +58,8 @@ struct convert_report {
   std::uint64_t dropped_bytes = 0;    // salvage: bytes after the damage, not converted
   std::vector<std::string> notes;     // salvage: what was damaged and dropped, one line each
   std::size_t peak_window_bytes = 0;  // largest reorder-window memory, all streams together
-  std::uint64_t jit_mappings = 0;     // anonymous code mappings that now name a JIT map's ELF
+  std::uint64_t jit_mappings = 0;     // anonymous code mappings that now name a JIT code ELF
+  std::uint64_t jit_remapped = 0;     // mappings written again for a new JIT code generation
   std::vector<std::string> warnings;  // what was not done, one line each (JIT maps)
   // offcpu-time samples also written in hotspot's form (convert/off_cpu_switches.hpp); the
   // records made for them are not in `records`.

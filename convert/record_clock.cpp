@@ -59,7 +59,7 @@ const record_clock::time_layout& record_clock::layout_for(std::span<const std::b
   return layouts_[found->second];
 }
 
-std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> record) const {
+std::optional<std::size_t> record_clock::time_offset(std::span<const std::byte> record) const {
   if (layouts_.empty() || record.size() < sizeof(perf_data::record_header)) return std::nullopt;
   std::uint32_t type = 0;
   std::memcpy(&type, record.data(), sizeof type);
@@ -77,7 +77,13 @@ std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> re
     offset = record.size() - static_cast<std::size_t>(layout.trailer_from_end);
   }
   if (offset + 8 > record.size()) return std::nullopt;
-  std::uint64_t time = base::load<std::uint64_t>(record, offset);
+  return offset;
+}
+
+std::optional<std::uint64_t> record_clock::time_of(std::span<const std::byte> record) const {
+  std::optional<std::size_t> offset = time_offset(record);
+  if (!offset) return std::nullopt;
+  std::uint64_t time = base::load<std::uint64_t>(record, *offset);
   if (time == 0 || time == ~std::uint64_t{0}) return std::nullopt;
   return time;
 }

@@ -27,6 +27,8 @@ class record_clock {
   // treats as "no time" (synthesized records). An id no attr owns is read with the first attr's
   // layout, as perf does for id 0.
   std::optional<std::uint64_t> time_of(std::span<const std::byte> record) const;
+  // Where time_of reads `record`'s time (whatever its value), for a writer of a record's time.
+  std::optional<std::size_t> time_offset(std::span<const std::byte> record) const;
 
  private:
   // Byte positions of the time in one attr's records; -1 when absent.

@@ -92,9 +92,8 @@ bool jitdump_times_placeable(std::span<const std::byte> dump,
   return !jitdump_times_are_arch(dump) && (known(clocks.start) || known(clocks.end));
 }
 
-std::optional<jit_code_timeline> jitdump_timeline(std::span<const std::byte> dump,
-                                                  const perf_data::file_clocks& clocks) {
-  if (!jitdump_times_placeable(dump, clocks)) return std::nullopt;
+std::vector<jitdump_code> jitdump_code_in_recording_time(std::span<const std::byte> dump,
+                                                         const perf_data::file_clocks& clocks) {
   std::vector<jitdump_code> code = jitdump_code_records(dump);
   // A time the pairs cannot place (before the clock's start) names nothing: unnamed, not wrong.
   std::erase_if(code, [&](jitdump_code& record) {
@@ -102,7 +101,13 @@ std::optional<jit_code_timeline> jitdump_timeline(std::span<const std::byte> dum
     record.time = time.value_or(0);
     return !time;
   });
-  return jit_code_timeline(std::move(code));
+  return code;
+}
+
+std::optional<jit_code_timeline> jitdump_timeline(std::span<const std::byte> dump,
+                                                  const perf_data::file_clocks& clocks) {
+  if (!jitdump_times_placeable(dump, clocks)) return std::nullopt;
+  return jit_code_timeline(jitdump_code_in_recording_time(dump, clocks));
 }
 
 }  // namespace arec::symbols

@@ -50,6 +50,12 @@ class jit_code_timeline {
 // (jitdump_times_are_arch), or neither of its file's pairs known.
 bool jitdump_times_placeable(std::span<const std::byte> dump, const perf_data::file_clocks& clocks);
 
+// The CODE_LOAD and CODE_MOVE records of `dump` (jitdump_code_records) with their times on the
+// recording's clock, those the file's pairs cannot place left out. Precondition:
+// jitdump_times_placeable(dump, clocks).
+std::vector<jitdump_code> jitdump_code_in_recording_time(std::span<const std::byte> dump,
+                                                         const perf_data::file_clocks& clocks);
+
 // The timeline of `dump` (a captured jitdump) with its file's clock pairs; nullopt when its times
 // cannot be placed on the recording's clock: the CPU's counter (jitdump_times_are_arch), or no
 // pair known.

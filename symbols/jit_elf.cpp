@@ -45,11 +45,13 @@ std::vector<function_range> owned_ranges(const perf_map_table& symbols) {
 
 // Deterministic, so converting a recording twice stores one file, and a digest: a process
 // writes its own perf map, and must not be able to give it another map's build-id.
-perf_data::build_id map_build_id(pid_t pid, std::string_view text) {
+perf_data::build_id map_build_id(pid_t pid, std::string_view text, const jit_code_range& within) {
   base::sha1 hash;
   std::int64_t wide_pid = pid;
   hash.add(std::as_bytes(std::span{&wide_pid, 1}));
   hash.add(std::as_bytes(std::span{text.data(), text.size()}));
+  std::uint64_t bounds[] = {within.start, within.end};
+  hash.add(std::as_bytes(std::span{bounds}));
   base::sha1::digest digest = hash.finish();
   return perf_data::build_id::from(std::as_bytes(std::span{digest}));
 }
@@ -130,22 +132,30 @@ Elf64_Shdr section_header(section which, Elf64_Word type, std::uint64_t offset,
 
 }  // namespace
 
-std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
+std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text, jit_code_range within) {
+  if (within.start >= within.end) return std::nullopt;
   perf_map_table symbols(text);
   std::vector<function_range> ranges = owned_ranges(symbols);
+  std::erase_if(ranges, [&](function_range& range) {
+    range.start = std::max(range.start, within.start);
+    range.end = std::min(range.end, within.end);
+    return range.start >= range.end;
+  });
   if (ranges.empty()) return std::nullopt;
-  jit_elf elf{
-      map_build_id(pid, text), {}, ranges.front().start, ranges.back().end, symbols.left_out()};
+  jit_elf elf{map_build_id(pid, text, within), {}, ranges.front().start, ranges.back().end,
+              symbols.left_out()};
   std::vector<std::byte>& out = elf.image;
   std::size_t header_at = append(out, file_header());
 
   Elf64_Phdr load{};
   load.p_type = PT_LOAD;
   load.p_flags = PF_R | PF_X;
-  load.p_offset = load.p_vaddr = load.p_paddr = elf.low;
+  // The mapping's file, as mapped at pgoff 0: offset 0 is the mapping's start.
+  load.p_offset = 0;
+  load.p_vaddr = load.p_paddr = within.start;
   // p_filesz too, though the file holds no code: readers that map a mapping's file offset to an
   // address through the segment's file range (arec export) then find the functions as perf does.
-  load.p_filesz = load.p_memsz = elf.high - elf.low;
+  load.p_filesz = load.p_memsz = within.end - within.start;
   load.p_align = 1;
   append(out, load);
 
@@ -174,10 +184,10 @@ std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text) {
 
   std::size_t headers_at = out.size();
   append(out, Elf64_Shdr{});
-  // NOBITS: the code is not in the file; its offset mirrors the segment's, as its address does.
-  Elf64_Shdr code = section_header(text_index, SHT_NOBITS, elf.low, elf.high - elf.low);
+  // NOBITS: the code is not in the file; its offset and address are the segment's.
+  Elf64_Shdr code = section_header(text_index, SHT_NOBITS, 0, within.end - within.start);
   code.sh_flags = SHF_ALLOC | SHF_EXECINSTR;
-  code.sh_addr = elf.low;
+  code.sh_addr = within.start;
   append(out, code);
   Elf64_Shdr build_id_note = section_header(note_index, SHT_NOTE, note_at, note_size);
   build_id_note.sh_addralign = 4;

@@ -17,21 +17,31 @@
 namespace arec::symbols {
 
 struct jit_elf {
-  perf_data::build_id id;        // SHA-1 of the pid (8 bytes) and the map's text
+  perf_data::build_id id;        // SHA-1 of the pid (8 bytes), the text and the mapping
   std::vector<std::byte> image;  // the whole file
   std::uint64_t low = 0;         // the lowest address a function of the map starts at
   std::uint64_t high = 0;        // the highest one a function ends at
   std::size_t left_out = 0;      // lines beyond perf_map_table::max_symbols, not in the ELF
 };
 
-// The ELF of process `pid`'s perf map `text`, or nullopt when it names no function: ET_DYN, one
-// STT_FUNC symbol per function at its run-time address, in a SHT_NOBITS .text covering
-// [low, high) and one PT_LOAD whose p_vaddr equals its p_offset (so perf names an address the
-// same whether or not it adjusts symbols by the segment) and whose file and memory sizes both
-// cover [low, high) (no code is in the file), and a GNU build-id note. Where the
-// JIT reused memory the function written last owns it (perf_map_table::at): the symbols
-// never overlap, and one function partly overwritten may have two. A mapping of JIT code
-// resolves through it with pgoff equal to the mapping's start (map_ip(ip) == ip).
-std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text);
+// The addresses one ELF names: [start, end).
+struct jit_code_range {
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  bool operator==(const jit_code_range&) const = default;
+};
+
+// The ELF of process `pid`'s perf map `text` for its mapping of JIT code `mapping`, or nullopt
+// when it names no function there: ET_DYN, one STT_FUNC symbol per function at its run-time
+// address, cut at the mapping's bounds; one PT_LOAD and a SHT_NOBITS .text that are the
+// mapping (p_vaddr and sh_addr its start, p_offset and sh_offset 0: no code is in the file;
+// file and memory sizes its length), and a GNU build-id note. A mapping of the process's JIT
+// code names it with pgoff 0: perf, which adjusts a user object's symbols by sh_addr -
+// sh_offset, finds a function at ip - start + 0, and libdwfl (hotspot), which places the first
+// PT_LOAD at start - pgoff, finds it at its run-time address; one ELF per mapping, so that it
+// overlaps no other object in libdwfl's address space. Where the JIT reused memory the
+// function written last owns it (perf_map_table::at): the symbols never overlap, and one
+// function partly overwritten may have two.
+std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text, jit_code_range mapping);
 
 }  // namespace arec::symbols

@@ -89,11 +89,14 @@ bool jitdump_times_are_arch(std::span<const std::byte> dump) {
   return (host::jitdump_value<std::uint64_t>(dump, flags, cursor.swapped) & 1) != 0;
 }
 
-std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
+std::string perf_map_of(std::span<const jitdump_code> records) {
   std::string text;
-  for (const jitdump_code& code : jitdump_code_records(dump))
-    add_line(text, code.start, code.size, code.name);
+  for (const jitdump_code& code : records) add_line(text, code.start, code.size, code.name);
   return text;
+}
+
+std::string jitdump_as_perf_map(std::span<const std::byte> dump) {
+  return perf_map_of(jitdump_code_records(dump));
 }
 
 }  // namespace arec::symbols

@@ -36,6 +36,9 @@ std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump);
 // them to the samples' clock.
 bool jitdump_times_are_arch(std::span<const std::byte> dump);
 
+// The perf-map lines of `records`, in their order.
+std::string perf_map_of(std::span<const jitdump_code> records);
+
 // The perf-map lines of the dump's CODE_LOAD and CODE_MOVE records.
 std::string jitdump_as_perf_map(std::span<const std::byte> dump);
 

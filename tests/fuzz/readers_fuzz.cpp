@@ -220,7 +220,7 @@ void perf_map_once(const std::uint8_t* data, std::size_t size) {
   std::string_view text{reinterpret_cast<const char*>(data), size};
   check_table(text, 8);
   check_table(text, arec::symbols::perf_map_table::max_symbols);
-  (void)arec::symbols::make_jit_elf(7, text);
+  (void)arec::symbols::make_jit_elf(7, text, {0, ~std::uint64_t{0}});
   refused_or_read([&] {
     auto payload = std::as_bytes(std::span{data, size});
     for (const auto& map : arec::perf_data::parse_perf_maps_payload(payload, 0, "fuzz"))
