@@ -160,10 +160,15 @@ void jit_mappings::make_elf(pid_t pid, process& owner, mapping& mapped, std::siz
   std::string not_added = whose + " were not added to the build-id cache ";
   std::string unnamed = "): perf report names none of its JIT frames";
   try {
-    std::string text = owner.map_text;
-    if (owner.dump) text += owner.dump->perf_map(generation);
+    // The mappings of one generation come together (a switch writes them all): its text is
+    // made once for them.
+    if (owner.text_of != generation) {
+      owner.text = owner.map_text;
+      if (owner.dump) owner.text += owner.dump->perf_map(generation);
+      owner.text_of = generation;
+    }
     std::optional<symbols::jit_elf> elf =
-        symbols::make_jit_elf(pid, text, range_of(mapped.place));
+        symbols::make_jit_elf(pid, owner.text, range_of(mapped.place));
     if (!elf) return;
     if (elf->left_out != 0)
       warnings_.push_back(whose + " have " + std::to_string(elf->left_out) +

@@ -103,6 +103,8 @@ class jit_mappings {
     std::optional<symbols::jit_generations> dump;  // the captured jitdump's generations
     std::vector<std::uint64_t> generations{0};     // when each begins; one without a dump
     std::size_t current = 0;                       // the generation switched to last
+    std::string text;                              // the perf-map text of generation text_of
+    std::size_t text_of = ~std::size_t{0};
     std::map<std::pair<std::uint64_t, std::uint64_t>, mapping> mappings;  // by start, len
   };
   struct switch_point {

@@ -45,6 +45,7 @@
 #include "perf_data/perf_maps_feature.hpp"
 #include "symbols/jit_elf.hpp"
 #include "symbols/jit_code_timeline.hpp"
+#include "symbols/jit_generations.hpp"
 #include "symbols/jitdump_symbols.hpp"
 #include "symbols/perf_map_symbols.hpp"
 
@@ -203,6 +204,22 @@ void check_timeline(std::span<const std::byte> bytes) {
   }
 }
 
+// Generations' promises: within the limit, starting at 0 in time order, each map holding the
+// one before it (the code loaded up to a later end). A broken one traps.
+void check_generations(std::span<const std::byte> bytes) {
+  constexpr arec::perf_data::file_clocks same{{1, 1}, {2, 2}};
+  arec::symbols::jit_generations generations(bytes, same, 4);
+  if (generations.size() == 0 || generations.size() > 4 || generations.from(0) != 0)
+    __builtin_trap();
+  std::string before;
+  for (std::size_t i = 0; i < generations.size(); ++i) {
+    if (i > 0 && generations.from(i) < generations.from(i - 1)) __builtin_trap();
+    std::string text = generations.perf_map(i);
+    if (!text.starts_with(before)) __builtin_trap();
+    before = std::move(text);
+  }
+}
+
 // A jitdump's promises: its whole records lie inside the bytes and within the room, and the
 // lines they name make a table that keeps the table's promises. A broken one traps.
 void check_jitdump(std::span<const std::byte> bytes) {
@@ -214,6 +231,7 @@ void check_jitdump(std::span<const std::byte> bytes) {
   check_table(arec::symbols::jitdump_as_perf_map(bytes),
               arec::symbols::perf_map_table::max_symbols);
   check_timeline(bytes);
+  check_generations(bytes);
 }
 
 void perf_map_once(const std::uint8_t* data, std::size_t size) {
