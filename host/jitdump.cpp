@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -46,6 +47,24 @@ std::size_t header_size(std::span<const std::byte> bytes, jitdump_cursor& cursor
   return cursor.problem.empty() ? size : 0;
 }
 
+// A CODE_LOAD's fixed part: the record header, pid, tid, vma, code_addr, code_size, code_index.
+constexpr std::uint32_t code_load_id = 0;
+constexpr std::size_t code_load_fixed = jitdump_record_header + 40;
+constexpr std::size_t code_size_at = jitdump_record_header + 24;
+
+// How many of a whole record's bytes are code: a CODE_LOAD's last code_size bytes, after its
+// name; 0 for any other record, and for a CODE_LOAD whose sizes do not add up (kept whole: the
+// readers skip what they cannot use).
+std::size_t code_bytes(std::span<const std::byte> record, bool swapped) {
+  if (record.size() < code_load_fixed || u32_at(record, 0, swapped) != code_load_id) return 0;
+  auto code = jitdump_value<std::uint64_t>(record, code_size_at, swapped);
+  if (code > record.size() - code_load_fixed) return 0;
+  std::span<const std::byte> name = record.subspan(code_load_fixed, record.size() -
+                                                                        code_load_fixed - code);
+  bool terminated = std::find(name.begin(), name.end(), std::byte{0}) != name.end();
+  return terminated ? static_cast<std::size_t>(code) : 0;
+}
+
 std::string record_problem(std::uint32_t size, std::uint64_t at) {
   return "has a record of " + std::to_string(size) + " bytes at offset " + std::to_string(at);
 }
@@ -71,7 +90,7 @@ jitdump_span whole_jitdump_records(std::span<const std::byte> bytes, jitdump_cur
       span.cut = true;
       return span;
     }
-    span.whole = header;
+    span.whole = span.kept = header;
   }
   while (bytes.size() - span.whole >= jitdump_record_header) {
     std::uint32_t size = u32_at(bytes, span.whole + 4, cursor.swapped);
@@ -80,14 +99,35 @@ jitdump_span whole_jitdump_records(std::span<const std::byte> bytes, jitdump_cur
       break;
     }
     if (size > bytes.size() - span.whole) break;  // not all there yet
-    if (size > room - span.whole) {
+    std::size_t kept = size - code_bytes(bytes.subspan(span.whole, size), cursor.swapped);
+    if (kept > room - span.kept) {
       span.cut = true;
       break;
     }
     span.whole += size;
+    span.kept += kept;
   }
   cursor.offset += span.whole;
   return span;
+}
+
+void append_kept_records(std::string& into, std::span<const std::byte> whole,
+                         std::size_t records_at, bool swapped) {
+  records_at = std::min(records_at, whole.size());
+  into.append(reinterpret_cast<const char*>(whole.data()), records_at);
+  for (std::size_t at = records_at; at + jitdump_record_header <= whole.size();) {
+    std::span<const std::byte> record =
+        whole.subspan(at, std::min<std::size_t>(u32_at(whole, at + 4, swapped), whole.size() - at));
+    std::size_t code = code_bytes(record, swapped);
+    std::size_t start = into.size();
+    into.append(reinterpret_cast<const char*>(record.data()), record.size() - code);
+    if (code != 0) {
+      auto kept = static_cast<std::uint32_t>(record.size() - code);
+      if (swapped) kept = __builtin_bswap32(kept);
+      std::memcpy(into.data() + start + 4, &kept, sizeof kept);
+    }
+    at += record.size();
+  }
 }
 
 process_jitdump open_process_jitdump(const mapping_place& place, const proc_root& proc) {
@@ -131,9 +171,13 @@ jitdump_span read_jitdump_records(int fd, jitdump_cursor& cursor, std::string& i
     ssize_t got = ::pread(fd, chunk.data(), want, static_cast<off_t>(cursor.offset));
     base::check_syscall(got, "pread", name);
     auto bytes = std::as_bytes(std::span(chunk.data(), static_cast<std::size_t>(got)));
-    jitdump_span span = whole_jitdump_records(bytes, cursor, room - total.whole);
-    into.append(chunk.data(), span.whole);
+    bool header = cursor.offset == 0;
+    jitdump_span span = whole_jitdump_records(bytes, cursor, room - total.kept);
+    std::size_t records_at =
+        header && span.whole > 0 ? u32_at(bytes, 8, cursor.swapped) : std::size_t{0};
+    append_kept_records(into, bytes.first(span.whole), records_at, cursor.swapped);
     total.whole += span.whole;
+    total.kept += span.kept;
     total.cut = span.cut;
     if (span.cut || !cursor.problem.empty()) return total;
     if (span.whole == 0) {

@@ -50,16 +50,26 @@ struct jitdump_cursor {
   std::string problem;   // set once the dump is refused: it is read no further
 };
 
-// The whole records at the start of `bytes` (the header first when `cursor.offset` is 0):
-// how many bytes of `bytes` they span, at most `room`. A record cut short by the end of `bytes`
-// ends the span (it is read later); so does one that would not fit in `room` (`cut` is set).
-// A header or record no runtime writes sets `cursor.problem`. Advances `cursor.offset`.
+// The whole records at the start of `bytes` (the header first when `cursor.offset` is 0): how
+// many bytes of `bytes` they span, and how many of those arec keeps (append_kept_records), at
+// most `room` kept. A record cut short by the end of `bytes` ends the span (it is read later);
+// so does one that would not fit in `room` (`cut` is set). A header or record no runtime writes
+// sets `cursor.problem`. Advances `cursor.offset`.
 struct jitdump_span {
   std::size_t whole = 0;
+  std::size_t kept = 0;
   bool cut = false;
 };
 jitdump_span whole_jitdump_records(std::span<const std::byte> bytes, jitdump_cursor& cursor,
                                    std::size_t room);
+
+// Appends `whole` (whole records, after `records_at` bytes of header kept as they are) to
+// `into` as arec keeps them: a CODE_LOAD without its code (its total_size says so; code_size
+// still says how much code there was), every other record as it is. Names, ranges, times,
+// line tables and unwinding information need no instructions, which are ~80 % of a node dump:
+// the per-process bound then lasts five times longer.
+void append_kept_records(std::string& into, std::span<const std::byte> whole,
+                         std::size_t records_at, bool swapped);
 
 // A dump a process maps, opened through the mapping.
 struct process_jitdump {
@@ -73,8 +83,9 @@ struct process_jitdump {
 // as owners. An empty fd and no problem when the process or its mapping is gone.
 process_jitdump open_process_jitdump(const mapping_place& place, const proc_root& proc = {});
 
-// Appends to `into` the whole records of `fd` after `cursor.offset`, at most `room` bytes
-// (bytes that would not fit are not read, and `cut` says so). Throws std::system_error naming
+// Appends to `into` the whole records of `fd` after `cursor.offset` as arec keeps them
+// (append_kept_records), at most `room` bytes kept (records that would not fit are not read,
+// and `cut` says so). Throws std::system_error naming
 // `name` when the file cannot be read.
 jitdump_span read_jitdump_records(int fd, jitdump_cursor& cursor, std::string& into,
                                   std::size_t room, const std::string& name);

@@ -1,6 +1,7 @@
 // jitdumps_feature: the jitdumps of JIT runtimes (host/jitdump) kept in the recording itself,
 // as arec's feature bit 253, next to the perf maps' (perf_maps_feature): perf and hotspot pass
-// over it. Each dump holds the runtime's whole records as read while it ran; the dump's
+// over it. Each dump holds the runtime's whole records as read while it ran (a CODE_LOAD
+// without its code: host::append_kept_records); the dump's
 // timestamps are CLOCK_MONOTONIC (or the arch's counter, by its header's flag), so the feature
 // also holds pairs of CLOCK_MONOTONIC and the recording's clock read together, as the file
 // started and as it was finished, which map them onto the samples' times (the two clocks drift
@@ -38,7 +39,7 @@ struct stored_jitdump {
 
 struct captured_jitdump {
   pid_t pid = 0;
-  std::string bytes;  // the header and whole records, as the runtime wrote them
+  std::string bytes;  // the header and whole records, CODE_LOADs without code
   std::uint64_t left_out = 0;
 };
 

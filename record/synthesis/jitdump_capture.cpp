@@ -62,7 +62,7 @@ void jitdump_capture::read_more(kept_dump& dump) {
   } catch (const std::system_error& error) {
     dump.cursor.problem = std::string("cannot be read: ") + error.what();
   }
-  total_bytes_ += span.whole;
+  total_bytes_ += span.kept;
   if (span.whole > 0) dump.stored_current = false;
   std::uint64_t left_out = 0;
   struct stat now {};

@@ -226,7 +226,19 @@ void check_jitdump(std::span<const std::byte> bytes) {
   for (std::size_t room : {bytes.size(), bytes.size() / 2}) {
     arec::host::jitdump_cursor cursor;
     arec::host::jitdump_span span = arec::host::whole_jitdump_records(bytes, cursor, room);
-    if (span.whole > room || cursor.offset != span.whole) __builtin_trap();
+    if (span.kept > room || span.kept > span.whole || cursor.offset != span.whole)
+      __builtin_trap();
+    // What is kept is what the span counted, and reads as a dump of the same functions.
+    std::string kept;
+    std::size_t header = span.whole >= 12 ? arec::host::jitdump_value<std::uint32_t>(
+                                                bytes, 8, cursor.swapped)
+                                          : 0;
+    arec::host::append_kept_records(kept, bytes.first(span.whole), header, cursor.swapped);
+    if (kept.size() != span.kept) __builtin_trap();
+    if (room == bytes.size() &&
+        arec::symbols::jitdump_as_perf_map(std::as_bytes(std::span{kept})) !=
+            arec::symbols::jitdump_as_perf_map(bytes.first(span.whole)))
+      __builtin_trap();
   }
   check_table(arec::symbols::jitdump_as_perf_map(bytes),
               arec::symbols::perf_map_table::max_symbols);

@@ -80,13 +80,17 @@ TEST(JitdumpName, AJitdumpIsKnownByItsMarkersName) {
 
 TEST_F(Jitdump, WholeRecordsAreKeptAndATailStillBeingWrittenWaitsForTheNextLook) {
   std::string first = header() + code_load("JS:*hot") + code_load("JS:~cold");
+  std::string first_kept = header() + test::jitdump_kept(code_load("JS:*hot")) +
+                           test::jitdump_kept(code_load("JS:~cold"));
   std::string third = code_load("JS:*later");
   write(first + third.substr(0, 20));
-  EXPECT_EQ(read_more().whole, first.size());
-  EXPECT_EQ(kept_, first);
+  jitdump_span span = read_more();
+  EXPECT_EQ(span.whole, first.size());
+  EXPECT_EQ(span.kept, first_kept.size());
+  EXPECT_EQ(kept_, first_kept) << "the records, without their code";
   write(third.substr(20), std::ios::app);
   EXPECT_EQ(read_more().whole, third.size());
-  EXPECT_EQ(kept_, first + third);
+  EXPECT_EQ(kept_, first_kept + test::jitdump_kept(third));
   EXPECT_EQ(read_more().whole, 0u) << "nothing new";
   EXPECT_EQ(cursor_.problem, "");
 }
@@ -131,22 +135,52 @@ TEST_F(Jitdump, ARecordLargerThanTheFileIsNeverReadPastItsEnd) {
 }
 
 TEST_F(Jitdump, TheBoundCutsAtAWholeRecordAndSaysSo) {
-  std::string kept = header() + code_load("JS:*a");
-  write(kept + code_load("JS:*b") + code_load("JS:*c"));
-  jitdump_span span = read_more(kept.size() + 10);
-  EXPECT_EQ(span.whole, kept.size());
+  std::string read = header() + code_load("JS:*a");
+  std::string kept = header() + test::jitdump_kept(code_load("JS:*a"));
+  write(read + code_load("JS:*b") + code_load("JS:*c"));
+  jitdump_span span = read_more(kept.size() + 10);  // the bound is on what is kept
+  EXPECT_EQ(span.whole, read.size());
   EXPECT_TRUE(span.cut);
   EXPECT_EQ(kept_, kept);
 }
 
+// What is kept of each record: a CODE_LOAD loses its code (in either byte order), and its
+// code_size still says how much there was; every other record, and a CODE_LOAD whose sizes do
+// not add up, is kept whole.
+TEST_F(Jitdump, ACodeLoadIsKeptWithoutItsCodeAndEveryOtherRecordWhole) {
+  std::string move = test::jitdump_code_move(0x1000, 0x2000, 8, 200);
+  std::string debug_info = test::jitdump_record_prefix(2, 16 + 8) + std::string(8, 'd');
+  // A CODE_LOAD whose code_size says more than its record holds after its name.
+  std::string liar = code_load("JS:*liar", 8);
+  liar.replace(16 + 24, 8, std::string("\xff\0\0\0\0\0\0\0", 8));
+  write(header() + code_load("JS:*a", 16) + move + debug_info + liar);
+  read_more();
+  EXPECT_EQ(kept_, header() + test::jitdump_kept(code_load("JS:*a", 16), 16) + move + debug_info +
+                       liar);
+  EXPECT_EQ(cursor_.problem, "");
+
+  jitdump_cursor swapped;
+  std::string other = header(true) + code_load("JS:*hot", 8, true);
+  std::string kept;
+  auto bytes = std::as_bytes(std::span(other.data(), other.size()));
+  jitdump_span span = whole_jitdump_records(bytes, swapped, 1 << 20);
+  append_kept_records(kept, bytes.first(span.whole), 40, true);
+  EXPECT_EQ(kept, header(true) + test::jitdump_kept(code_load("JS:*hot", 8, true), 8, true));
+}
+
 TEST_F(Jitdump, AHugeFileIsReadNoFurtherThanItsBound) {
-  std::string kept = header();
-  for (int i = 0; i < 64; ++i) kept += code_load("JS:*f" + std::to_string(i), 64 << 10);
-  write(kept + kept.substr(40));
+  std::string read = header(), kept = header();
+  for (int i = 0; i < 64; ++i) {
+    std::string load = code_load("JS:*f" + std::to_string(i), 64 << 10);
+    read += load;
+    kept += test::jitdump_kept(load, 64 << 10);
+  }
+  write(read + read.substr(40));
   // A sparse gigabyte after it: never read, the bound stops first.
   ASSERT_EQ(::truncate(dir_.file("jit-1234.dump").c_str(), off_t{1} << 30), 0);
   jitdump_span span = read_more(kept.size());
-  EXPECT_EQ(span.whole, kept.size());
+  EXPECT_EQ(span.whole, read.size());
+  EXPECT_EQ(span.kept, kept.size());
   EXPECT_TRUE(span.cut);
 }
 
@@ -200,7 +234,7 @@ TEST_F(Jitdump, TheMappedFileIsReadWhateverItsPathLeadsToNow) {
     jitdump_cursor cursor;
     std::string kept;
     read_jitdump_records(opened.fd.get(), cursor, kept, 1 << 20, "the dump");
-    EXPECT_EQ(kept, dump) << replaced;
+    EXPECT_EQ(kept, header() + test::jitdump_kept(code_load("JS:*mapped"))) << replaced;
   }
 }
 

@@ -63,6 +63,16 @@ inline std::string jitdump_code_load(const std::string& name, std::uint64_t code
          payload;
 }
 
+// `load` (a CODE_LOAD with `code` bytes of code, as jitdump_code_load writes it) as arec keeps
+// it: without its code, its total_size saying so, its code_size unchanged.
+inline std::string jitdump_kept(std::string load, std::uint64_t code = 8, bool swapped = false) {
+  load.resize(load.size() - code);
+  std::string size;
+  put_u32(size, static_cast<std::uint32_t>(load.size()), swapped);
+  load.replace(4, 4, size);
+  return load;
+}
+
 // A CODE_MOVE of the code loaded with `index` from `from` to `to`, at `timestamp`.
 inline std::string jitdump_code_move(std::uint64_t from, std::uint64_t to, std::uint64_t code,
                                      std::uint64_t timestamp, std::uint64_t index = 1,

@@ -52,28 +52,29 @@ class JitdumpCapture : public ::testing::Test {
 
 TEST_F(JitdumpCapture, TheDumpGrowsWithTheRuntimeAndOutlivesItsFile) {
   std::string first = test::jitdump_header() + test::jitdump_code_load("JS:*hot");
+  std::string first_kept = test::jitdump_header() + test::jitdump_kept(test::jitdump_code_load("JS:*hot"));
   append(first);
   jitdump_capture capture{[this](const std::string& line) { said_.push_back(line); }};
   capture.open(mark(), path_);
   ASSERT_EQ(stored(capture).dumps.size(), 1u);
-  EXPECT_EQ(stored(capture).dumps[0].bytes, first);
+  EXPECT_EQ(stored(capture).dumps[0].bytes, first_kept) << "its records, without their code";
   EXPECT_EQ(stored(capture).dumps[0].pid, ::getpid());
 
   std::string later = test::jitdump_code_load("JS:*later");
   append(later.substr(0, 30));
-  EXPECT_EQ(stored(capture).dumps[0].bytes, first) << "a record being written waits";
+  EXPECT_EQ(stored(capture).dumps[0].bytes, first_kept) << "a record being written waits";
   ASSERT_EQ(::unlink(path_.c_str()), 0) << "the user's cleanup";
   append(later.substr(30));
   capture.read_new(::getpid());
-  EXPECT_EQ(stored(capture).dumps[0].bytes, first + later);
+  EXPECT_EQ(stored(capture).dumps[0].bytes, first_kept + test::jitdump_kept(later));
   EXPECT_EQ(stored(capture).dumps[0].left_out, 0u);
   EXPECT_TRUE(said_.empty());
 }
 
 TEST_F(JitdumpCapture, ABoundLeavesOutWholeRecordsAndSaysHowManyBytes) {
-  std::string kept = test::jitdump_header() + test::jitdump_code_load("JS:*a");
+  std::string kept = test::jitdump_header() + test::jitdump_kept(test::jitdump_code_load("JS:*a"));
   std::string cut = test::jitdump_code_load("JS:*b") + test::jitdump_code_load("JS:*c");
-  append(kept + cut);
+  append(test::jitdump_header() + test::jitdump_code_load("JS:*a") + cut);
   jitdump_capture capture{[this](const std::string& line) { said_.push_back(line); },
                           {.per_process = kept.size() + 8, .total = 1 << 20}};
   capture.open(mark(), path_);
@@ -88,7 +89,7 @@ TEST_F(JitdumpCapture, ABoundLeavesOutWholeRecordsAndSaysHowManyBytes) {
 }
 
 TEST_F(JitdumpCapture, AHostileDumpIsKeptUpToItsLastWholeRecordAndSaidOnce) {
-  std::string good = test::jitdump_header() + test::jitdump_code_load("JS:*a");
+  std::string good = test::jitdump_header() + test::jitdump_code_load("JS:*a", 0);
   append(good + test::jitdump_record_prefix(0, 0) + test::jitdump_code_load("JS:*b"));
   jitdump_capture capture{[this](const std::string& line) { said_.push_back(line); }};
   capture.open(mark(), path_);
@@ -111,7 +112,7 @@ TEST_F(JitdumpCapture, ADumpWithoutAWholeHeaderYetIsNotInTheFile) {
 // second one's records beyond it, and its process is said; a process gone by then is forgotten.
 TEST(JitdumpCaptures, TheBoundOfAllDumpsLeavesOutWhatIsBeyondIt) {
   test::temp_dir dir;
-  std::string dump = test::jitdump_header() + test::jitdump_code_load("JS:*a");
+  std::string dump = test::jitdump_header() + test::jitdump_code_load("JS:*a", 0);  // no code
   std::string uid = std::to_string(::getuid());
   for (int pid : {1234, 1235}) {
     std::string task = dir.file("proc/" + std::to_string(pid));
