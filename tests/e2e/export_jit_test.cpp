@@ -4,6 +4,7 @@
 // (its own pid and mount namespace, its own /tmp) the map is /tmp/perf-<pid there>.map where no
 // one on the host finds it afterwards: the recording captures it while node runs, and export
 // names those frames from it, as does perf report of `arec convert`'s file (docs/convert.md).
+// JitInContainer runs with a jitdump (`--perf-prof`) too: node gone at the end, and running.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -89,23 +90,44 @@ console.log('spinning ' + status.match(/^NSpid:\s+(\d+)/m)[1]);
 for (;;) jsHotFunction(1e7);
 )";
 
-class JitInContainer : public ::testing::Test {
+// node writes its jitdump through a 4 KiB stdio buffer (docs/symbols.md, "Limits"): the
+// record of the code it compiled last reaches the file only when more follows. A node that
+// is still running at the end has jsHotFunction optimized first, then 40 small functions, whose
+// records push it into the file.
+constexpr const char* flushing_prelude = R"(
+function optimize(f) {
+  %PrepareFunctionForOptimization(f);
+  f(10);
+  %OptimizeFunctionOnNextCall(f);
+  f(10);
+}
+optimize(jsHotFunction);
+for (let k = 0; k < 40; k++) optimize(new Function("a", "return a * " + k + " + 1"));
+)";
+
+// JIT code named from a perf map (false: --perf-basic-prof) or a jitdump (true: --perf-prof).
+class JitInContainer : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     if (auto why = missing_prerequisite(perf_scope::system_wide)) GTEST_SKIP() << *why;
     // Longer than the host test's run: the map is captured at the first drain after node's
     // first JIT sample (250 ms at most), and node must still be there then.
     std::ofstream{dir_.file("hot.js")} << hot_javascript("1e9");
-    std::ofstream{dir_.file("spin.js")} << spinning_script;
+    std::string spinning = spinning_script;
+    if (GetParam()) spinning.insert(spinning.find("jsHotFunction(1e7);"), flushing_prelude);
+    std::ofstream{dir_.file("spin.js")} << spinning;
   }
   // node in its own pid and mount namespaces, with a /tmp of its own (a tmpfs the host never
-  // sees); the scripts are reached through a bind mount, as the tmpfs hides the test's dir.
+  // sees, where a dump goes too); the scripts are reached through a bind mount, as the tmpfs
+  // hides the test's dir.
   std::vector<std::string> in_container(const std::string& script_name,
                                         bool own_proc = true) const {
     std::vector<std::string> command{"unshare", "--pid", "--fork", "--mount"};
     if (own_proc) command.push_back("--mount-proc");
+    std::string flags = GetParam() ? "--perf-prof --allow-natives-syntax" : "--perf-basic-prof";
     std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp " +
-                         "&& exec node --perf-basic-prof --logfile=/dev/null /mnt/" + script_name;
+                         "&& cd /tmp && exec node " + flags + " --logfile=/dev/null /mnt/" +
+                         script_name;
     command.insert(command.end(), {"sh", "-c", inside});
     return command;
   }
@@ -145,7 +167,7 @@ class JitInContainer : public ::testing::Test {
   recorder rec_ = recorder::from_environment();
 };
 
-TEST_F(JitInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
+TEST_P(JitInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
   std::vector<std::string> args{"-q", "-g", "-e", "cpu-clock", "-o", data(), "--"};
   for (const std::string& word : in_container("hot.js")) args.push_back(word);
   test::command_result recorded = test::run_command(rec_.command(args), 120s);
@@ -155,7 +177,7 @@ TEST_F(JitInContainer, ItsFramesAreNamedOnceItAndItsTmpAreGone) {
   EXPECT_GT(converted_report_share(), 0.5);
 }
 
-TEST_F(JitInContainer, ItsFramesAreNamedWhileItRuns) {
+TEST_P(JitInContainer, ItsFramesAreNamedWhileItRuns) {
   test::child_process node = test::child_process::spawn(in_container("spin.js", false));
   std::optional<std::string> said = node.read_stdout_line(60s);
   ASSERT_TRUE(said && said->starts_with("spinning ")) << said.value_or("(nothing)");
@@ -168,6 +190,9 @@ TEST_F(JitInContainer, ItsFramesAreNamedWhileItRuns) {
   EXPECT_GT(exported_hot_share(), 0.5);
   EXPECT_GT(converted_report_share(), 0.5);
 }
+
+INSTANTIATE_TEST_SUITE_P(MapAndDump, JitInContainer, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Jitdump" : "PerfMap"; });
 
 }  // namespace
 }  // namespace arec::e2e
