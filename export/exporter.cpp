@@ -148,7 +148,8 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
   }
   for (std::string& warning : builder.take_perf_map_warnings())
     report.warnings.push_back(std::move(warning));
-  for (std::string& missing : builder.missing_jit_flags())
+  std::vector<jit_runtime> said;
+  for (std::string& missing : builder.missing_jit_flags(said))
     report.warnings.push_back(std::move(missing));
   if (std::uint64_t left_out = builder.perf_map_lines_left_out(); left_out != 0)
     report.warnings.push_back(std::to_string(left_out) +

@@ -280,9 +280,8 @@ std::vector<std::string> profile_builder::take_perf_map_warnings() {
   return warnings;
 }
 
-std::vector<std::string> profile_builder::missing_jit_flags() const {
+std::vector<std::string> profile_builder::missing_jit_flags(std::vector<jit_runtime>& said) const {
   std::vector<std::string> lines;
-  std::vector<jit_runtime> said;
   std::unordered_set<pid_t> seen;
   for (const unnamed_jit_location& jit : unnamed_jit_) {
     // A map that misses some code is not a missing flag.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "export/dwarf_unwinder.hpp"
+#include "export/jit_flag_hint.hpp"
 #include "export/perf_map.hpp"
 #include "export/profile.hpp"
 #include "export/recording_info.hpp"
@@ -98,8 +99,9 @@ class profile_builder {
   std::vector<std::string> take_perf_map_warnings();
   // One line per JIT runtime (node, java, python, dotnet) whose JIT frames stayed unnamed for
   // want of a perf map or jitdump, naming the flag that would have named them
-  // (export/jit_flag_hint). Call it before finish().
-  std::vector<std::string> missing_jit_flags() const;
+  // (export/jit_flag_hint), but for the runtimes in `said`, to which it adds those it names (a
+  // live recording says each once, not in every window). Call it before finish().
+  std::vector<std::string> missing_jit_flags(std::vector<jit_runtime>& said) const;
   // Lines of perf maps not read so far (the bounds of export/perf_map).
   std::uint64_t perf_map_lines_left_out() const noexcept { return jit_symbols_.left_out(); }
   // The containers a later file of the recording noted.

@@ -101,6 +101,8 @@ window_export window_exporter::export_window(const std::string& path, std::int64
   out.samples = builder_->samples();
   out.chains_not_completed = builder_->chains_not_completed();
   out.warnings = builder_->take_perf_map_warnings();
+  for (std::string& missing : builder_->missing_jit_flags(flags_said_))
+    out.warnings.push_back(std::move(missing));
   profile whole = builder_->finish(start_ns, end_ns);
   if (encoding.metric_safe_type_names) use_metric_safe_type_names(whole);
   out.cut_stacks = truncate_stacks(whole, limits.max_stack_depth);

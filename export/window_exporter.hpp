@@ -44,7 +44,8 @@ struct window_export {
   std::uint64_t cut_stacks = 0;   // stacks cut to the limit's depth
   std::uint64_t chains_not_completed = 0;  // frame-pointer chains left as recorded (arec -g)
   bool split_for_limits = false;  // parts were made to fit the limits
-  // Perf maps refused or left out in this window (export/perf_map: bounded), one line each.
+  // Perf maps refused or left out in this window (export/perf_map: bounded), and the flag a
+  // JIT runtime whose frames stayed unnamed missed (once a recording), one line each.
   std::vector<std::string> warnings;
 };
 
@@ -69,6 +70,7 @@ class window_exporter {
   // bytes (no code compiled since) is not decoded and parsed again.
   std::vector<std::byte> last_perf_maps_;
   std::vector<pid_t> last_pids_;  // the processes it lists
+  std::vector<jit_runtime> flags_said_;  // runtimes whose missing flag a window said
 };
 
 }  // namespace arec::exporting

@@ -121,6 +121,31 @@ for (let k = 0; k < 40; k++) optimize(new Function("a", "return a * " + k + " + 
 )");
 }
 
+// A node run without a perf-map flag: its JIT frames stay unnamed in every window, and the push
+// says once, not once a window, which flag would have named them (as arec export does).
+TEST_F(RecordPush, APlainNodeIsToldTheMissingFlagOnce) {
+  // 2.5 s of wall-clock time whatever the machine's speed: three windows or more.
+  std::ofstream{dir_.file("hot.js")} << R"(
+function jsHotFunction(n) {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);
+  return s;
+}
+const end = Date.now() + 2500;
+while (Date.now() < end) jsHotFunction(1e6);
+)";
+  test::command_result run = test::run_command(push_command(
+      server_.url(), {"--", "node", "--logfile=/dev/null", dir_.file("hot.js")}));
+  ASSERT_EQ(run.exit_code, 0) << run.describe();
+  ASSERT_GE(server_.received().size(), 2u) << "more windows than one: " << run.describe();
+  const std::string line = "stay unnamed: it wrote no perf map or jitdump. Run node with "
+                           "--perf-basic-prof";
+  std::size_t told = 0;
+  for (std::size_t at = run.err.find(line); at != std::string::npos; at = run.err.find(line, at + 1))
+    ++told;
+  EXPECT_EQ(told, 1u) << run.err;
+}
+
 // A server that takes the request and never answers: after the first stop signal the flush at
 // exit says what it waits for; one more signal (Ctrl-C again, or systemd's SIGTERM) ends it at
 // once, and what was not delivered stays in the spool, counted.
