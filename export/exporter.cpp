@@ -129,8 +129,9 @@ recorded_profile read_recording(const std::vector<std::string>& inputs_given, bo
     builder.add_recorded_build_ids(recorded_build_ids(input.features));
     // The first file's maps came with its settings: decoded and parsed once.
     if (&input != &opened.front()) {
-      builder.add_recorded_perf_maps(recorded_perf_maps(input.features));
-      builder.add_recorded_jit_code(recorded_jit_code(input.features));
+      recorded_jit jit = recorded_jit_names(input.features);
+      builder.add_recorded_perf_maps(jit.perf_maps);
+      builder.add_recorded_jit_code(std::move(jit.by_time));
     }
     builder.add_recorded_containers(recorded_containers(input.features));
   }

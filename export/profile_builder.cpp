@@ -49,8 +49,9 @@ std::string event_name(const perf_data::event_entry& event, std::size_t index) {
 builder_settings settings_from(const perf_data::feature_set& features) {
   builder_settings settings;
   settings.recorded_build_ids = recorded_build_ids(features);
-  settings.recorded_perf_maps = recorded_perf_maps(features);
-  settings.recorded_jit_code = recorded_jit_code(features);
+  recorded_jit jit = recorded_jit_names(features);
+  settings.recorded_perf_maps = std::move(jit.perf_maps);
+  settings.recorded_jit_code = std::move(jit.by_time);
   settings.recorded_containers = recorded_containers(features);
   settings.symbols.build_id_dir = symbols::default_build_id_dir();
   auto kernel = settings.recorded_build_ids.find("[kernel.kallsyms]");

@@ -56,33 +56,25 @@ perf_data::captured_jitdumps captured_jitdumps(const perf_data::feature_set& fea
 
 }  // namespace
 
-std::vector<perf_data::captured_perf_map> recorded_perf_maps(
-    const perf_data::feature_set& features) {
-  std::vector<perf_data::captured_perf_map> maps = captured_perf_maps(features);
+recorded_jit recorded_jit_names(const perf_data::feature_set& features) {
+  recorded_jit names{captured_perf_maps(features), {}};
   perf_data::captured_jitdumps jitdumps = captured_jitdumps(features);
-  for (const perf_data::captured_jitdump& dump : jitdumps.dumps) {
-    auto same = std::ranges::find(maps, dump.pid, &perf_data::captured_perf_map::pid);
+  for (perf_data::captured_jitdump& dump : jitdumps.dumps) {
+    auto same = std::ranges::find(names.perf_maps, dump.pid, &perf_data::captured_perf_map::pid);
     // Listed even when the dump names its code by time: a live export keeps what it lists.
-    if (same == maps.end()) same = maps.insert(maps.end(), {dump.pid, {}});
+    if (same == names.perf_maps.end())
+      same = names.perf_maps.insert(names.perf_maps.end(), {dump.pid, {}});
     std::span<const std::byte> bytes = std::as_bytes(std::span{dump.bytes});
-    if (!symbols::jitdump_times_placeable(bytes, jitdumps.clocks))
-      same->text += symbols::jitdump_as_perf_map(bytes);
-  }
-  return maps;
-}
-
-jit_code_by_time recorded_jit_code(const perf_data::feature_set& features) {
-  jit_code_by_time code;
-  perf_data::captured_jitdumps jitdumps = captured_jitdumps(features);
-  for (const perf_data::captured_jitdump& dump : jitdumps.dumps) {
     std::optional<symbols::jit_code_timeline> timeline =
-        symbols::jitdump_timeline(std::as_bytes(std::span{dump.bytes}), jitdumps.clocks);
-    if (timeline)
-      code.processes.push_back({dump.pid, std::move(*timeline)});
-    else
-      ++code.untimed_dumps;
+        symbols::jitdump_timeline(bytes, jitdumps.clocks);
+    if (timeline) {
+      names.by_time.processes.push_back({dump.pid, std::move(*timeline)});
+    } else {
+      same->text += symbols::jitdump_as_perf_map(bytes);
+      ++names.by_time.untimed_dumps;
+    }
   }
-  return code;
+  return names;
 }
 
 std::vector<perf_data::process_container> recorded_containers(

@@ -23,17 +23,9 @@ namespace arec::exporting {
 std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
     const perf_data::feature_set& features);
 
-// The perf maps arec captured while recording (perf_data/perf_maps_feature). A process with a
-// captured jitdump (perf_data/jitdumps_feature) has an entry too; the functions of a dump whose
-// times cannot be placed on the samples' clock (recorded_jit_code) are lines of its map, after
-// the map's own: where both name code, the dump does, and where code was reused, the record
-// written last. None for a recording of perf's or a damaged feature.
-std::vector<perf_data::captured_perf_map> recorded_perf_maps(
-    const perf_data::feature_set& features);
-
 // The code of each captured jitdump whose times can be placed on the samples' clock, by time
 // (symbols/jit_code_timeline), and how many dumps' times cannot (the CPU's counter, or no clock
-// pair): recorded_perf_maps gives those as perf-map lines.
+// pair): those are perf-map lines (recorded_jit::perf_maps).
 struct process_jit_code {
   pid_t pid = 0;
   symbols::jit_code_timeline code;
@@ -42,7 +34,19 @@ struct jit_code_by_time {
   std::vector<process_jit_code> processes;
   std::uint64_t untimed_dumps = 0;
 };
-jit_code_by_time recorded_jit_code(const perf_data::feature_set& features);
+
+// What names a recording's JIT code, each feature decompressed and parsed once:
+// - perf_maps: the perf maps arec captured while recording (perf_data/perf_maps_feature). A
+//   process with a captured jitdump (perf_data/jitdumps_feature) has an entry too; the
+//   functions of a dump whose times cannot be placed are lines of its map, after the map's
+//   own: where both name code, the dump does, and where code was reused, the record written
+//   last. None for a recording of perf's or a damaged feature.
+// - by_time: the code of the dumps whose times can be placed.
+struct recorded_jit {
+  std::vector<perf_data::captured_perf_map> perf_maps;
+  jit_code_by_time by_time;
+};
+recorded_jit recorded_jit_names(const perf_data::feature_set& features);
 
 // The containers of the sampled processes arec noted while recording; none for a recording of
 // perf's or a damaged feature.

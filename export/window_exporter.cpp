@@ -63,12 +63,12 @@ void window_exporter::add_new_perf_maps(const perf_data::feature_set& features) 
     builder_->forget_perf_maps_but(last_pids_);
     return;
   }
-  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  recorded_jit jit = recorded_jit_names(features);
   last_pids_.clear();
-  for (const perf_data::captured_perf_map& map : maps) last_pids_.push_back(map.pid);
+  for (const perf_data::captured_perf_map& map : jit.perf_maps) last_pids_.push_back(map.pid);
   builder_->forget_perf_maps_but(last_pids_);
-  builder_->add_recorded_perf_maps(maps);
-  builder_->add_recorded_jit_code(recorded_jit_code(features));
+  builder_->add_recorded_perf_maps(jit.perf_maps);
+  builder_->add_recorded_jit_code(std::move(jit.by_time));
   last_perf_maps_ = std::move(now);
 }
 

@@ -53,7 +53,7 @@ TEST(RecordingInfo, ACapturedJitdumpTimedByTheCpusCounterNamesItsProcesssCodeAft
        0}};
   features.set(perf_data::feature_arec_jitdumps,
                perf_data::jitdumps_payload({{1, 2}, {3, 4}}, dumps));
-  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  std::vector<perf_data::captured_perf_map> maps = recorded_jit_names(features).perf_maps;
   ASSERT_EQ(maps.size(), 2u);
   EXPECT_EQ(maps[0].pid, 7);
   EXPECT_EQ(maps[0].text, "1000 10 fromTheMap\n1000 8 JS:*fromTheDump\n");
@@ -73,11 +73,12 @@ TEST(RecordingInfo, ACapturedJitdumpOfMonotonicTimesNamesItsCodeByTime) {
        0}};
   features.set(perf_data::feature_arec_jitdumps,
                perf_data::jitdumps_payload({{1000, 11000}, {2000, 12000}}, dumps));
-  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  recorded_jit names = recorded_jit_names(features);
+  std::vector<perf_data::captured_perf_map>& maps = names.perf_maps;
   ASSERT_EQ(maps.size(), 1u);
   EXPECT_EQ(maps[0].pid, 7);
   EXPECT_EQ(maps[0].text, "");
-  jit_code_by_time code = recorded_jit_code(features);
+  jit_code_by_time& code = names.by_time;
   EXPECT_EQ(code.untimed_dumps, 0u);
   ASSERT_EQ(code.processes.size(), 1u);
   EXPECT_EQ(code.processes[0].pid, 7);
@@ -91,7 +92,7 @@ TEST(RecordingInfo, ADamagedJitdumpFeatureCostsOnlyItsNames) {
   features.set(perf_data::feature_arec_perf_maps,
                perf_data::perf_maps_payload({{{7, "1000 10 fromTheMap\n"}}}));
   features.set(perf_data::feature_arec_jitdumps, std::vector<std::byte>(12));
-  std::vector<perf_data::captured_perf_map> maps = recorded_perf_maps(features);
+  std::vector<perf_data::captured_perf_map> maps = recorded_jit_names(features).perf_maps;
   ASSERT_EQ(maps.size(), 1u);
   EXPECT_EQ(maps[0].text, "1000 10 fromTheMap\n");
 }
