@@ -90,21 +90,6 @@ console.log('spinning ' + status.match(/^NSpid:\s+(\d+)/m)[1]);
 for (;;) jsHotFunction(1e7);
 )";
 
-// node writes its jitdump through a 4 KiB stdio buffer (docs/symbols.md, "Limits"): the
-// record of the code it compiled last reaches the file only when more follows. A node that
-// is still running at the end has jsHotFunction optimized first, then 40 small functions, whose
-// records push it into the file.
-constexpr const char* flushing_prelude = R"(
-function optimize(f) {
-  %PrepareFunctionForOptimization(f);
-  f(10);
-  %OptimizeFunctionOnNextCall(f);
-  f(10);
-}
-optimize(jsHotFunction);
-for (let k = 0; k < 40; k++) optimize(new Function("a", "return a * " + k + " + 1"));
-)";
-
 // JIT code named from a perf map (false: --perf-basic-prof) or a jitdump (true: --perf-prof).
 class JitInContainer : public ::testing::TestWithParam<bool> {
  protected:
@@ -114,7 +99,7 @@ class JitInContainer : public ::testing::TestWithParam<bool> {
     // first JIT sample (250 ms at most), and node must still be there then.
     std::ofstream{dir_.file("hot.js")} << hot_javascript("1e9");
     std::string spinning = spinning_script;
-    if (GetParam()) spinning.insert(spinning.find("jsHotFunction(1e7);"), flushing_prelude);
+    if (GetParam()) spinning.insert(spinning.find("jsHotFunction(1e7);"), jitdump_flushing_prelude);
     std::ofstream{dir_.file("spin.js")} << spinning;
   }
   // node in its own pid and mount namespaces, with a /tmp of its own (a tmpfs the host never

@@ -23,4 +23,20 @@ console.log(jsHotFunction()" +
 )";
 }
 
+// node writes its jitdump (--perf-prof) through a 4 KiB stdio buffer (docs/symbols.md,
+// "Limits"): the record of the code it compiled last reaches the file only when more follows,
+// or at its exit. Put before a long call of jsHotFunction (run node with
+// --allow-natives-syntax), this has it optimized first, then 40 small functions, whose records
+// push its own into the file while the call runs.
+inline constexpr const char* jitdump_flushing_prelude = R"(
+function optimize(f) {
+  %PrepareFunctionForOptimization(f);
+  f(10);
+  %OptimizeFunctionOnNextCall(f);
+  f(10);
+}
+optimize(jsHotFunction);
+for (let k = 0; k < 40; k++) optimize(new Function("a", "return a * " + k + " + 1"));
+)";
+
 }  // namespace arec::e2e

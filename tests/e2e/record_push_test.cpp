@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hot_javascript.hpp"
 #include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "pushed_windows.hpp"
@@ -104,21 +105,11 @@ TEST_F(RecordPush, AContainersJitFramesAreNamedInTheWindows) {
   expect_windows_name_a_containers_jit_code("--perf-basic-prof", "");
 }
 
-// node writes its dump through a 4 KiB stdio buffer (docs/symbols.md, "Limits"): the record of
-// the code it compiled last reaches the file only when more follows, or at its exit. So the
-// script has jsHotFunction optimized first, then optimizes 40 small functions, whose records
-// push it out, and only then runs the loop: every window can name it.
+// The same from a jitdump: the script pushes the hot function's record out of node's dump
+// buffer before its long call (jitdump_flushing_prelude), so every window can name it.
 TEST_F(RecordPush, AContainersJitFramesAreNamedInTheWindowsFromItsJitdump) {
-  expect_windows_name_a_containers_jit_code("--perf-prof --allow-natives-syntax", R"(
-function optimize(f) {
-  %PrepareFunctionForOptimization(f);
-  f(10);
-  %OptimizeFunctionOnNextCall(f);
-  f(10);
-}
-optimize(jsHotFunction);
-for (let k = 0; k < 40; k++) optimize(new Function("a", "return a * " + k + " + 1"));
-)");
+  expect_windows_name_a_containers_jit_code("--perf-prof --allow-natives-syntax",
+                                            jitdump_flushing_prelude);
 }
 
 // A node run without a perf-map flag: its JIT frames stay unnamed in every window, and the push
