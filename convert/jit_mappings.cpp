@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <utility>
 
 #include "base/unaligned.hpp"
 #include "perf_data/per_process.hpp"
@@ -170,7 +171,7 @@ void jit_mappings::make_elf(pid_t pid, process& owner, mapping& mapped, std::siz
     std::optional<symbols::jit_elf> elf =
         symbols::make_jit_elf(pid, owner.text, range_of(mapped.place));
     if (!elf) return;
-    if (elf->left_out != 0)
+    if (elf->left_out != 0 && !std::exchange(owner.left_out_said, true))
       warnings_.push_back(whose + " have " + std::to_string(elf->left_out) +
                           " functions more than the " +
                           std::to_string(symbols::perf_map_table::max_symbols) +

@@ -105,6 +105,7 @@ class jit_mappings {
     std::size_t current = 0;                       // the generation switched to last
     std::string text;                              // the perf-map text of generation text_of
     std::size_t text_of = ~std::size_t{0};
+    bool left_out_said = false;  // the functions past the table's bound, said once
     std::map<std::pair<std::uint64_t, std::uint64_t>, mapping> mappings;  // by start, len
   };
   struct switch_point {
