@@ -7,6 +7,8 @@
 namespace arec::record {
 
 void ring_chunk::copy_out(std::size_t offset, std::span<std::byte> out) const {
+  // An empty span may have no storage at all (an empty vector's): memcpy must not see it.
+  if (out.empty()) return;
   std::size_t done = 0;
   for (auto piece : pieces) {
     if (offset >= piece.size()) {

@@ -93,6 +93,18 @@ TEST(RingReader, FullRingIsReadWhole) {
   EXPECT_EQ(flatten(reader.unread()), bytes);
 }
 
+// An off-CPU sample whose user stack copy is empty asks for 0 bytes into an empty vector (no
+// storage): nothing is copied, and memcpy never sees its null pointer (UBSan in CI found it).
+TEST(RingChunk, CopyOutOfNothingIntoNoStorageCopiesNothing) {
+  fake_ring ring(64);
+  ring_reader reader(&ring.control, ring.data);
+  ring.produce(pattern(16, 3));
+  auto chunk = reader.unread();
+  std::vector<std::byte> none;
+  chunk.copy_out(8, none);
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(RingChunk, CopyOutReadsAcrossTheWrap) {
   fake_ring ring(64);
   ring_reader reader(&ring.control, ring.data);
