@@ -22,6 +22,7 @@
 #include "perf_data/format_error.hpp"
 #include "perf_data/perf_abi.hpp"
 #include "perf_data/jitdumps_feature.hpp"
+#include "perf_data/optional_feature.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "perf_data/record_walker.hpp"
 #include "symbols/build_id_cache_layout.hpp"
@@ -317,29 +318,24 @@ class output_sink final : public io::record_sink {
 
 // The perf maps and jitdumps the recording captured; a damaged feature costs only the JIT
 // names, said so.
-template <typename Parsed, typename Parse>
-Parsed captured(const convert_input& input, perf_data::feature bit, Parse parse,
-                const char* what, convert_report& report) {
-  const std::vector<std::byte>* payload = input.features.find(bit);
-  if (!payload) return {};
-  try {
-    return parse(*payload, 0, input.path + ", " + what);
-  } catch (const perf_data::format_error& error) {
-    report.warnings.push_back(std::string{error.what()} + ": JIT frames stay unnamed");
-    return {};
-  }
+template <typename Parse>
+auto captured(const convert_input& input, perf_data::feature bit, Parse parse, const char* what,
+              convert_report& report) {
+  std::string problem;
+  auto parsed = perf_data::parsed_optional_feature(input.features, bit, parse,
+                                                   input.path + ", " + what, &problem);
+  if (!problem.empty()) report.warnings.push_back(problem + ": JIT frames stay unnamed");
+  return parsed;
 }
 
 jit_mappings captured_jit_code(const convert_input& input, const convert_settings& settings,
                                convert_report& report) {
-  jit_mappings jit(captured<std::vector<perf_data::captured_perf_map>>(
-                       input, perf_data::feature_arec_perf_maps,
-                       perf_data::parse_perf_maps_payload, "perf-map feature", report),
+  jit_mappings jit(captured(input, perf_data::feature_arec_perf_maps,
+                            perf_data::parse_perf_maps_payload, "perf-map feature", report),
                    settings.build_id_dir.empty() ? symbols::default_build_id_dir()
                                                  : settings.build_id_dir);
-  jit.add_jitdumps(captured<perf_data::captured_jitdumps>(input, perf_data::feature_arec_jitdumps,
-                                                          perf_data::parse_jitdumps_payload,
-                                                          "jitdump feature", report),
+  jit.add_jitdumps(captured(input, perf_data::feature_arec_jitdumps,
+                            perf_data::parse_jitdumps_payload, "jitdump feature", report),
                    record_clock(input.events));
   return jit;
 }

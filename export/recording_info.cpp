@@ -8,6 +8,7 @@
 #include "perf_data/build_id_feature.hpp"
 #include "perf_data/format_error.hpp"
 #include "perf_data/jitdumps_feature.hpp"
+#include "perf_data/optional_feature.hpp"
 #include "symbols/jitdump_symbols.hpp"
 
 namespace arec::exporting {
@@ -29,28 +30,14 @@ std::unordered_map<std::string, perf_data::build_id> recorded_build_ids(
 
 namespace {
 
-// An arec feature parsed by `parse`, or empty when the recording has none or a damaged one: as
-// for a damaged BUILD_ID, only the names or labels it gives are lost.
-template <typename Parse>
-auto parsed_feature(const perf_data::feature_set& features, perf_data::feature bit, Parse parse,
-                    const char* what) -> decltype(parse(std::vector<std::byte>{}, 0, what)) {
-  const std::vector<std::byte>* payload = features.find(bit);
-  if (!payload) return {};
-  try {
-    return parse(*payload, 0, what);
-  } catch (const perf_data::format_error&) {
-    return {};
-  }
-}
-
 std::vector<perf_data::captured_perf_map> captured_perf_maps(
     const perf_data::feature_set& features) {
-  return parsed_feature(features, perf_data::feature_arec_perf_maps,
+  return perf_data::parsed_optional_feature(features, perf_data::feature_arec_perf_maps,
                         perf_data::parse_perf_maps_payload, "the perf-map feature");
 }
 
 perf_data::captured_jitdumps captured_jitdumps(const perf_data::feature_set& features) {
-  return parsed_feature(features, perf_data::feature_arec_jitdumps,
+  return perf_data::parsed_optional_feature(features, perf_data::feature_arec_jitdumps,
                         perf_data::parse_jitdumps_payload, "the jitdump feature");
 }
 
@@ -79,7 +66,7 @@ recorded_jit recorded_jit_names(const perf_data::feature_set& features) {
 
 std::vector<perf_data::process_container> recorded_containers(
     const perf_data::feature_set& features) {
-  return parsed_feature(features, perf_data::feature_arec_container_ids,
+  return perf_data::parsed_optional_feature(features, perf_data::feature_arec_container_ids,
                         perf_data::parse_container_ids_payload, "the container-id feature");
 }
 
