@@ -168,9 +168,15 @@ void jit_mappings::make_elf(pid_t pid, process& owner, mapping& mapped, std::siz
       if (owner.dump) owner.text += owner.dump->perf_map(generation);
       owner.text_of = generation;
     }
-    std::optional<symbols::jit_elf> elf =
-        symbols::make_jit_elf(pid, owner.text, range_of(mapped.place));
+    std::optional<symbols::jit_elf> elf = symbols::make_jit_elf(
+        pid, owner.text, range_of(mapped.place),
+        owner.dump ? owner.dump->functions(generation) : std::span<const symbols::jitdump_code>{});
     if (!elf) return;
+    if (elf->not_unwound != 0 && !std::exchange(owner.not_unwound_said, true))
+      warnings_.push_back(whose + ": the unwinding information of " +
+                          std::to_string(elf->not_unwound) +
+                          " functions is not what a runtime writes for them (docs/symbols.md) and "
+                          "was left out: unwinders stop at their frames, or use frame pointers");
     if (elf->left_out != 0 && !std::exchange(owner.left_out_said, true))
       warnings_.push_back(whose + " have " + std::to_string(elf->left_out) +
                           " functions more than the " +

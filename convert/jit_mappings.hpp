@@ -106,6 +106,7 @@ class jit_mappings {
     std::string text;                              // the perf-map text of generation text_of
     std::size_t text_of = ~std::size_t{0};
     bool left_out_said = false;  // the functions past the table's bound, said once
+    bool not_unwound_said = false;  // unwinding information left out, said once
     std::map<std::pair<std::uint64_t, std::uint64_t>, mapping> mappings;  // by start, len
   };
   struct switch_point {

@@ -72,10 +72,12 @@ struct unwound_process {
   bool attached = false;
   bool stale = false;  // a module no longer matches the maps: start over at the next sample
   const dwarf_unwinder::file_locator* locate = nullptr;
-  // Maps (start, file) libdwfl would not take: not opened again for every sample.
-  std::set<std::pair<std::uint64_t, const model::dso*>> refused;
+  const dwarf_unwinder::jit_locator* locate_jit = nullptr;
+  // Maps (start, module name) libdwfl would not take: not opened again for every sample.
+  std::set<std::pair<std::uint64_t, const std::string*>> refused;
 
   // The sample being unwound (set by unwind() for the callbacks).
+  std::uint64_t time = 0;
   const user_registers* regs = nullptr;
   std::span<const std::byte> stack;
   std::uint64_t stack_start = 0;  // the sampled SP: the address of stack[0]
@@ -90,23 +92,32 @@ struct unwound_process {
 Dwfl_Module* unwound_process::module_at(std::uint64_t address) {
   std::shared_ptr<model::maps> maps = space.lock();
   std::optional<model::map> where = maps ? maps->find(address) : std::nullopt;
-  if (!where || !is_file_backed(*where)) return nullptr;
-  const std::string& name = where->object->name();
+  if (!where) return nullptr;
+  // JIT code: the ELF arec made of it for this time, if any.
+  const made_module* made = nullptr;
+  if (!is_file_backed(*where)) {
+    if (where->object || !*locate_jit || !(made = (*locate_jit)(pid, *where, time))) return nullptr;
+  }
+  const std::string& name = made ? made->name : where->object->name();
   const dwfl_functions& dw = libdw();
   if (Dwfl_Module* known = dw.addrmodule(dwfl.get(), address)) {
     const char* known_name =
         dw.module_info(known, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     if (known_name && name == known_name) return known;
-    stale = true;  // another file is mapped there now (exec, dlclose): a Dwfl cannot drop it
+    // Another file is mapped there now (exec, dlclose), or another generation of JIT code: a
+    // Dwfl cannot drop a module.
+    stale = true;
     return nullptr;
   }
-  std::pair<std::uint64_t, const model::dso*> key{where->start, where->object.get()};
+  std::pair<std::uint64_t, const std::string*> key{where->start, &name};
   if (refused.contains(key)) return nullptr;
-  std::string file = (*locate)(*where);
-  // The load bias: where offset 0 of the file would be (perf's map start - pgoff).
-  Dwfl_Module* added = file.empty() ? nullptr
-                                    : dw.report_elf(dwfl.get(), name.c_str(), file.c_str(), -1,
-                                                    where->start - where->pgoff, false);
+  std::string file = made ? made->path : (*locate)(*where);
+  // The load bias: where offset 0 of the file would be (perf's map start - pgoff); a JIT
+  // mapping's ELF has the mapping's own addresses.
+  std::uint64_t base = made ? where->start : where->start - where->pgoff;
+  Dwfl_Module* added =
+      file.empty() ? nullptr
+                   : dw.report_elf(dwfl.get(), name.c_str(), file.c_str(), -1, base, false);
   if (added && dw.addrmodule(dwfl.get(), address) == added) return added;
   refused.insert(key);
   return nullptr;
@@ -238,6 +249,7 @@ unwound_process& dwarf_unwinder::process_of(pid_t pid, const std::shared_ptr<mod
   fresh->pid = pid;
   fresh->space = space;
   fresh->locate = &locate_;
+  fresh->locate_jit = &locate_jit_;
   return *(processes_[pid] = std::move(fresh));
 }
 
@@ -248,7 +260,8 @@ void dwarf_unwinder::forget_exited() {
   sweep_at_ = std::max<std::size_t>(64, 2 * processes_.size());
 }
 
-void dwarf_unwinder::unwind(pid_t pid, pid_t tid, const std::shared_ptr<model::maps>& space,
+void dwarf_unwinder::unwind(pid_t pid, pid_t tid, std::uint64_t time,
+                            const std::shared_ptr<model::maps>& space,
                             const user_registers& regs, std::span<const std::byte> stack,
                             std::vector<unwound_frame>& frames) {
   frames.clear();
@@ -259,9 +272,11 @@ void dwarf_unwinder::unwind(pid_t pid, pid_t tid, const std::shared_ptr<model::m
   forget_exited();
 
   unwound_process* target = &process_of(pid, space);
+  target->time = time;
   Dwfl_Module* first = target->dwfl ? target->module_at(*ip) : nullptr;
   if (!first && target->stale) {  // the IP's file replaced an older one: report from scratch
     target = &process_of(pid, space);
+    target->time = time;
     first = target->dwfl ? target->module_at(*ip) : nullptr;
   }
   if (target->dwfl && !target->attached) target->attached = attach(*target, first, *space);

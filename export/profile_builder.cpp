@@ -72,6 +72,9 @@ profile_builder::profile_builder(std::span<const perf_data::event_entry> events,
       cfi_objects_([this](const model::map& where) {
         return where.object ? symbols_.elf_path(where, recorded_id(*where.object)) : std::string{};
       }) {
+  unwinder_.locate_jit_code([this](pid_t pid, const model::map& where, std::uint64_t time) {
+    return jit_unwinding_.module_for(pid, where, time);
+  });
   describe_events(events);
   label_pid_ = intern("pid");
   label_tid_ = intern("tid");
@@ -307,7 +310,7 @@ std::vector<std::string> profile_builder::missing_jit_flags(std::vector<jit_runt
 
 void profile_builder::add_unwound_frames(const decoded_sample& sample, const model::thread* task) {
   if (!task) return;
-  unwinder_.unwind(sample.pid, sample.tid, task->address_space(), sample.regs_user,
+  unwinder_.unwind(sample.pid, sample.tid, sample.time, task->address_space(), sample.regs_user,
                    sample.stack_user, unwound_);
   for (const unwound_frame& frame : unwound_)
     stack_.push_back(location_of(task, false, frame.pc, frame.caller, sample.time));
@@ -424,6 +427,7 @@ void profile_builder::add_recorded_perf_maps(
 }
 
 void profile_builder::add_recorded_jit_code(jit_code_by_time code) {
+  jit_unwinding_.use(std::move(code.dumps));
   auto by_pid = perf_data::unambiguous_by_pid(code.processes);
   for (process_jit_code& process : code.processes) {
     const process_jit_code* one = by_pid.at(process.pid);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "export/dwarf_unwinder.hpp"
+#include "export/jit_unwind_modules.hpp"
 #include "export/jit_flag_hint.hpp"
 #include "export/perf_map.hpp"
 #include "export/profile.hpp"
@@ -180,6 +181,7 @@ class profile_builder {
   std::unordered_map<pid_t, symbols::jit_code_timeline> jit_code_;  // the jitdumps' by time
   std::uint64_t said_untimed_jitdumps_ = 0;  // dumps named as perf maps, as last said
   std::vector<std::string> jit_code_warnings_;
+  jit_unwind_modules jit_unwinding_;  // before unwinder_, whose Dwfls read its files
   dwarf_unwinder unwinder_;
   std::vector<unwound_frame> unwound_;  // reused per sample
   symbols::cfi_objects cfi_objects_;

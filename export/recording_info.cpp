@@ -61,6 +61,7 @@ recorded_jit recorded_jit_names(const perf_data::feature_set& features) {
       ++names.by_time.untimed_dumps;
     }
   }
+  names.by_time.dumps = std::move(jitdumps);
   return names;
 }
 

@@ -13,6 +13,7 @@
 #include "perf_data/build_id.hpp"
 #include "perf_data/container_ids_feature.hpp"
 #include "perf_data/feature_encoder.hpp"
+#include "perf_data/jitdumps_feature.hpp"
 #include "perf_data/perf_maps_feature.hpp"
 #include "symbols/jit_code_timeline.hpp"
 
@@ -33,6 +34,7 @@ struct process_jit_code {
 struct jit_code_by_time {
   std::vector<process_jit_code> processes;
   std::uint64_t untimed_dumps = 0;
+  perf_data::captured_jitdumps dumps;  // all of them, for their unwinding information
 };
 
 // What names a recording's JIT code, each feature decompressed and parsed once:

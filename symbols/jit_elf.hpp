@@ -9,10 +9,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "perf_data/build_id.hpp"
+#include "symbols/jitdump_symbols.hpp"
 
 namespace arec::symbols {
 
@@ -22,6 +24,8 @@ struct jit_elf {
   std::uint64_t low = 0;         // the lowest address a function of the map starts at
   std::uint64_t high = 0;        // the highest one a function ends at
   std::size_t left_out = 0;      // lines beyond perf_map_table::max_symbols, not in the ELF
+  std::size_t unwound = 0;       // functions whose call frame information is in .eh_frame
+  std::size_t not_unwound = 0;   // functions whose call frame information was left out
 };
 
 // The addresses one ELF names: [start, end).
@@ -42,6 +46,11 @@ struct jit_code_range {
 // overlaps no other object in libdwfl's address space. Where the JIT reused memory the
 // function written last owns it (perf_map_table::at): the symbols never overlap, and one
 // function partly overwritten may have two.
-std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text, jit_code_range mapping);
+// The call frame information of `functions` in the mapping (symbols/jit_eh_frame) is
+// its .eh_frame, at the first multiple of 8 past the mapping's end, outside the segment: libdw
+// reads it from the section, and perf, which finds an object's table through .eh_frame_hdr in
+// the memory the recording mapped, does not use it (docs/symbols.md).
+std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text, jit_code_range mapping,
+                                    std::span<const jitdump_code> functions = {});
 
 }  // namespace arec::symbols

@@ -62,7 +62,11 @@ jit_generations::jit_generations(std::span<const std::byte> dump,
 }
 
 std::string jit_generations::perf_map(std::size_t index) const {
-  return perf_map_of(std::span{records_}.first(end_.at(index)));
+  return perf_map_of(functions(index));
+}
+
+std::span<const jitdump_code> jit_generations::functions(std::size_t index) const {
+  return std::span{records_}.first(end_.at(index));
 }
 
 }  // namespace arec::symbols

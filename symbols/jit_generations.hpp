@@ -36,6 +36,8 @@ class jit_generations {
   std::uint64_t from(std::size_t index) const { return from_.at(index); }
   // The perf-map text of generation `index`: every function loaded up to its end.
   std::string perf_map(std::size_t index) const;
+  // The records of those functions (with their call frame information), in time order.
+  std::span<const jitdump_code> functions(std::size_t index) const;
   // False when the dump's times could not be placed on the recording's clock.
   bool placed() const noexcept { return placed_; }
   // Reuses past `limit`, left in the last generation.

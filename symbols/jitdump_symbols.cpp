@@ -5,17 +5,19 @@
 #include <cstdio>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "host/jitdump.hpp"
 
 namespace arec::symbols {
 namespace {
 
-enum : std::uint32_t { code_load = 0, code_move = 1 };
+enum : std::uint32_t { code_load = 0, code_move = 1, unwinding_info = 4 };
 
 // The fixed part of each record's payload, after its 16-byte prefix.
 constexpr std::size_t load_fixed = 40;  // pid, tid, vma, code_addr, code_size, code_index
 constexpr std::size_t move_fixed = 48;  // pid, tid, vma, old, new, code_size, code_index
+constexpr std::size_t unwinding_fixed = 24;  // unwinding_size, eh_frame_hdr_size, mapped_size
 
 // The fields of one record, in the dump's byte order.
 class record_reader {
@@ -31,6 +33,17 @@ class record_reader {
   std::span<const std::byte> bytes_;
   bool swapped_;
 };
+
+// The .eh_frame part of an UNWINDING_INFO record (its data is .eh_frame then .eh_frame_hdr),
+// or nothing when its sizes do not fit the record.
+std::span<const std::byte> eh_frame_of(std::span<const std::byte> body, const record_reader& in) {
+  constexpr std::size_t data_at = host::jitdump_record_header + unwinding_fixed;
+  if (body.size() < data_at) return {};
+  auto unwinding = in.at<std::uint64_t>(16);
+  auto header = in.at<std::uint64_t>(24);
+  if (header > unwinding || unwinding > body.size() - data_at) return {};
+  return body.subspan(data_at, unwinding - header);
+}
 
 void add_line(std::string& text, std::uint64_t start, std::uint64_t size, std::string_view name) {
   if (size == 0) return;
@@ -57,11 +70,13 @@ std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump) 
       records.empty() ? 0 : record_reader(records, cursor.swapped).at<std::uint32_t>(8);
   std::vector<jitdump_code> code;
   std::unordered_map<std::uint64_t, std::string_view> names;  // by code_index
+  std::span<const std::byte> eh_frame;  // for the next CODE_LOAD
   while (at + host::jitdump_record_header <= records.size()) {
     record_reader in(records.subspan(at), cursor.swapped);
     auto id = in.at<std::uint32_t>(0);
     auto size = in.at<std::uint32_t>(4);
     std::span<const std::byte> body = records.subspan(at, size);
+    if (id == unwinding_info && !cursor.swapped) eh_frame = eh_frame_of(body, in);
     std::size_t fixed = host::jitdump_record_header + (id == code_load ? load_fixed : move_fixed);
     if ((id == code_load || id == code_move) && body.size() >= fixed) {
       auto time = in.at<std::uint64_t>(8);
@@ -70,7 +85,8 @@ std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump) 
         std::string_view rest(chars, body.size() - fixed);
         std::string_view name = rest.substr(0, rest.find('\0'));
         names[in.at<std::uint64_t>(48)] = name;
-        code.push_back({time, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), {}, name});
+        code.push_back({time, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), {}, name,
+                        std::exchange(eh_frame, {})});
       } else if (auto named = names.find(in.at<std::uint64_t>(56)); named != names.end()) {
         code.push_back({time, in.at<std::uint64_t>(40), in.at<std::uint64_t>(48),
                         in.at<std::uint64_t>(32), named->second});

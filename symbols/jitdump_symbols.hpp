@@ -24,6 +24,11 @@ struct jitdump_code {
   std::uint64_t size = 0;
   std::optional<std::uint64_t> moved_from;  // a CODE_MOVE's old address
   std::string_view name;                    // into the dump's bytes
+  // A CODE_LOAD's call frame information: the .eh_frame part of the UNWINDING_INFO record
+  // before it (into the dump's bytes), laid out for an address of start + size rounded up to 8,
+  // where the runtime puts it (and perf inject after its copy of the code). Empty when the dump
+  // has none for the function, or is in the other byte order.
+  std::span<const std::byte> eh_frame;
 };
 
 // The dump's CODE_LOAD and CODE_MOVE records (the others carry no name) in its order; a dump

@@ -120,7 +120,7 @@ TEST(DwarfUnwinder, FindsTheCallersOfThisProcessFromItsRegistersAndStackCopy) {
   regs.values = sample.registers;
   dwarf_unwinder unwinder([](const model::map& where) { return where.object->name(); });
   std::vector<unwound_frame> frames;
-  unwinder.unwind(getpid(), gettid(), space, regs, sample.stack, frames);
+  unwinder.unwind(getpid(), gettid(), 0, space, regs, sample.stack, frames);
 
   ASSERT_GE(frames.size(), 3u);
   EXPECT_EQ(frames[0].pc, sample.registers[8]);  // the IP, exact
@@ -143,13 +143,13 @@ TEST(DwarfUnwinder, FindsTheCallersOfThisProcessFromItsRegistersAndStackCopy) {
 
   // The same process again: its Dwfl is reused, and gives the same frames.
   std::vector<unwound_frame> again;
-  unwinder.unwind(getpid(), gettid(), space, regs, sample.stack, again);
+  unwinder.unwind(getpid(), gettid(), 0, space, regs, sample.stack, again);
   EXPECT_EQ(again.size(), frames.size());
   EXPECT_EQ(unwinder.cached_processes(), 1u);
 
   // The cap: no more frames than asked for, the leaf first.
   dwarf_unwinder capped([](const model::map& where) { return where.object->name(); }, 2);
-  capped.unwind(getpid(), gettid(), space, regs, sample.stack, again);
+  capped.unwind(getpid(), gettid(), 0, space, regs, sample.stack, again);
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[1].pc, frames[1].pc);
 }
@@ -163,16 +163,16 @@ TEST(DwarfUnwinder, KeepsTheIpOfWhatItCannotUnwind) {
   std::vector<std::byte> stack(64);
   dwarf_unwinder unwinder([](const model::map&) { return std::string{}; });
   std::vector<unwound_frame> frames;
-  unwinder.unwind(1, 1, space, regs, stack, frames);
+  unwinder.unwind(1, 1, 0, space, regs, stack, frames);
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0].pc, 0x1234u);
   EXPECT_FALSE(frames[0].caller);
 
   // No registers (a kernel thread) or a 32-bit process: nothing to start from.
-  unwinder.unwind(1, 1, space, user_registers{}, stack, frames);
+  unwinder.unwind(1, 1, 0, space, user_registers{}, stack, frames);
   EXPECT_TRUE(frames.empty());
   regs.abi = PERF_SAMPLE_REGS_ABI_32;
-  unwinder.unwind(1, 1, space, regs, stack, frames);
+  unwinder.unwind(1, 1, 0, space, regs, stack, frames);
   EXPECT_TRUE(frames.empty());
 }
 

@@ -89,4 +89,59 @@ inline std::string jitdump_code_move(std::uint64_t from, std::uint64_t to, std::
          payload;
 }
 
+// The .eh_frame a runtime writes for a function at `address` of `code` bytes that moves the
+// stack pointer down 8 bytes after its first 4 (a CIE "zR" whose FDEs point PC-relative, sdata4;
+// then one FDE and a terminator), laid out for start + code rounded up to 8. `r_encoding` is
+// the CIE's pointer encoding, `augmentation` its augmentation string (its data: one byte of
+// `r_encoding` per letter after the 'z'), and `begin_shift` moves the FDE's start away from
+// the function.
+inline std::string jitdump_eh_frame(std::uint64_t address, std::uint64_t code,
+                                    std::uint8_t r_encoding = 0x1b,
+                                    const std::string& augmentation = "zR",
+                                    std::int64_t begin_shift = 0) {
+  std::string cie;
+  put_u32(cie, 0);  // CIE id
+  cie += '\x01';
+  cie += augmentation;
+  cie += '\0';
+  cie += "\x01\x78\x10";  // code alignment 1, data alignment -8, return address column 16
+  std::string letters = augmentation.empty() ? "" : augmentation.substr(1);
+  cie += static_cast<char>(letters.size());
+  cie.append(letters.size(), static_cast<char>(r_encoding));
+  cie += "\x0c\x07\x08\x90\x01";  // cfa = rsp + 8; return address at cfa - 8
+  while ((cie.size() + 4) % 8 != 0) cie += '\0';
+  std::string out;
+  put_u32(out, static_cast<std::uint32_t>(cie.size()));
+  out += cie;
+  std::uint64_t eh_frame = address + ((code + 7) & ~std::uint64_t{7});
+  std::size_t fde_at = out.size();
+  std::string fde;
+  put_u32(fde, static_cast<std::uint32_t>(fde_at + 4));  // back to the CIE
+  std::uint64_t begin = address + static_cast<std::uint64_t>(begin_shift) - (eh_frame + fde_at + 8);
+  put_u32(fde, static_cast<std::uint32_t>(begin));
+  put_u32(fde, static_cast<std::uint32_t>(code));
+  fde += '\0';              // no augmentation data
+  fde += "\x44\x0e\x10";  // after 4 bytes: cfa = rsp + 16
+  while ((fde.size() + 4) % 8 != 0) fde += '\0';
+  put_u32(out, static_cast<std::uint32_t>(fde.size()));
+  out += fde;
+  put_u32(out, 0);  // the terminator
+  return out;
+}
+
+// An UNWINDING_INFO record holding `eh_frame` and an .eh_frame_hdr of `header` bytes after it
+// (zeros: arec does not read it).
+inline std::string jitdump_unwinding_info(const std::string& eh_frame, std::uint64_t header = 20,
+                                          std::uint64_t timestamp = 100) {
+  std::string payload;
+  put_u64(payload, eh_frame.size() + header);  // unwinding_size
+  put_u64(payload, header);                    // eh_frame_hdr_size
+  put_u64(payload, eh_frame.size() + header);  // mapped_size
+  payload += eh_frame;
+  payload.append(header, '\0');
+  while (payload.size() % 8 != 0) payload += '\0';
+  return jitdump_record_prefix(4, static_cast<std::uint32_t>(16 + payload.size()), timestamp) +
+         payload;
+}
+
 }  // namespace arec::test

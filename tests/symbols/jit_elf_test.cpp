@@ -6,10 +6,17 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <string>
+#include <dwarf.h>
+#include <gelf.h>
 
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/jitdump_bytes.hpp"
 #include "support/temp_dir.hpp"
+#include "symbols/cfi_library.hpp"
 #include "symbols/elf_build_id.hpp"
 #include "symbols/elf_symbols.hpp"
 
@@ -107,6 +114,77 @@ TEST_F(jit_elf_file, BuildIdIsTheNotesAndDependsOnlyOnPidTextAndMapping) {
   EXPECT_NE(make_jit_elf(43, "1000 10 f\n", low)->id, elf->id);
   EXPECT_NE(make_jit_elf(42, "1000 10 g\n", low)->id, elf->id);
   EXPECT_NE(make_jit_elf(42, "1000 10 f\n", {0x1000, 0x3000})->id, elf->id);
+}
+
+// The CFA rule libdw finds at `address` in `image` (its register and offset), or nullopt.
+std::optional<std::pair<Dwarf_Word, Dwarf_Word>> cfa_rule(std::vector<char> image,
+                                                          std::uint64_t address) {
+  const cfi_functions& dw = libdw_cfi();
+  Elf* elf = elf_memory(image.data(), image.size());
+  Dwarf_CFI* cfi = elf ? dw.getcfi_elf(elf) : nullptr;
+  Dwarf_Frame* frame = nullptr;
+  Dwarf_Op* ops = nullptr;
+  std::size_t count = 0;
+  std::optional<std::pair<Dwarf_Word, Dwarf_Word>> rule;
+  if (cfi && dw.cfi_addrframe(cfi, address, &frame) == 0 &&
+      dw.frame_cfa(frame, &ops, &count) == 0 && count == 1 && ops[0].atom == DW_OP_bregx)
+    rule.emplace(ops[0].number, ops[0].number2);
+  std::free(frame);
+  if (cfi) dw.cfi_end(cfi);
+  if (elf) elf_end(elf);
+  return rule;
+}
+
+// The address and file offset of section `name` of `image`, or nullopt.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> section_place(std::vector<char> image,
+                                                                     const std::string& name) {
+  Elf* elf = elf_memory(image.data(), image.size());
+  std::size_t names = 0;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> place;
+  if (!elf || elf_getshdrstrndx(elf, &names) != 0) return place;
+  for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf, section));) {
+    GElf_Shdr header;
+    const char* found = gelf_getshdr(section, &header) ? elf_strptr(elf, names, header.sh_name) : nullptr;
+    if (found && name == found) place.emplace(header.sh_addr, header.sh_offset);
+  }
+  elf_end(elf);
+  return place;
+}
+
+TEST(JitElf, LibdwReadsTheFunctionsCallFramesInTheMappingOrPastItsEnd) {
+  elf_version(EV_CURRENT);
+  std::uint64_t start = mapping.start + 0x1000;
+  std::string eh_frame = test::jitdump_eh_frame(start, 21);
+  std::vector<jitdump_code> code{{100, start, 21, std::nullopt, "f", std::as_bytes(std::span{eh_frame})}};
+  std::optional<jit_elf> elf = make_jit_elf(42, "7fa3427c1000 15 f\n", mapping, code);
+  ASSERT_TRUE(elf);
+  EXPECT_EQ(elf->unwound, 1u);
+  std::vector<char> image(reinterpret_cast<const char*>(elf->image.data()),
+                          reinterpret_cast<const char*>(elf->image.data()) + elf->image.size());
+  constexpr Dwarf_Word rsp = 7;
+  EXPECT_EQ(cfa_rule(image, start + 2), std::make_pair(rsp, Dwarf_Word{8}));
+  EXPECT_EQ(cfa_rule(image, start + 8), std::make_pair(rsp, Dwarf_Word{16}));
+  EXPECT_FALSE(cfa_rule(image, start + 21)) << "past the function";
+  // Where perf's libunwind reads them, through the mapping of the file: in the mapping, at the
+  // file offset the segment gives their address, the table after the frames.
+  auto frames = section_place(image, ".eh_frame");
+  auto table = section_place(image, ".eh_frame_hdr");
+  ASSERT_TRUE(frames && table);
+  EXPECT_GE(frames->first, mapping.start);
+  EXPECT_LT(table->first, mapping.end);
+  EXPECT_EQ(frames->second, frames->first - mapping.start);
+  EXPECT_EQ(table->second, table->first - mapping.start);
+  EXPECT_EQ(table->first, frames->first + eh_frame.size());
+  EXPECT_TRUE(make_jit_elf(42, "7fa3427c1000 15 f\n", mapping)->unwound == 0);
+
+  // A mapping its functions fill: the frames go past its end, for libdw alone.
+  std::optional<jit_elf> full = make_jit_elf(42, "7fa3427c1000 15 f\n", {start, start + 21}, code);
+  ASSERT_TRUE(full);
+  std::vector<char> full_image(reinterpret_cast<const char*>(full->image.data()),
+                               reinterpret_cast<const char*>(full->image.data()) + full->image.size());
+  EXPECT_EQ(cfa_rule(full_image, start + 8), std::make_pair(rsp, Dwarf_Word{16}));
+  EXPECT_EQ(section_place(full_image, ".eh_frame")->first, start + 24);
+  EXPECT_FALSE(section_place(full_image, ".eh_frame_hdr"));
 }
 
 TEST(JitElf, AMapWithoutFunctionsMakesNoFile) {

@@ -53,6 +53,34 @@ TEST(JitdumpSymbols, ACutOrMalformedDumpNamesWhatCameBefore) {
             "1000 8 JS:*a\n2000 8 JS:*b\n");
 }
 
+TEST(JitdumpSymbols, UnwindingInformationBelongsToTheNextLoadOnly) {
+  std::string eh_frame = test::jitdump_eh_frame(0x1000, 8);
+  std::string dump = test::jitdump_header() + test::jitdump_unwinding_info(eh_frame) +
+                     test::jitdump_code_load("JS:*a", 8, false, 0x1000) +
+                     test::jitdump_code_load("JS:*b", 8, false, 0x2000);
+  std::vector<jitdump_code> code = jitdump_code_records(std::as_bytes(std::span{dump}));
+  ASSERT_EQ(code.size(), 2u);
+  EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(code[0].eh_frame.data()),
+                             code[0].eh_frame.size()),
+            eh_frame)
+      << "the .eh_frame part, without the .eh_frame_hdr after it";
+  EXPECT_TRUE(code[1].eh_frame.empty());
+
+  // Sizes the record cannot hold: the header larger than the whole, or the whole than the record.
+  std::string record = test::jitdump_unwinding_info(eh_frame);
+  for (auto [field, value] : {std::pair{24, eh_frame.size() + 21}, std::pair{16, 4096ul}}) {
+    std::string bad = record;
+    std::string number;
+    test::put_u64(number, value);
+    bad.replace(field, 8, number);
+    std::string dumped =
+        test::jitdump_header() + bad + test::jitdump_code_load("JS:*a", 8, false, 0x1000);
+    code = jitdump_code_records(std::as_bytes(std::span{dumped}));
+    ASSERT_EQ(code.size(), 1u);
+    EXPECT_TRUE(code[0].eh_frame.empty()) << "field at " << field;
+  }
+}
+
 TEST(JitdumpSymbols, ANameCannotAddALineOfItsOwn) {
   std::string dump =
       test::jitdump_header() + test::jitdump_code_load("JS:*a\n2000 10 forged", 8, false, 0x1000);
