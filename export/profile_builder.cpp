@@ -278,6 +278,11 @@ std::vector<std::string> profile_builder::take_perf_map_warnings() {
   for (std::string& warning : std::exchange(jit_code_warnings_, {}))
     warnings.push_back(std::move(warning));
   for (std::string& warning : symbols_.take_warnings()) warnings.push_back(std::move(warning));
+  if (std::size_t left_out = jit_unwinding_.not_unwound(); left_out > not_unwound_said_)
+    warnings.push_back("the unwinding information of " +
+                       std::to_string(left_out - std::exchange(not_unwound_said_, left_out)) +
+                       " JIT functions is not what a runtime writes for them (docs/symbols.md) and "
+                       "was left out: their frames are stepped over by frame pointer");
   if (!completion_warning_.empty())
     warnings.push_back("frame-pointer stacks are not completed: " +
                        std::exchange(completion_warning_, {}));

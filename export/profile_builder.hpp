@@ -182,6 +182,7 @@ class profile_builder {
   std::uint64_t said_untimed_jitdumps_ = 0;  // dumps named as perf maps, as last said
   std::vector<std::string> jit_code_warnings_;
   jit_unwind_modules jit_unwinding_;  // before unwinder_, whose Dwfls read its files
+  std::size_t not_unwound_said_ = 0;  // jit_unwinding_.not_unwound() when last warned of
   dwarf_unwinder unwinder_;
   std::vector<unwound_frame> unwound_;  // reused per sample
   symbols::cfi_objects cfi_objects_;

@@ -73,8 +73,10 @@ class ConvertJitdump : public ::testing::Test {
 // node as pid 1 of its own pid and mount namespaces, its dump in its own /tmp, gone at the end.
 TEST_F(ConvertJitdump, NodeInAContainerIsNamedByPerfReportAndHotspotWithoutPerfInject) {
   std::string data = dir_.file("node.data"), converted = dir_.file("converted.data");
+  // With its call frame information too: V8's own is taken (a warning would say otherwise).
   std::string inside = "mount --bind " + dir_.path() + " /mnt && mount -t tmpfs arec-test /tmp " +
-                       "&& cd /tmp && exec node --perf-prof --logfile=/dev/null /mnt/hot.js";
+                       "&& cd /tmp && exec node --perf-prof --perf-prof-unwinding-info " +
+                       "--logfile=/dev/null /mnt/hot.js";
   run({arec_binary(), "-q", "-e", "cpu-clock", "-o", data, "--", "unshare", "--pid", "--fork",
        "--mount", "--mount-proc", "sh", "-c", inside});
   EXPECT_LT(hot_share(data), 0.01) << "perf cannot name code it has no perf map or ELF of";
@@ -82,6 +84,13 @@ TEST_F(ConvertJitdump, NodeInAContainerIsNamedByPerfReportAndHotspotWithoutPerfI
   test::command_result conversion = run({arec_binary(), "convert", "-i", data, "-o", converted});
   EXPECT_EQ(conversion.err.find("warning"), std::string::npos) << conversion.err;
   EXPECT_GT(hot_share(converted), 0.5) << "most of node's samples are in jsHotFunction";
+  std::size_t with_frames = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(home_ + "/.debug/jit"))
+    if (entry.is_regular_file() && entry.path().filename() == "elf" &&
+        test::run_command({"readelf", "-S", entry.path().string()}).out.find(".eh_frame_hdr") !=
+            std::string::npos)
+      ++with_frames;
+  EXPECT_GE(with_frames, 1u) << "the optimized jsHotFunction's CFI, in the mapping";
 
   // hotspot's parser, with the test's HOME: its build-id cache is $HOME/.debug.
   run({hotspot_parser_path, "--input", converted, "--output", dir_.file("converted.stream")});

@@ -12,6 +12,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hotspot_parse.hpp"
@@ -43,33 +44,41 @@ double through_main(const std::string& folded, double& in_leaf) {
   return in_leaf == 0 ? 0 : named / in_leaf;
 }
 
+// Each recording is made once, when a test first needs it (ctest runs one test a process).
 class JitUnwindingInfo : public ::testing::TestWithParam<bool> {
  protected:
+  static void SetUpTestSuite() { dir_ = new test::temp_dir; }
+  static void TearDownTestSuite() {
+    for (test::command_result*& recorded : recorded_) delete std::exchange(recorded, nullptr);
+    delete std::exchange(dir_, nullptr);
+  }
   void SetUp() override {
     if (auto why = missing_prerequisite(perf_scope::own_child)) GTEST_SKIP() << *why;
+    bool with_cfi = GetParam();
+    if (!recorded_[with_cfi]) {
+      std::string program = "cd " + dir_->path() + " && exec " + test_program("jit_frameless") +
+                            (with_cfi ? " cfi 0.5" : " nocfi 0.5");
+      recorded_[with_cfi] = new test::command_result(test::run_command(
+          recorder::from_environment().command({"-q", "-e", "cpu-clock", "--call-graph", "dwarf",
+                                                "-o", data(with_cfi), "--", "sh", "-c", program}),
+          120s));
+    }
+    ASSERT_EQ(recorded_[with_cfi]->exit_code, 0) << recorded_[with_cfi]->describe();
   }
-  // Records jit_frameless with or without its UNWINDING_INFO; the path of the recording.
-  std::string record(bool with_cfi) {
-    std::string data = dir_.file(with_cfi ? "cfi.data" : "nocfi.data");
-    std::string program = "cd " + dir_.path() + " && exec " + test_program("jit_frameless") +
-                          (with_cfi ? " cfi 1" : " nocfi 1");
-    test::command_result recorded = test::run_command(
-        recorder::from_environment().command(
-            {"-q", "-e", "cpu-clock", "--call-graph", "dwarf", "-o", data, "--", "sh", "-c",
-             program}),
-        120s);
-    EXPECT_EQ(recorded.exit_code, 0) << recorded.describe();
-    return data;
+  static std::string data(bool with_cfi) {
+    return dir_->file(with_cfi ? "cfi.data" : "nocfi.data");
   }
 
-  test::temp_dir dir_;
+  static test::temp_dir* dir_;
+  static test::command_result* recorded_[2];
 };
+test::temp_dir* JitUnwindingInfo::dir_ = nullptr;
+test::command_result* JitUnwindingInfo::recorded_[2] = {};
 
 TEST_P(JitUnwindingInfo, ExportFindsMainAboveFramelessJitCodeOnlyThroughIt) {
   bool with_cfi = GetParam();
-  std::string data = record(with_cfi);
   test::command_result exported = test::run_command(
-      {arec_binary(), "export", "--format=folded", "-i", data, "-o", "-"}, 120s);
+      {arec_binary(), "export", "--format=folded", "-i", data(with_cfi), "-o", "-"}, 120s);
   ASSERT_EQ(exported.exit_code, 0) << exported.describe();
   double in_leaf = 0;
   double share = through_main(exported.out, in_leaf);
@@ -82,8 +91,9 @@ TEST_P(JitUnwindingInfo, ExportFindsMainAboveFramelessJitCodeOnlyThroughIt) {
 
 TEST_P(JitUnwindingInfo, PerfAndHotspotFindMainAboveFramelessJitCodeOnlyThroughIt) {
   bool with_cfi = GetParam();
-  std::string data = record(with_cfi), converted = dir_.file("converted.data");
-  std::string home = dir_.file("home");
+  std::string converted = dir_->file(with_cfi ? "cfi-converted.data" : "nocfi-converted.data");
+  std::string stream = converted + ".stream";
+  std::string home = dir_->file("home");
   // The test's own HOME: the build-id cache arec convert writes and hotspot reads is in it.
   std::vector<std::string> at_home{"env", "-u", "PERF_BUILDID_DIR", "HOME=" + home};
   auto run = [&](std::vector<std::string> command) {
@@ -92,7 +102,7 @@ TEST_P(JitUnwindingInfo, PerfAndHotspotFindMainAboveFramelessJitCodeOnlyThroughI
     EXPECT_EQ(result.exit_code, 0) << result.describe();
     return result;
   };
-  test::command_result conversion = run({arec_binary(), "convert", "-i", data, "-o", converted});
+  test::command_result conversion = run({arec_binary(), "convert", "-i", data(with_cfi), "-o", converted});
   EXPECT_EQ(conversion.err.find("warning"), std::string::npos) << conversion.err;
   // perf 6.1 (built with libunwind) reads the frames through the converted file's mapping of
   // the JIT code's ELF.
@@ -112,8 +122,8 @@ TEST_P(JitUnwindingInfo, PerfAndHotspotFindMainAboveFramelessJitCodeOnlyThroughI
   else
     EXPECT_LT(through, 0.1 * in_leaf) << excerpt(script.out);
 
-  run({hotspot_parser_path, "--input", converted, "--output", dir_.file("converted.stream")});
-  std::ifstream in(dir_.file("converted.stream"), std::ios::binary);
+  run({hotspot_parser_path, "--input", converted, "--output", stream});
+  std::ifstream in(stream, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::string error;
   std::optional<test::perfparser_totals> totals =

@@ -10,7 +10,8 @@
 //   perfmap  the bytes as perf-map text (symbols/perf_map_symbols, and convert's JIT ELF of it),
 //            as arec's perf-map feature (perf_data/perf_maps_feature), as a jitdump (its whole
 //            records, host/jitdump, the lines they name, symbols/jitdump_symbols, and its code
-//            by time, symbols/jit_code_timeline) and as arec's jitdump feature
+//            by time, symbols/jit_code_timeline, its generations' call frame information,
+//            symbols/jit_eh_frame) and as arec's jitdump feature
 //            (perf_data/jitdumps_feature)
 // Malformed input must end in the reader's own error (format_error, a usage or system error),
 // never a crash, a sanitizer report or an output file left behind.
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -43,6 +45,7 @@
 #include "perf_data/perf_file_writer.hpp"
 #include "perf_data/perf_header.hpp"
 #include "perf_data/perf_maps_feature.hpp"
+#include "symbols/jit_eh_frame.hpp"
 #include "symbols/jit_elf.hpp"
 #include "symbols/jit_code_timeline.hpp"
 #include "symbols/jit_generations.hpp"
@@ -204,6 +207,24 @@ void check_timeline(std::span<const std::byte> bytes) {
   }
 }
 
+// The call frame information of a generation's functions: each kept FDE starts in a function
+// that had some and lies in the section; the ELF holding it is made without fault. A broken
+// promise traps.
+void check_call_frames(std::span<const arec::symbols::jitdump_code> functions,
+                       const std::string& text) {
+  constexpr std::uint64_t low = 0x1000, high = 0x7fff00000000, section = 0x7fff00001000;
+  arec::symbols::jit_eh_frame merged =
+      arec::symbols::merge_jit_eh_frames(functions, low, high, section);
+  for (const arec::symbols::jit_fde& fde : merged.fdes) {
+    if (fde.offset >= merged.bytes.size()) __builtin_trap();
+    bool in_one = std::ranges::any_of(functions, [&](const arec::symbols::jitdump_code& code) {
+      return !code.eh_frame.empty() && fde.first >= code.start && fde.first - code.start < code.size;
+    });
+    if (!in_one) __builtin_trap();
+  }
+  (void)arec::symbols::make_jit_elf(1, text, {low, high}, functions);
+}
+
 // Generations' promises: within the limit, starting at 0 in time order, each map holding the
 // one before it (the code loaded up to a later end). A broken one traps.
 void check_generations(std::span<const std::byte> bytes) {
@@ -216,6 +237,7 @@ void check_generations(std::span<const std::byte> bytes) {
     if (i > 0 && generations.from(i) < generations.from(i - 1)) __builtin_trap();
     std::string text = generations.perf_map(i);
     if (!text.starts_with(before)) __builtin_trap();
+    check_call_frames(generations.functions(i), text);
     before = std::move(text);
   }
 }

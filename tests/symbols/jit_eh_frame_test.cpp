@@ -84,6 +84,18 @@ TEST(JitEhFrame, EntriesNoRuntimeWritesForTheFunctionAreLeftOutAndCounted) {
       << "a section 4 GiB away cannot point at the function with 32 bits";
 }
 
+TEST(JitEhFrame, V8sCieIsTaken) {
+  // node 20's: version 3 (the return address column a ULEB128), "zLR" with the LSDA omitted.
+  std::uint64_t start = low + 0x100;
+  std::string v8 = test::jitdump_eh_frame(start, 21, 0x1b, "zLR");
+  v8[8] = '\x03';
+  v8[17] = '\xff';  // the 'L' byte of the augmentation data: DW_EH_PE_omit
+  std::vector<jitdump_code> code{function(start, 21, v8)};
+  jit_eh_frame merged = merge_jit_eh_frames(code, low, high, section);
+  EXPECT_EQ(merged.functions, 1u);
+  EXPECT_EQ(merged.refused, 0u);
+}
+
 TEST(JitEhFrame, OverlappingCodeAndCodeOutsideTheMappingGiveNone) {
   std::string first = test::jitdump_eh_frame(low + 0x100, 32);
   std::string second = test::jitdump_eh_frame(low + 0x110, 32);
