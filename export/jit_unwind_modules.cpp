@@ -46,6 +46,10 @@ void jit_unwind_modules::use(perf_data::captured_jitdumps dumps) {
       continue;
     }
     process_dump& kept = dumps_[dump.pid];
+    if (kept.bytes && *kept.bytes == dump.bytes) continue;  // the same dump: its modules hold
+    // The modules made of the dump before: a Dwfl that reported one has the file open itself.
+    made_.erase(made_.lower_bound(key{dump.pid, 0, 0, 0, 0}),
+                made_.lower_bound(key{dump.pid, uses_, 0, 0, 0}));
     kept.generations.reset();  // before the bytes it points into
     kept.bytes = std::make_shared<const std::string>(std::move(dump.bytes));
     kept.generations.emplace(std::as_bytes(std::span{*kept.bytes}), dumps.clocks);

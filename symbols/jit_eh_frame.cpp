@@ -174,23 +174,27 @@ std::optional<std::vector<std::byte>> moved_entries(const jitdump_code& function
   return out;
 }
 
-// For each function of `code` with entries, whether its code overlaps that of another record.
-std::vector<bool> overlapping(std::span<const jitdump_code> code) {
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < code.size(); ++i)
-    if (code[i].size != 0 && code[i].start <= ~code[i].size) order.push_back(i);
-  std::ranges::sort(order, {}, [&](std::size_t i) { return code[i].start; });
-  std::vector<bool> overlaps(code.size(), false);
-  std::uint64_t reach = 0;  // the highest end of the records before
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const jitdump_code& here = code[order[k]];
-    std::uint64_t end = here.start + here.size;
-    bool before = k > 0 && reach > here.start;
-    bool after = k + 1 < order.size() && code[order[k + 1]].start < end;
-    overlaps[order[k]] = before || after;
-    reach = std::max(reach, end);
+// For each record of `code`, whether a later one was loaded over part of its range: its code
+// was gone from there by then, and the later one's entries describe what is.
+std::vector<bool> superseded(std::span<const jitdump_code> code) {
+  std::vector<bool> gone(code.size(), false);
+  std::map<std::uint64_t, std::uint64_t> later;  // the later records' ranges, joined: start -> end
+  for (std::size_t i = code.size(); i-- > 0;) {
+    std::uint64_t start = code[i].start, end = start + code[i].size;
+    if (code[i].size == 0 || end < start) continue;
+    auto at = later.upper_bound(start);
+    if (at != later.begin() && std::prev(at)->second > start) gone[i] = true;
+    if (at != later.end() && at->first < end) gone[i] = true;
+    // Joins [start, end) with every range it touches.
+    if (at != later.begin() && std::prev(at)->second >= start) --at;
+    while (at != later.end() && at->first <= end) {
+      start = std::min(start, at->first);
+      end = std::max(end, at->second);
+      at = later.erase(at);
+    }
+    later.emplace_hint(at, start, end);
   }
-  return overlaps;
+  return gone;
 }
 
 }  // namespace
@@ -198,18 +202,17 @@ std::vector<bool> overlapping(std::span<const jitdump_code> code) {
 jit_eh_frame merge_jit_eh_frames(std::span<const jitdump_code> code, std::uint64_t low,
                                  std::uint64_t high, std::uint64_t address) {
   jit_eh_frame merged;
-  std::vector<bool> overlaps = overlapping(code);
+  std::vector<bool> gone = superseded(code);
   for (std::size_t i = 0; i < code.size(); ++i) {
     const jitdump_code& function = code[i];
-    if (function.eh_frame.empty() || function.moved_from || function.start < low ||
-        function.start >= high || function.size > high - function.start)
+    if (function.eh_frame.empty() || gone[i] || function.start < low || function.start >= high ||
+        function.size > high - function.start)
       continue;
     // Where the runtime put the entries: after the code, at the next multiple of 8.
     std::uint64_t from = function.start + ((function.size + 7) & ~std::uint64_t{7});
     std::optional<std::vector<std::byte>> moved;
     std::size_t fdes_before = merged.fdes.size();
-    if (!overlaps[i])
-      moved = moved_entries(function, from, address + merged.bytes.size(), merged.fdes);
+    moved = moved_entries(function, from, address + merged.bytes.size(), merged.fdes);
     for (std::size_t k = fdes_before; k < merged.fdes.size(); ++k)
       merged.fdes[k].offset += merged.bytes.size();  // from the chunk's start to the section's
     if (!moved) {

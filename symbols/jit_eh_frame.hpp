@@ -32,8 +32,10 @@ struct jit_eh_frame {
 // are left out, and counted, when they are not what a runtime writes for it: an entry cut short
 // or of 64-bit length, an FDE without its CIE, a pointer encoding other than absolute or
 // PC-relative, a personality routine or LSDA (their pointers would need moving too), an FDE
-// outside the function's code, or a pointer the new place cannot hold. So are those of a
-// function whose code overlaps other code of `code`: which entries hold there is not known.
+// outside the function's code, or a pointer the new place cannot hold. A function that code
+// loaded later in `code` overlaps has none: its code was gone from there by then (`code` is in
+// time order, or in the dump's where times cannot be placed: the record written last wins, as
+// it names the code).
 jit_eh_frame merge_jit_eh_frames(std::span<const jitdump_code> code, std::uint64_t low,
                                  std::uint64_t high, std::uint64_t address);
 

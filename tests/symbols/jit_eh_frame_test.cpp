@@ -96,14 +96,19 @@ TEST(JitEhFrame, V8sCieIsTaken) {
   EXPECT_EQ(merged.refused, 0u);
 }
 
-TEST(JitEhFrame, OverlappingCodeAndCodeOutsideTheMappingGiveNone) {
+TEST(JitEhFrame, CodeLoadedOverOtherCodeTakesItsPlaceCodeOutsideTheMappingHasNone) {
   std::string first = test::jitdump_eh_frame(low + 0x100, 32);
   std::string second = test::jitdump_eh_frame(low + 0x110, 32);
-  std::vector<jitdump_code> overlapping{function(low + 0x100, 32, first),
-                                        function(low + 0x110, 32, second)};
-  jit_eh_frame merged = merge_jit_eh_frames(overlapping, low, high, section);
-  EXPECT_EQ(merged.refused, 2u) << "which entries hold at 0x110 is not known";
-  EXPECT_TRUE(merged.bytes.empty());
+  std::string third = test::jitdump_eh_frame(low + 0x200, 32);
+  std::vector<jitdump_code> reused{function(low + 0x100, 32, first),
+                                   function(low + 0x200, 32, third),
+                                   function(low + 0x110, 32, second)};
+  jit_eh_frame merged = merge_jit_eh_frames(reused, low, high, section);
+  EXPECT_EQ(merged.functions, 2u);
+  EXPECT_EQ(merged.refused, 0u) << "code that is gone is not left out: it is not there";
+  ASSERT_EQ(merged.fdes.size(), 2u);
+  EXPECT_EQ(merged.fdes[0].first, low + 0x200);
+  EXPECT_EQ(merged.fdes[1].first, low + 0x110) << "the code loaded last holds 0x110 to 0x130";
 
   std::vector<jitdump_code> outside{function(high + 0x100, 32, first)};
   merged = merge_jit_eh_frames(outside, low, high, section);
