@@ -172,8 +172,11 @@ class request_encoder {
         if (auto function = function_index_.find(inlined); function != function_index_.end())
           added.add_lines()->set_function_index(function->second);
       if (auto function = function_index_.find(location.function_id);
-          function != function_index_.end())
-        added.add_lines()->set_function_index(function->second);
+          function != function_index_.end()) {
+        auto& line = *added.add_lines();
+        line.set_function_index(function->second);
+        if (location.line != 0) line.set_line(location.line);
+      }
       if (kernel_mappings_.contains(location.mapping_id))
         added.add_attribute_indices(attribute("profile.frame.type", &kernel, 0));
     }

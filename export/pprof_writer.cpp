@@ -54,7 +54,11 @@ void add_tables(pb::Profile& out, const profile& in) {
     // pprof's order: the inlined functions innermost first, the function they are inlined into
     // last.
     for (std::uint64_t inlined : location.inlined_ids) encoded.add_line()->set_function_id(inlined);
-    if (location.function_id != 0) encoded.add_line()->set_function_id(location.function_id);
+    if (location.function_id != 0) {
+      pb::Line& line = *encoded.add_line();
+      line.set_function_id(location.function_id);
+      if (location.line != 0) line.set_line(location.line);
+    }
   }
   for (const profile_function& function : in.functions) {
     pb::Function& encoded = *out.add_function();

@@ -46,12 +46,14 @@ struct profile_location {
   // Functions the compiler inlined at this address, innermost first, all inside function_id
   // (from DWARF where a debug file is at hand; empty otherwise or with inline frames off).
   std::vector<std::uint64_t> inlined_ids;
+  // function_id's source line at the address (JIT code's DEBUG_INFO records); 0 when unknown.
+  std::int64_t line = 0;
 };
 
 struct profile_function {
   std::uint64_t id = 0;
   std::int64_t name = 0;      // string index
-  std::int64_t filename = 0;  // string index: the mapped file's name
+  std::int64_t filename = 0;  // string index: the mapped file's name, or JIT code's source file
 };
 
 struct profile {

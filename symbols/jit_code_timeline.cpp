@@ -21,6 +21,8 @@ struct live_code {
   std::uint64_t end;
   std::uint64_t from;
   std::string name;
+  std::shared_ptr<const jit_line_table> lines;
+  std::uint64_t code_start;
 };
 using live_map = std::map<std::uint64_t, live_code>;
 
@@ -40,11 +42,17 @@ jit_code_timeline::jit_code_timeline(std::vector<jitdump_code> records) {
       std::uint64_t shared_start = std::max(piece_start, start);
       std::uint64_t shared_end = std::min(code.end, end);
       if (code.from < time)
-        pieces_.push_back({shared_start, shared_end, code.from, time, code.name});
-      if (code.end > end)
-        at = live.emplace_hint(at, end, live_code{code.end, code.from, code.name});
-      if (piece_start < start)
-        live.emplace_hint(at, piece_start, live_code{start, code.from, std::move(code.name)});
+        pieces_.push_back(
+            {shared_start, shared_end, code.from, time, code.name, code.lines, code.code_start});
+      if (code.end > end) {
+        live_code rest = code;
+        rest.end = code.end;
+        at = live.emplace_hint(at, end, std::move(rest));
+      }
+      if (piece_start < start) {
+        code.end = start;
+        live.emplace_hint(at, piece_start, std::move(code));
+      }
     }
   };
   for (const jitdump_code& code : records) {
@@ -52,10 +60,12 @@ jit_code_timeline::jit_code_timeline(std::vector<jitdump_code> records) {
     if (code.moved_from && *code.moved_from <= forever - code.size)
       cut(*code.moved_from, *code.moved_from + code.size, code.time);
     cut(code.start, code.start + code.size, code.time);
-    live.emplace(code.start, live_code{code.start + code.size, code.time, std::string(code.name)});
+    live.emplace(code.start, live_code{code.start + code.size, code.time, std::string(code.name),
+                                       code.lines, code.start});
   }
   for (auto& [start, code] : live)
-    pieces_.push_back({start, code.end, code.from, forever, std::move(code.name)});
+    pieces_.push_back({start, code.end, code.from, forever, std::move(code.name),
+                       std::move(code.lines), code.code_start});
   std::ranges::stable_sort(pieces_, {}, &piece::start);
   reach_.reserve(pieces_.size());
   std::uint64_t reach = 0;
@@ -78,6 +88,13 @@ const jit_code_timeline::piece* jit_code_timeline::find(std::uint64_t address,
 std::string_view jit_code_timeline::name_at(std::uint64_t address, std::uint64_t time) const {
   const piece* found = find(address, time);
   return found ? std::string_view{found->name} : std::string_view{};
+}
+
+std::optional<jit_source_line> jit_code_timeline::line_at(std::uint64_t address,
+                                                         std::uint64_t time) const {
+  const piece* found = find(address, time);
+  if (!found || !found->lines) return std::nullopt;
+  return found->lines->at(address - found->code_start);
 }
 
 const void* jit_code_timeline::piece_at(std::uint64_t address, std::uint64_t time) const {

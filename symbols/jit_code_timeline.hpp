@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,8 @@ class jit_code_timeline {
   // then (or, for a hostile dump whose code overlaps beyond any runtime's, when finding it
   // would take too long: unnamed, never misnamed).
   std::string_view name_at(std::uint64_t address, std::uint64_t time) const;
+  // The source line of that code at `address` (its DEBUG_INFO record's), or nullopt.
+  std::optional<jit_source_line> line_at(std::uint64_t address, std::uint64_t time) const;
   // The piece `name_at` found, to tell whether two lookups found one stretch of validity; null
   // when none.
   const void* piece_at(std::uint64_t address, std::uint64_t time) const;
@@ -39,6 +42,8 @@ class jit_code_timeline {
   struct piece {
     std::uint64_t start, end, from, until;
     std::string name;
+    std::shared_ptr<const jit_line_table> lines;  // by offset from code_start
+    std::uint64_t code_start;                     // where the code begins: pieces are cut
   };
   const piece* find(std::uint64_t address, std::uint64_t time) const;
 

@@ -12,12 +12,13 @@
 namespace arec::symbols {
 namespace {
 
-enum : std::uint32_t { code_load = 0, code_move = 1, unwinding_info = 4 };
+enum : std::uint32_t { code_load = 0, code_move = 1, debug_info = 2, unwinding_info = 4 };
 
 // The fixed part of each record's payload, after its 16-byte prefix.
 constexpr std::size_t load_fixed = 40;  // pid, tid, vma, code_addr, code_size, code_index
 constexpr std::size_t move_fixed = 48;  // pid, tid, vma, old, new, code_size, code_index
 constexpr std::size_t unwinding_fixed = 24;  // unwinding_size, eh_frame_hdr_size, mapped_size
+constexpr std::size_t debug_fixed = 16;      // code_addr, nr_entry
 
 // The fields of one record, in the dump's byte order.
 class record_reader {
@@ -45,6 +46,20 @@ std::span<const std::byte> eh_frame_of(std::span<const std::byte> body, const re
   return body.subspan(data_at, unwinding - header);
 }
 
+// The lines of DEBUG_INFO record `record` for the code loaded at `start`, or null when it
+// describes other code, or none.
+std::shared_ptr<const jit_line_table> lines_of(std::span<const std::byte> record, bool swapped,
+                                               std::uint64_t start, std::uint64_t size,
+                                               std::string_view name) {
+  if (record.empty()) return nullptr;
+  record_reader in(record, swapped);
+  if (in.at<std::uint64_t>(16) != start) return nullptr;
+  constexpr std::size_t entries_at = host::jitdump_record_header + debug_fixed;
+  auto table = std::make_shared<const jit_line_table>(
+      record.subspan(entries_at), in.at<std::uint64_t>(24), swapped, start, size, name);
+  return table->size() == 0 ? nullptr : table;
+}
+
 void add_line(std::string& text, std::uint64_t start, std::uint64_t size, std::string_view name) {
   if (size == 0) return;
   std::array<char, 48> numbers{};
@@ -69,14 +84,18 @@ std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump) 
   std::size_t at =
       records.empty() ? 0 : record_reader(records, cursor.swapped).at<std::uint32_t>(8);
   std::vector<jitdump_code> code;
-  std::unordered_map<std::uint64_t, std::string_view> names;  // by code_index
+  // By code_index: the name and lines a CODE_MOVE's code was loaded with.
+  std::unordered_map<std::uint64_t, std::pair<std::string_view, std::shared_ptr<const jit_line_table>>>
+      loaded;
   std::span<const std::byte> eh_frame;  // for the next CODE_LOAD
+  std::span<const std::byte> debug;     // a DEBUG_INFO record for the next CODE_LOAD
   while (at + host::jitdump_record_header <= records.size()) {
     record_reader in(records.subspan(at), cursor.swapped);
     auto id = in.at<std::uint32_t>(0);
     auto size = in.at<std::uint32_t>(4);
     std::span<const std::byte> body = records.subspan(at, size);
     if (id == unwinding_info && !cursor.swapped) eh_frame = eh_frame_of(body, in);
+    if (id == debug_info && body.size() >= host::jitdump_record_header + debug_fixed) debug = body;
     std::size_t fixed = host::jitdump_record_header + (id == code_load ? load_fixed : move_fixed);
     if ((id == code_load || id == code_move) && body.size() >= fixed) {
       auto time = in.at<std::uint64_t>(8);
@@ -84,12 +103,16 @@ std::vector<jitdump_code> jitdump_code_records(std::span<const std::byte> dump) 
         auto chars = reinterpret_cast<const char*>(body.data() + fixed);
         std::string_view rest(chars, body.size() - fixed);
         std::string_view name = rest.substr(0, rest.find('\0'));
-        names[in.at<std::uint64_t>(48)] = name;
-        code.push_back({time, in.at<std::uint64_t>(32), in.at<std::uint64_t>(40), {}, name,
-                        std::exchange(eh_frame, {})});
-      } else if (auto named = names.find(in.at<std::uint64_t>(56)); named != names.end()) {
+        auto start = in.at<std::uint64_t>(32);
+        auto size = in.at<std::uint64_t>(40);
+        std::shared_ptr<const jit_line_table> lines =
+            lines_of(std::exchange(debug, {}), cursor.swapped, start, size, name);
+        loaded[in.at<std::uint64_t>(48)] = {name, lines};
+        code.push_back({time, start, size, {}, name,
+                        std::exchange(eh_frame, {}), std::move(lines)});
+      } else if (auto known = loaded.find(in.at<std::uint64_t>(56)); known != loaded.end()) {
         code.push_back({time, in.at<std::uint64_t>(40), in.at<std::uint64_t>(48),
-                        in.at<std::uint64_t>(32), named->second});
+                        in.at<std::uint64_t>(32), known->second.first, {}, known->second.second});
       }
     }
     at += size;

@@ -9,11 +9,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "symbols/jit_lines.hpp"
 
 namespace arec::symbols {
 
@@ -29,6 +32,9 @@ struct jitdump_code {
   // where the runtime puts it (and perf inject after its copy of the code). Empty when the dump
   // has none for the function, or is in the other byte order.
   std::span<const std::byte> eh_frame;
+  // The source lines of the DEBUG_INFO record before a CODE_LOAD of the same address (a
+  // CODE_MOVE has its load's), by offset into the code; null when the dump has none.
+  std::shared_ptr<const jit_line_table> lines;
 };
 
 // The dump's CODE_LOAD and CODE_MOVE records (the others carry no name) in its order; a dump

@@ -1,7 +1,8 @@
 // JIT code named from a jitdump: a real `node --perf-prof` (no perf map) writes jit-PID.dump in
 // its working directory and maps it executable; the recording captures the dump through that
 // mapping while node runs, and `arec export` names node's JIT frames from the captured dump,
-// after node is gone and its dump file removed (as a user's cleanup would), plain or with -g.
+// after node is gone and its dump file removed (as a user's cleanup would), plain or with -g,
+// with the source lines of its DEBUG_INFO records in a pprof.
 // The recording's clock pairs bracket the dump's times, mapped onto the recording's clock.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "hot_javascript.hpp"
 #include "perf_data/jitdumps_feature.hpp"
 #include "perf_data/perf_file_reader.hpp"
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -84,6 +86,28 @@ TEST_P(ExportJitdump, NodesFramesAreNamedFromItsCapturedDumpAfterItAndItsFileAre
   EXPECT_EQ(exported.err.find("--perf-basic-prof"), std::string::npos)
       << "a node that wrote a dump is told no flag:\n"
       << exported.err;
+
+  // Its DEBUG_INFO records give the source lines: the loop, line 4 of hot.js (hot_javascript),
+  // as the pprof's Line of the hot function, whose file is the script. node 20 writes the
+  // record of that function with a garbled file name about one run in two (symbols/jit_lines):
+  // then it has no line, never a wrong one (JitUnwindingInfo checks lines every run).
+  std::string profile = dir_.file("node.pb.gz");
+  test::command_result pprof = test::run_command(
+      {arec_binary(), "export", "-q", "--format=pprof", "-i", dir_.file("node.data"), "-o", profile},
+      120s);
+  ASSERT_EQ(pprof.exit_code, 0) << pprof.describe();
+  test::command_result summary = npm_pprof_summary(profile, "jsHotFunction");
+  ASSERT_EQ(summary.exit_code, 0) << summary.describe();
+  ASSERT_GT(json_number(summary.out, "leafMatches"), 0) << summary.out;
+  std::size_t lines = summary.out.find("\"leafLines\":{");
+  ASSERT_NE(lines, std::string::npos) << summary.out;
+  std::string listed = summary.out.substr(lines, summary.out.find('}', lines) - lines);
+  std::string hot_line = "\"" + dir_.file("hot.js") + ":4\"";
+  // Every line the hot function's samples have is the loop's.
+  for (std::size_t at = listed.find(":{") + 2; at < listed.size(); at = listed.find(',', at) + 1) {
+    EXPECT_EQ(listed.compare(at, hot_line.size(), hot_line), 0) << summary.out;
+    if (listed.find(',', at) == std::string::npos) break;
+  }
 }
 
 // The dump kept whole but its code, its records' times (CLOCK_MONOTONIC) within the file's two clock pairs,

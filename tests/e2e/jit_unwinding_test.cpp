@@ -3,7 +3,8 @@
 // jitdump) -> hot_leaf. With the dump's UNWINDING_INFO, arec export and hotspot's parser (on the
 // converted file) find main above the JIT frame, and so does perf script on the converted file;
 // without it, a frame-pointer step from the JIT frame goes to main's caller (libdw), or the walk
-// ends there (perf's libunwind), and main is lost: the information is what finds it.
+// ends there (perf's libunwind), and main is lost: the information is what finds it. Its
+// DEBUG_INFO record gives the JIT frame a source line in the pprof.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include "hotspot_parse.hpp"
 #include "perf_script.hpp"
+#include "pprof_summary.hpp"
 #include "prerequisites.hpp"
 #include "recorder.hpp"
 #include "support/child_process.hpp"
@@ -87,6 +89,21 @@ TEST_P(JitUnwindingInfo, ExportFindsMainAboveFramelessJitCodeOnlyThroughIt) {
     EXPECT_GT(share, 0.9) << exported.out.substr(0, 3000);
   else
     EXPECT_LT(share, 0.1) << "a frame-pointer step skips main\n" << exported.out.substr(0, 3000);
+}
+
+// The dump's DEBUG_INFO gives the JIT frame its source line: the call's, line 8, in the pprof
+// (the return address less one is in the call).
+TEST_P(JitUnwindingInfo, TheJitFrameCarriesItsSourceLineInThePprof) {
+  std::string profile = dir_->file(GetParam() ? "cfi.pb.gz" : "nocfi.pb.gz");
+  test::command_result exported = test::run_command(
+      {arec_binary(), "export", "-q", "--format=pprof", "-i", data(GetParam()), "-o", profile},
+      120s);
+  ASSERT_EQ(exported.exit_code, 0) << exported.describe();
+  test::command_result summary = npm_pprof_summary(profile, "hot_leaf");
+  ASSERT_EQ(summary.exit_code, 0) << summary.describe();
+  long long in_leaf = json_number(summary.out, "leafMatches");
+  ASSERT_GE(in_leaf, 20) << summary.out;
+  EXPECT_GE(json_number(summary.out, "/srv/jit/step.src:8"), in_leaf * 9 / 10) << summary.out;
 }
 
 TEST_P(JitUnwindingInfo, PerfAndHotspotFindMainAboveFramelessJitCodeOnlyThroughIt) {

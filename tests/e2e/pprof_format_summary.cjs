@@ -6,7 +6,9 @@
 // function name contains it (leafMatches: the leaf location's last line, the function the others
 // are inlined into; innermostMatches: its first line, the innermost inlined function) and, per sample type, the sum of their values
 // (leafTotals: "offcpu-time/nanoseconds" -> N), and their counts by the function right above
-// the leaf (leafCallers: "stage" -> N); and buildIds, the mapped files' build-ids.
+// the leaf (leafCallers: "stage" -> N), and by the source file and line of the leaf and of its
+// caller where the profile has them (leafLines, callerLines: "/path/hot.js:4" -> N); and
+// buildIds, the mapped files' build-ids.
 'use strict';
 const fs = require('fs');
 const zlib = require('zlib');
@@ -19,7 +21,8 @@ const counted = types.map((t) => t.split('/')[0].endsWith('_samples'));
 const summary = {
   types, samples: 0, byComm: {}, byTid: {}, locations: profile.location.length,
   timeNanos: String(profile.timeNanos), durationNanos: String(profile.durationNanos),
-  leafMatches: 0, innermostMatches: 0, leafTotals: {}, leafCallers: {},
+  leafMatches: 0, innermostMatches: 0, leafTotals: {}, leafCallers: {}, leafLines: {},
+  callerLines: {},
 };
 const leaf = process.argv[3];
 const locations = new Map(profile.location.map((l) => [Number(l.id), l]));
@@ -31,6 +34,14 @@ function leafName(sample, depth = 0, innermost = false) {
   const fn = functions.get(Number(line.functionId));
   return fn ? strings[Number(fn.name)] : '';
 }
+// "file:line" of the sample's frame at `depth` (the function the others are inlined into), or ''.
+function lineAt(sample, depth = 0) {
+  const location = locations.get(Number(sample.locationId[depth]));
+  if (!location || location.line.length === 0) return '';
+  const line = location.line[location.line.length - 1];
+  const fn = functions.get(Number(line.functionId));
+  return fn && Number(line.line) > 0 ? `${strings[Number(fn.filename)]}:${Number(line.line)}` : '';
+}
 for (const sample of profile.sample) {
   let count = 0;
   sample.value.forEach((v, i) => { if (counted[i]) count += Number(v); });
@@ -39,6 +50,10 @@ for (const sample of profile.sample) {
     summary.innermostMatches += count;
   if (leaf && sample.locationId.length > 0 && leafName(sample).includes(leaf)) {
     summary.leafMatches += count;
+    const where = lineAt(sample);
+    if (where) summary.leafLines[where] = (summary.leafLines[where] || 0) + count;
+    const caller = sample.locationId.length > 1 ? lineAt(sample, 1) : '';
+    if (caller) summary.callerLines[caller] = (summary.callerLines[caller] || 0) + count;
     if (sample.locationId.length > 1) {
       const caller = leafName(sample, 1);
       summary.leafCallers[caller] = (summary.leafCallers[caller] || 0) + count;

@@ -115,6 +115,17 @@ TEST(OtlpWriter, EveryTableStartsWithItsZeroValue) {
   EXPECT_EQ(dictionary.stack_table_size(), 3);  // zero, {1,3} and {2,3}: shared by both profiles
 }
 
+// A location's source line (a JIT frame's, from its dump) is its function's line's.
+TEST(OtlpWriter, ALocationsLineIsItsFunctionsLine) {
+  profile p = two_event_profile();
+  p.locations[0].line = 42;
+  request_message request = decode(otlp_request(p, {}));
+  const pb::ProfilesDictionary& dictionary = request.dictionary();
+  ASSERT_EQ(dictionary.location_table_size(), 4);
+  EXPECT_EQ(dictionary.location_table(1).lines(0).line(), 42);
+  EXPECT_EQ(dictionary.location_table(2).lines(0).line(), 0) << "unknown: not written";
+}
+
 TEST(OtlpWriter, CpuTimeIsSampleCountsWithACpuPeriodAndOffCpuTimeIsNanoseconds) {
   request_message request = decode(otlp_request(two_event_profile(), {}));
   const pb::ProfilesDictionary& dictionary = request.dictionary();

@@ -30,5 +30,26 @@ TEST(PprofWriter, StringsThatAreNotUtf8ArriveRepairedAndTheProfileParses) {
   EXPECT_EQ(decoded.string_table(1), "cpu-clock_samples");
 }
 
+// A JIT frame's source line (its dump's DEBUG_INFO) is its function's Line.line; its function's
+// file the source file.
+TEST(PprofWriter, ALocationsLineIsItsFunctionsLine) {
+  profile p;
+  p.strings = {"", "cpu-clock_samples", "count", "JS:*hot", "/srv/app.js"};
+  p.sample_types = {{1, 2}};
+  p.period_type = {1, 2};
+  p.functions = {{1, 3, 4}};
+  p.locations = {{.id = 1, .address = 0x1100, .function_id = 1, .line = 42},
+                 {.id = 2, .address = 0x1200, .function_id = 1}};
+  p.samples = {{{1}, {3}, {}}, {{2}, {1}, {}}};
+  std::vector<std::byte> bytes = pprof_message(p);
+  perftools::profiles::Profile decoded;
+  ASSERT_TRUE(decoded.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  ASSERT_EQ(decoded.location_size(), 2);
+  ASSERT_EQ(decoded.location(0).line_size(), 1);
+  EXPECT_EQ(decoded.location(0).line(0).line(), 42);
+  EXPECT_EQ(decoded.location(1).line(0).line(), 0) << "unknown: not written";
+  EXPECT_EQ(decoded.string_table(decoded.function(0).filename()), "/srv/app.js");
+}
+
 }  // namespace
 }  // namespace arec::exporting

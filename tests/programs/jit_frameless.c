@@ -1,7 +1,8 @@
 // A JIT runtime in miniature whose code keeps no frame pointer (issue 43, item 3): it copies
 // one function into anonymous executable memory and writes a jitdump (jit-PID.dump in the
 // working directory, mapped as perf's marker) naming it, with an UNWINDING_INFO record whose
-// .eh_frame describes its frame, as V8's --perf-prof-unwinding-info does. main calls the JIT
+// .eh_frame describes its frame, as V8's --perf-prof-unwinding-info does, and a DEBUG_INFO
+// record giving its source lines (a made-up /srv/jit/step.src). main calls the JIT
 // function, which calls hot_leaf: a frame-pointer walk from hot_leaf skips main (the JIT frame
 // leaves rbp as main set it); its call frame information finds main.
 //
@@ -97,6 +98,23 @@ static void write_jitdump(unsigned char* code, int with_cfi) {
     put(fd, prefix, sizeof prefix);
     put(fd, fields, sizeof fields);
     put(fd, unwinding, sizeof unwinding);
+  }
+  // Its source lines, as a runtime's DEBUG_INFO gives them: the call at offset 14 is line 8.
+  {
+    static const char file[] = "/srv/jit/step.src";
+    uint64_t at = (uint64_t)(uintptr_t)code;
+    uint32_t prefix[2] = {2, 16 + 16 + 3 * 16 + sizeof file + 2 * 2};  // JIT_CODE_DEBUG_INFO
+    uint64_t when = monotonic_ns(), head[2] = {at, 3};
+    uint64_t first[2] = {at, 7}, second[2] = {at + 14, 8}, third[2] = {at + 16, 9};
+    put(fd, prefix, sizeof prefix);
+    put(fd, &when, sizeof when);
+    put(fd, head, sizeof head);
+    put(fd, first, sizeof first);  // address; line 7, discriminator 0
+    put(fd, file, sizeof file);
+    put(fd, second, sizeof second);
+    put(fd, "\xff", 2);  // the previous entry's file
+    put(fd, third, sizeof third);
+    put(fd, "\xff", 2);
   }
   static const char name[] = "jit_frameless_step";
   uint32_t prefix[2] = {0, 16 + 40 + sizeof name + code_size};  // JIT_CODE_LOAD

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace arec::test {
 
@@ -141,6 +142,31 @@ inline std::string jitdump_unwinding_info(const std::string& eh_frame, std::uint
   payload.append(header, '\0');
   while (payload.size() % 8 != 0) payload += '\0';
   return jitdump_record_prefix(4, static_cast<std::uint32_t>(16 + payload.size()), timestamp) +
+         payload;
+}
+
+// One DEBUG_INFO entry: its address, line and file ("\xff": the previous entry's).
+struct jitdump_line {
+  std::uint64_t address;
+  std::uint32_t line;
+  std::string file;
+};
+
+// A DEBUG_INFO record for the code at `code` with `entries`.
+inline std::string jitdump_debug_info(std::uint64_t code, const std::vector<jitdump_line>& entries,
+                                      std::uint64_t timestamp = 100) {
+  std::string payload;
+  put_u64(payload, code);
+  put_u64(payload, entries.size());
+  for (const jitdump_line& entry : entries) {
+    put_u64(payload, entry.address);
+    put_u32(payload, entry.line);
+    put_u32(payload, 0);  // discriminator
+    payload += entry.file;
+    payload += '\0';
+  }
+  while (payload.size() % 8 != 0) payload += '\0';
+  return jitdump_record_prefix(2, static_cast<std::uint32_t>(16 + payload.size()), timestamp) +
          payload;
 }
 

@@ -39,6 +39,26 @@ TEST(JitCodeTimeline, TwoLoadsAtOneAddressNameTheSamplesOfTheirOwnTimes) {
   EXPECT_EQ(code.name_at(0x1010, 11600), "") << "past the code's end";
 }
 
+TEST(JitCodeTimeline, LinesAreThoseOfTheCodeThereThenAndMoveWithIt) {
+  jit_code_timeline code = timeline_of(
+      test::jitdump_header() +
+      test::jitdump_debug_info(0x1000, {{0x1000, 7, "a.py"}, {0x1008, 8, "a.py"}}, 1100) +
+      test::jitdump_code_load("py::a", 16, false, 0x1000, 1100) +
+      test::jitdump_debug_info(0x5000, {{0x5000, 9, "elsewhere.py"}}, 1200) +
+      test::jitdump_code_load("py::b", 16, false, 0x2000, 1200, 1234, 2) +
+      test::jitdump_code_move(0x1000, 0x3000, 16, 1500));
+  auto line = [&](std::uint64_t address, std::uint64_t time) {
+    std::optional<jit_source_line> found = code.line_at(address, time);
+    return found ? std::string(found->file) + ":" + std::to_string(found->line) : "none";
+  };
+  EXPECT_EQ(line(0x1004, 11200), "a.py:7");
+  EXPECT_EQ(line(0x100c, 11200), "a.py:8");
+  EXPECT_EQ(line(0x300c, 11600), "a.py:8") << "moved: the same offset into the code";
+  EXPECT_EQ(line(0x100c, 11600), "none") << "gone from there";
+  EXPECT_EQ(line(0x2004, 11300), "none") << "the record before it was another address's";
+  EXPECT_EQ(code.name_at(0x2004, 11300), "py::b");
+}
+
 TEST(JitCodeTimeline, ALaterLoadEndsOnlyTheRangeItShares) {
   jit_code_timeline code = timeline_of(
       test::jitdump_header() + test::jitdump_code_load("JS:*wide", 32, false, 0x1000, 1100) +
