@@ -1,7 +1,7 @@
 // jit_lines: the source lines a jitdump's DEBUG_INFO record gives the code of the CODE_LOAD after
 // it (file and line by address), for the pprof and OTLP lines of JIT frames. V8 writes each
 // address 0x40 bytes past the instruction's (its kElfHeaderSize, for the text offset of perf
-// inject's ELF of its time): read back where it applies (docs/symbols.md, "Source lines").
+// inject's ELF of its time): read back where it applies (docs/symbols.md, "Source lines of JIT code").
 #pragma once
 
 #include <cstddef>
