@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <span>
 #include <utility>
 
@@ -22,15 +24,23 @@ bool any_unwinding_in(std::span<const symbols::jitdump_code> functions, std::uin
   });
 }
 
-// A memfd holding `image`, or an empty fd when the kernel will not make one (the unwinding then
-// steps over the mapping by frame pointer, as without a dump).
-io::unique_fd memory_file(std::span<const std::byte> image) {
+// A memfd holding `image`, or an empty fd and `problem` set (the unwinding then steps over the
+// mapping by frame pointer, as without a dump).
+io::unique_fd memory_file(std::span<const std::byte> image, std::string& problem) {
   io::unique_fd fd(::memfd_create("arec-jit-elf", MFD_CLOEXEC));
+  const char* call = fd ? nullptr : "memfd_create";
   for (std::size_t done = 0; fd && done < image.size();) {
     ssize_t wrote = ::write(fd.get(), image.data() + done, image.size() - done);
-    if (wrote <= 0) fd.reset();
-    else done += static_cast<std::size_t>(wrote);
+    if (wrote > 0) {
+      done += static_cast<std::size_t>(wrote);
+    } else {
+      call = "write";
+      fd.reset();
+    }
   }
+  if (call)
+    problem = std::string(call) + " of a JIT mapping's unwinding ELF failed: " +
+              std::strerror(errno) + "; its frames are stepped over by frame pointer";
   return fd;
 }
 
@@ -76,7 +86,9 @@ const made_module* jit_unwind_modules::module_for(pid_t pid, const model::map& w
   if (!elf || elf->unwound == 0) return nullptr;
   not_unwound_ += elf->not_unwound;
   made& file = entry->second;
-  file.fd = memory_file(elf->image);
+  std::string problem;
+  file.fd = memory_file(elf->image, problem);
+  if (!problem.empty() && !std::exchange(problem_said_, true)) problem_ = std::move(problem);
   if (!file.fd) return nullptr;
   // The name says which file it is: the generation, and which dump (a later file's is longer).
   file.module = made_module{

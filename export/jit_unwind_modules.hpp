@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 
 #include "export/dwarf_unwinder.hpp"
@@ -39,6 +40,8 @@ class jit_unwind_modules {
   // Functions whose unwinding information was left out (symbols/jit_eh_frame), over the modules
   // made so far.
   std::size_t not_unwound() const noexcept { return not_unwound_; }
+  // Why a module could not be made (the memfd refused), once; "" when none was.
+  std::string take_problem() { return std::exchange(problem_, {}); }
 
  private:
   struct process_dump {
@@ -56,6 +59,8 @@ class jit_unwind_modules {
   std::map<key, made> made_;
   std::size_t uses_ = 0;
   std::size_t not_unwound_ = 0;
+  std::string problem_;         // until taken
+  bool problem_said_ = false;   // a problem is told once
 };
 
 }  // namespace arec::exporting

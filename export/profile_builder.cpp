@@ -283,6 +283,8 @@ std::vector<std::string> profile_builder::take_perf_map_warnings() {
                        std::to_string(left_out - std::exchange(not_unwound_said_, left_out)) +
                        " JIT functions is not what a runtime writes for them (docs/symbols.md) and "
                        "was left out: their frames are stepped over by frame pointer");
+  if (std::string problem = jit_unwinding_.take_problem(); !problem.empty())
+    warnings.push_back(std::move(problem));
   if (!completion_warning_.empty())
     warnings.push_back("frame-pointer stacks are not completed: " +
                        std::exchange(completion_warning_, {}));

@@ -138,7 +138,6 @@ Elf64_Shdr section_header(section which, Elf64_Word type, std::uint64_t offset,
   return header;
 }
 
-
 // The file's headers come first (ELF header, program header): call frame information placed in
 // the mapping starts past them.
 constexpr std::uint64_t header_room = 128;
