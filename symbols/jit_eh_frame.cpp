@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "symbols/joined_ranges.hpp"
+
 namespace arec::symbols {
 namespace {
 
@@ -178,21 +180,10 @@ std::optional<std::vector<std::byte>> moved_entries(const jitdump_code& function
 // was gone from there by then, and the later one's entries describe what is.
 std::vector<bool> superseded(std::span<const jitdump_code> code) {
   std::vector<bool> gone(code.size(), false);
-  std::map<std::uint64_t, std::uint64_t> later;  // the later records' ranges, joined: start -> end
+  joined_ranges later;  // the ranges of the records after the one looked at
   for (std::size_t i = code.size(); i-- > 0;) {
     std::uint64_t start = code[i].start, end = start + code[i].size;
-    if (code[i].size == 0 || end < start) continue;
-    auto at = later.upper_bound(start);
-    if (at != later.begin() && std::prev(at)->second > start) gone[i] = true;
-    if (at != later.end() && at->first < end) gone[i] = true;
-    // Joins [start, end) with every range it touches.
-    if (at != later.begin() && std::prev(at)->second >= start) --at;
-    while (at != later.end() && at->first <= end) {
-      start = std::min(start, at->first);
-      end = std::max(end, at->second);
-      at = later.erase(at);
-    }
-    later.emplace_hint(at, start, end);
+    if (code[i].size != 0 && end > start) gone[i] = later.add(start, end);
   }
   return gone;
 }

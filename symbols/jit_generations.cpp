@@ -6,33 +6,9 @@
 #include <map>
 
 #include "symbols/jit_code_timeline.hpp"
+#include "symbols/joined_ranges.hpp"
 
 namespace arec::symbols {
-namespace {
-
-// Every range code was loaded at so far, as disjoint ranges (start -> end).
-class loaded_ranges {
- public:
-  // Adds [start, end); true when part of it was loaded at before.
-  bool add(std::uint64_t start, std::uint64_t end) {
-    auto at = ranges_.upper_bound(start);
-    if (at != ranges_.begin() && std::prev(at)->second >= start) --at;
-    bool reused = at != ranges_.end() && at->first < end && at->second > start;
-    // Joins every range it touches into one.
-    while (at != ranges_.end() && at->first <= end) {
-      start = std::min(start, at->first);
-      end = std::max(end, at->second);
-      at = ranges_.erase(at);
-    }
-    ranges_.emplace_hint(at, start, end);
-    return reused;
-  }
-
- private:
-  std::map<std::uint64_t, std::uint64_t> ranges_;
-};
-
-}  // namespace
 
 jit_generations::jit_generations(std::span<const std::byte> dump,
                                  const perf_data::file_clocks& clocks, std::size_t limit)
@@ -46,7 +22,7 @@ jit_generations::jit_generations(std::span<const std::byte> dump,
   records_ = jitdump_code_in_recording_time(dump, clocks);
   std::ranges::stable_sort(records_, {}, &jitdump_code::time);
   constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
-  loaded_ranges loaded;
+  joined_ranges loaded;  // every range code was loaded at so far
   for (std::size_t i = 0; i < records_.size(); ++i) {
     const jitdump_code& code = records_[i];
     if (code.size == 0 || code.start > top - code.size) continue;  // no range: names nothing

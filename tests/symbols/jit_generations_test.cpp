@@ -60,6 +60,19 @@ TEST(JitGenerations, CodeLoadedOverEarlierCodeBeginsAGenerationAtItsTime) {
   EXPECT_EQ(named(generations, 1, 0x4004), "JS:*later");
 }
 
+TEST(JitGenerations, CodeThatTouchesOneRangeAndOverlapsTheNextReusesMemory) {
+  // [0x1010, 0x1028) starts where the first ends (no reuse there) and runs into the second.
+  std::string dump = test::jitdump_header() +
+                     test::jitdump_code_load("JS:*first", 16, false, 0x1000, 1100) +
+                     test::jitdump_code_load("JS:*second", 16, false, 0x1020, 1200) +
+                     test::jitdump_code_load("JS:*third", 24, false, 0x1010, 1500);
+  jit_generations generations(bytes(dump), ahead);
+  ASSERT_EQ(generations.size(), 2u);
+  EXPECT_EQ(generations.from(1), 11500u);
+  EXPECT_EQ(named(generations, 0, 0x1024), "JS:*second");
+  EXPECT_EQ(named(generations, 1, 0x1024), "JS:*third");
+}
+
 TEST(JitGenerations, RecordsAreTakenInTimeOrder) {
   std::string dump = test::jitdump_header() +
                      test::jitdump_code_load("JS:*second", 16, false, 0x1000, 1500) +
