@@ -11,7 +11,7 @@
 # (default 2). Every configuration runs even when an earlier one failed; the exit status is
 # non-zero if any did. A build error stops the script at once.
 # The sanitizer builds run in the background, at the lowest priority, while the configuration
-# before them runs its tests: ctest runs one test at a time, and most of a test's time is spent
+# before them runs its tests: ctest runs the e2e tests one at a time, and most of a test's time is spent
 # waiting (on its workload, on perf), so the build takes the idle CPU and the tests run on a busy
 # machine, as they must pass on one (CI's time: docs/testing.md).
 set -euo pipefail
@@ -77,8 +77,10 @@ run_ctest() {
   local name=$1 dir=$root/$2
   shift 2
   local log="$dir/ctest.log" status=0
+  # Two tests at a time, but those that must run alone (RUN_SERIAL: the e2e tests and the
+  # folders that change the host, tests/CMakeLists.txt) do.
   "${ctest_prefix[@]}" ctest --test-dir "$dir" --output-on-failure --no-tests=error \
-    --output-junit "$dir/ctest-junit.xml" "$@" 2>&1 | tee "$log" || status=$?
+    -j "$JOBS" --output-junit "$dir/ctest-junit.xml" "$@" 2>&1 | tee "$log" || status=$?
   # ctest lists skips under "The following tests did not run:" as "  N - Suite.Test (Skipped)".
   local skipped
   skipped=$(grep -E '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log" |
