@@ -72,9 +72,7 @@ const made_module* jit_unwind_modules::module_for(pid_t pid, const model::map& w
   auto dump = dumps_.find(pid);
   if (dump == dumps_.end()) return nullptr;
   const symbols::jit_generations& generations = *dump->second.generations;
-  std::size_t generation = 0;
-  while (generation + 1 < generations.size() && generations.from(generation + 1) <= time)
-    ++generation;
+  std::size_t generation = generations.at(time);
   auto [entry, added] = made_.try_emplace(
       key{pid, dump->second.version, where.start, where.end, generation});
   if (!added) return entry->second.module ? &*entry->second.module : nullptr;

@@ -358,10 +358,7 @@ std::uint64_t profile_builder::location_of(const model::thread* task, bool kerne
       for (const std::string& inlined : symbols_.inlined_at(*where, address, id))
         location.inlined_ids.push_back(function_of(inlined, filename));
   } else if (timed_id != 0) {
-    // The source file and line its dump gives, where it gives them.
-    std::optional<symbols::jit_source_line> line = jit_line_at(jit_pid, address, time);
-    if (line) location.line = line->line;
-    location.function_id = function_of(timed, line ? intern(line->file) : filename);
+    name_jit_code(location, timed, jit_code_.at(jit_pid), time, filename);
   } else if (jit_pid != 0) {
     // No jitdump code there then: the perf map's name, which has no time (a dump whose times
     // cannot be placed is part of it).
@@ -477,10 +474,7 @@ bool profile_builder::name_by_time(const unnamed_jit_location& jit) {
   if (!piece || piece != timeline.piece_at(jit.where.address, times->second.second)) return false;
   std::string_view name = timeline.name_at(jit.where.address, times->second.first);
   profile_location& location = locations_[jit.where.location_id - 1];
-  std::optional<symbols::jit_source_line> line =
-      timeline.line_at(jit.where.address, times->second.first);
-  if (line) location.line = line->line;
-  location.function_id = function_of(name, line ? intern(line->file) : jit.where.filename);
+  name_jit_code(location, name, timeline, times->second.first, jit.where.filename);
   // Its samples from now on come under the name's key; one with no code there then makes a new
   // unnamed location.
   location_ids_.erase({location.mapping_id, location.address, 0});
@@ -495,11 +489,12 @@ std::string_view profile_builder::jit_code_at(pid_t pid, std::uint64_t address,
   return found == jit_code_.end() ? std::string_view{} : found->second.name_at(address, time);
 }
 
-std::optional<symbols::jit_source_line> profile_builder::jit_line_at(pid_t pid,
-                                                                    std::uint64_t address,
-                                                                    std::uint64_t time) const {
-  auto found = jit_code_.find(pid);
-  return found == jit_code_.end() ? std::nullopt : found->second.line_at(address, time);
+void profile_builder::name_jit_code(profile_location& location, std::string_view name,
+                                    const symbols::jit_code_timeline& timeline,
+                                    std::uint64_t time, std::int64_t filename) {
+  std::optional<symbols::jit_source_line> line = timeline.line_at(location.address, time);
+  if (line) location.line = line->line;
+  location.function_id = function_of(name, line ? intern(line->file) : filename);
 }
 
 void profile_builder::forget_perf_maps_but(std::span<const pid_t> listed) {

@@ -160,8 +160,11 @@ class profile_builder {
                             bool caller, std::uint64_t time);
   // The name process `pid`'s jitdump gives the code at `address` at `time`; "" for none.
   std::string_view jit_code_at(pid_t pid, std::uint64_t address, std::uint64_t time) const;
-  std::optional<symbols::jit_source_line> jit_line_at(pid_t pid, std::uint64_t address,
-                                                      std::uint64_t time) const;
+  // Names JIT `location` `name`, with the source file and line `timeline` gives its address at
+  // `time` where the dump gives them; `filename` (the mapping's) otherwise.
+  void name_jit_code(profile_location& location, std::string_view name,
+                     const symbols::jit_code_timeline& timeline, std::uint64_t time,
+                     std::int64_t filename);
   // `pid`: the process of an anonymous mapping (JIT code), whose addresses mean something only
   // in that process; 0 for a file's.
   std::uint64_t mapping_of(const model::map& where, pid_t pid);

@@ -128,14 +128,17 @@ bool store_pointer(std::span<std::byte> bytes, std::size_t at, pointer_encoding 
   return true;
 }
 
-// One function's entries, moved from `from` (where the runtime laid them out) to `to`; nullopt
-// when they must be left out (merge_jit_eh_frames).
+// One function's entries, moved from `from` (where the runtime laid them out) to offset
+// `offset` of a section at `address`, their FDEs added to `fdes`; nullopt when they must be left
+// out (merge_jit_eh_frames).
 std::optional<std::vector<std::byte>> moved_entries(const jitdump_code& function,
-                                                    std::uint64_t from, std::uint64_t to,
+                                                    std::uint64_t from, std::uint64_t address,
+                                                    std::size_t offset,
                                                     std::vector<jit_fde>& fdes) {
+  const std::uint64_t to = address + offset;
   std::span<const std::byte> chunk = function.eh_frame;
   std::vector<std::byte> out;
-  std::vector<jit_fde> found;  // offsets in `out`
+  std::vector<jit_fde> found;  // offsets in the section
   std::map<std::size_t, pointer_encoding> cies;  // by offset in the chunk
   for (std::size_t at = 0; chunk.size() - at >= 8;) {
     std::uint32_t length = 0, id = 0;
@@ -167,7 +170,7 @@ std::optional<std::vector<std::byte>> moved_entries(const jitdump_code& function
                                ? static_cast<std::int64_t>(target - (to + out_at + 8))
                                : static_cast<std::int64_t>(target);
       if (!store_pointer(std::span{out}.subspan(out_at), 8, encoding, moved)) return std::nullopt;
-      found.push_back({target, out_at});
+      found.push_back({target, offset + out_at});
     }
     at += entry.size();
   }
@@ -201,11 +204,8 @@ jit_eh_frame merge_jit_eh_frames(std::span<const jitdump_code> code, std::uint64
       continue;
     // Where the runtime put the entries: after the code, at the next multiple of 8.
     std::uint64_t from = function.start + ((function.size + 7) & ~std::uint64_t{7});
-    std::optional<std::vector<std::byte>> moved;
-    std::size_t fdes_before = merged.fdes.size();
-    moved = moved_entries(function, from, address + merged.bytes.size(), merged.fdes);
-    for (std::size_t k = fdes_before; k < merged.fdes.size(); ++k)
-      merged.fdes[k].offset += merged.bytes.size();  // from the chunk's start to the section's
+    std::optional<std::vector<std::byte>> moved =
+        moved_entries(function, from, address, merged.bytes.size(), merged.fdes);
     if (!moved) {
       ++merged.refused;
       continue;

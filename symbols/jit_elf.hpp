@@ -46,10 +46,13 @@ struct jit_code_range {
 // overlaps no other object in libdwfl's address space. Where the JIT reused memory the
 // function written last owns it (perf_map_table::at): the symbols never overlap, and one
 // function partly overwritten may have two.
-// The call frame information of `functions` in the mapping (symbols/jit_eh_frame) is
-// its .eh_frame, at the first multiple of 8 past the mapping's end, outside the segment: libdw
-// reads it from the section, and perf, which finds an object's table through .eh_frame_hdr in
-// the memory the recording mapped, does not use it (docs/symbols.md).
+// The call frame information of `functions` in the mapping (symbols/jit_eh_frame) is its
+// .eh_frame, followed by an .eh_frame_hdr, in the first stretch of the mapping within 1 MiB of
+// its start that holds no function, at the file offset its address gives: perf's libunwind
+// reads both through the recording's mapping of the file. Without such a stretch the .eh_frame
+// alone goes at the first multiple of 8 past the mapping's end, outside the segment: libdw reads
+// it from the section, and perf, finding no table, never reads another file's bytes there
+// (docs/symbols.md, "Unwinding through JIT code").
 std::optional<jit_elf> make_jit_elf(pid_t pid, std::string_view text, jit_code_range mapping,
                                     std::span<const jitdump_code> functions = {});
 

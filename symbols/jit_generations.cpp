@@ -37,6 +37,12 @@ jit_generations::jit_generations(std::span<const std::byte> dump,
   end_.push_back(records_.size());
 }
 
+std::size_t jit_generations::at(std::uint64_t time) const {
+  // from_ rises, and the first generation begins at 0.
+  auto after = std::ranges::upper_bound(from_, time);
+  return after == from_.begin() ? 0 : static_cast<std::size_t>(after - from_.begin()) - 1;
+}
+
 std::string jit_generations::perf_map(std::size_t index) const {
   return perf_map_of(functions(index));
 }

@@ -34,6 +34,8 @@ class jit_generations {
   std::size_t size() const noexcept { return from_.size(); }
   // When generation `index` begins, on the recording's clock; 0 for the first.
   std::uint64_t from(std::size_t index) const { return from_.at(index); }
+  // The generation in force at `time` (on the recording's clock).
+  std::size_t at(std::uint64_t time) const;
   // The perf-map text of generation `index`: every function loaded up to its end.
   std::string perf_map(std::size_t index) const;
   // The records of those functions (with their call frame information), in time order.

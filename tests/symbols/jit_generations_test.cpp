@@ -60,6 +60,20 @@ TEST(JitGenerations, CodeLoadedOverEarlierCodeBeginsAGenerationAtItsTime) {
   EXPECT_EQ(named(generations, 1, 0x4004), "JS:*later");
 }
 
+TEST(JitGenerations, TheGenerationAtATimeIsTheLastToBeginByThen) {
+  std::string dump = test::jitdump_header() +
+                     test::jitdump_code_load("JS:*first", 16, false, 0x1000, 1100) +
+                     test::jitdump_code_load("JS:*second", 16, false, 0x1000, 1500) +
+                     test::jitdump_code_load("JS:*third", 16, false, 0x1000, 1700);
+  jit_generations generations(bytes(dump), ahead);
+  ASSERT_EQ(generations.size(), 3u);
+  EXPECT_EQ(generations.at(0), 0u);
+  EXPECT_EQ(generations.at(11499), 0u);
+  EXPECT_EQ(generations.at(11500), 1u) << "a generation holds from its first moment";
+  EXPECT_EQ(generations.at(11699), 1u);
+  EXPECT_EQ(generations.at(~std::uint64_t{0}), 2u);
+}
+
 TEST(JitGenerations, CodeThatTouchesOneRangeAndOverlapsTheNextReusesMemory) {
   // [0x1010, 0x1028) starts where the first ends (no reuse there) and runs into the second.
   std::string dump = test::jitdump_header() +
